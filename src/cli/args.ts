@@ -1,0 +1,54 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { type Config, extractConfigFlags, loadConfig, type SettingName } from '../config/index.ts';
+import type { CommandContext } from './command.ts';
+import { UsageError } from './usage.ts';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+export interface ParsedCommand<O extends Options> {
+  readonly values: ReturnType<
+    typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>
+  >['values'];
+  readonly positionals: string[];
+}
+
+/**
+ * Parses a command's own options strictly (an unknown option is a usage error), after taking out
+ * the configuration flags that every command accepts (`--config FILE`, `--setting-name VALUE`).
+ */
+export function parseCommand<O extends Options>(
+  ctx: CommandContext,
+  options: O,
+): ParsedCommand<O> & { readonly configFlags: ReturnType<typeof extractConfigFlags> } {
+  const configFlags = extractConfigFlags(ctx.argv);
+  try {
+    const parsed = parseArgs({
+      args: configFlags.rest,
+      options,
+      allowPositionals: true,
+      strict: true,
+    });
+    return { values: parsed.values, positionals: parsed.positionals, configFlags };
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+/** The configuration for a command, from its flags, the environment and `--config FILE`. */
+export function commandConfig(
+  ctx: CommandContext,
+  configFlags: ReturnType<typeof extractConfigFlags>,
+  require: readonly SettingName[] = [],
+): Config {
+  return loadConfig({
+    flags: configFlags.flags,
+    env: ctx.env,
+    configFile: configFlags.configFile ?? ctx.env.SYNC_CONFIG,
+    require,
+  });
+}
+
+/** Writes one line to a stream. */
+export function println(stream: NodeJS.WritableStream, text = ''): void {
+  stream.write(`${text}\n`);
+}

@@ -1,0 +1,30 @@
+import type { Writable } from 'node:stream';
+
+/** What every command receives: its own arguments and the process's edges, never globals. */
+export interface CommandContext {
+  /** Arguments after the command name (and after a sub-command, for commands that have them). */
+  readonly argv: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  /** Fires on SIGTERM/SIGINT; long-running commands stop gracefully when it aborts. */
+  readonly signal: AbortSignal;
+}
+
+export interface Command {
+  readonly name: string;
+  /** One line for the command list. */
+  readonly summary: string;
+  /** The full `--help` text of the command. */
+  readonly usage: string;
+  /** Resolves to the process exit code (see ExitCode). */
+  run(ctx: CommandContext): Promise<number>;
+}
+
+/** Exit codes of the contract. */
+export const ExitCode = {
+  ok: 0,
+  failure: 1,
+  usage: 2,
+  config: 78,
+} as const;

@@ -1,0 +1,85 @@
+#!/usr/bin/env node
+import { realpathSync } from 'node:fs';
+import { ConfigError } from '../config/index.ts';
+import { scrubString } from '../log/redact.ts';
+import { type Command, type CommandContext, ExitCode } from './command.ts';
+import { commands } from './commands/index.ts';
+import { UsageError } from './usage.ts';
+
+const HELP = `supplier-sync — keeps the Supplier Portal in step with the ERP
+
+Usage: supplier-sync <command> [options]
+
+Commands:
+${commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
+
+Every command accepts --config FILE and any setting as a flag (SYNC_DATA_DIR → --sync-data-dir).
+Run 'supplier-sync <command> --help' for a command's options.
+Exit codes: 0 success, 1 failure at run time, 2 bad usage, 78 bad configuration.`;
+
+/** Runs one command line; resolves to the exit code. Exported for tests that run it in-process. */
+export async function main(
+  argv: readonly string[],
+  io: Omit<CommandContext, 'argv'>,
+): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout.write(`${HELP}\n`);
+    return name === undefined ? ExitCode.usage : ExitCode.ok;
+  }
+  const command: Command | undefined = commands.find((c) => c.name === name);
+  if (command === undefined) {
+    io.stderr.write(`supplier-sync: unknown command '${name}'\n${HELP}\n`);
+    return ExitCode.usage;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(`${command.usage}\n`);
+    return ExitCode.ok;
+  }
+  try {
+    return await command.run({ ...io, argv: rest });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr.write(`supplier-sync: configuration error: ${scrubString(err.message)}\n`);
+      return ExitCode.config;
+    }
+    if (err instanceof UsageError) {
+      io.stderr.write(`supplier-sync ${command.name}: ${err.message}\n${command.usage}\n`);
+      return ExitCode.usage;
+    }
+    const message = err instanceof Error ? err.message : String(err);
+    io.stderr.write(`supplier-sync ${command.name}: ${scrubString(message)}\n`);
+    return ExitCode.failure;
+  }
+}
+
+function isEntryPoint(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === import.meta.filename;
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  const controller = new AbortController();
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals) => {
+    signals++;
+    if (signals > 1) process.exit(ExitCode.failure); // a second Ctrl-C stops at once
+    controller.abort(sig);
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  const code = await main(process.argv.slice(2), {
+    env: process.env,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    signal: controller.signal,
+  });
+  process.exitCode = code;
+  // Commands close what they opened; a stray handle must not keep a finished command alive.
+  setTimeout(() => process.exit(code), 2000).unref();
+}

@@ -1,0 +1,5 @@
+export { ConfigError } from './errors.ts';
+export type { ConfigSources } from './load.ts';
+export { describeConfig, extractConfigFlags, flagName, loadConfig } from './load.ts';
+export type { Config, SettingName } from './settings.ts';
+export { settings } from './settings.ts';

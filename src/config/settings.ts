@@ -1,0 +1,300 @@
+import { z } from 'zod';
+
+/**
+ * Every setting of the daemon, in one table: its name (the environment variable, the key in a
+ * JSON config file, and, in kebab case, the command-line flag), how it is checked, its default,
+ * and what it means. The loader, `config/default.json` and the README's table all come from here.
+ */
+export interface Setting<T, Optional extends boolean = boolean> {
+  readonly key: string;
+  readonly schema: z.ZodType<T, unknown>;
+  /** The built-in default; undefined for optional settings (some commands require them). */
+  readonly default: Optional extends true ? undefined : T;
+  readonly doc: string;
+  /** Never printed: redacted in logs and in `daemon.started`. */
+  readonly secret: boolean;
+}
+
+const setting = <T>(
+  key: string,
+  schema: z.ZodType<T, unknown>,
+  def: T,
+  doc: string,
+): Setting<T, false> => ({
+  key,
+  schema,
+  default: def,
+  doc,
+  secret: false,
+});
+
+const optional = <T>(
+  key: string,
+  schema: z.ZodType<T, unknown>,
+  doc: string,
+  secret = false,
+): Setting<T, true> => ({ key, schema, default: undefined, doc, secret });
+
+/** Whole numbers from JSON numbers or from strings of digits (env, flags); nothing looser. */
+const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .union([z.number(), z.string().regex(/^\s*-?\d+\s*$/, 'must be a whole number')])
+    .transform((v) => (typeof v === 'number' ? v : Number.parseInt(v, 10)))
+    .pipe(
+      z
+        .number()
+        .int('must be a whole number')
+        .min(min, `must be at least ${min}`)
+        .max(max, `must be at most ${max}`),
+    );
+
+const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+const text = z.string().trim().min(1, 'must not be empty');
+
+/** A 5-field cron expression, or 6 fields with seconds first; checked for shape here. */
+const cron = text.refine((v) => {
+  const n = v.split(/\s+/).length;
+  return n === 5 || n === 6;
+}, 'must be a cron expression of 5 fields, or 6 with seconds first');
+
+const apiUrl = text
+  .url('must be a URL')
+  .refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL')
+  .transform((v) => v.replace(/\/+$/, ''))
+  .refine((v) => v.endsWith('/api/v1'), 'must end with /api/v1');
+
+const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+export const settings = {
+  apiUrl: optional(
+    'SUPPLIER_API_URL',
+    apiUrl,
+    'Base URL of the portal API, ending with /api/v1. Required for run and api.',
+  ),
+  email: optional('SUPPLIER_EMAIL', text, 'Portal login e-mail. Required for run and api.'),
+  password: optional(
+    'SUPPLIER_PASSWORD',
+    text,
+    'Portal password. Prefer SUPPLIER_PASSWORD_FILE in containers.',
+    true,
+  ),
+  passwordFile: optional(
+    'SUPPLIER_PASSWORD_FILE',
+    text,
+    'File holding the portal password (container secret); trailing newline ignored. Not together with SUPPLIER_PASSWORD.',
+  ),
+  redisUrl: setting('REDIS_URL', text, 'redis://127.0.0.1:6379', 'Redis for the BullMQ queues.'),
+  dataDir: setting(
+    'SYNC_DATA_DIR',
+    text,
+    './data',
+    'Holds state.db, inbox/, processed/, failed/ and outbox/ (created at start).',
+  ),
+  queuePrefix: setting(
+    'SYNC_QUEUE_PREFIX',
+    text.regex(/^[A-Za-z0-9_.-]+$/, 'may hold only letters, digits, _ . -'),
+    'supplier-sync',
+    'BullMQ key prefix; daemons with different prefixes never touch each other.',
+  ),
+  timezone: setting(
+    'SYNC_TIMEZONE',
+    text,
+    'UTC',
+    'IANA time zone for the cron schedules (for example Europe/London).',
+  ),
+  logLevel: setting(
+    'LOG_LEVEL',
+    level,
+    'info',
+    'pino level: fatal, error, warn, info, debug, trace or silent.',
+  ),
+
+  requestsPerHour: setting(
+    'API_REQUESTS_PER_HOUR',
+    int(1),
+    3600,
+    'Client-side budget for all calls but login over any rolling hour.',
+  ),
+  loginsPerHour: setting(
+    'API_LOGINS_PER_HOUR',
+    int(1, 10),
+    10,
+    'Hard cap on logins over any rolling hour, kept across restarts.',
+  ),
+  stockReserve: setting(
+    'API_STOCK_RESERVE',
+    int(0),
+    300,
+    'Calls of the hourly budget that stock pushes leave for shipments.',
+  ),
+  reconcileReserve: setting(
+    'API_RECONCILE_RESERVE',
+    int(0),
+    900,
+    'Calls of the hourly budget that reconciliation reads leave for shipments and pushes.',
+  ),
+  requestTimeoutMs: setting(
+    'API_TIMEOUT_MS',
+    int(100),
+    30_000,
+    'Timeout of one HTTP request, in milliseconds.',
+  ),
+  retryLimit: setting(
+    'API_RETRY_LIMIT',
+    int(0, 20),
+    6,
+    'Retries of one call after a 429, 5xx, timeout or reset before its job is rescheduled.',
+  ),
+  backoffBaseMs: setting(
+    'API_BACKOFF_BASE_MS',
+    int(1),
+    1000,
+    'First wait after a 429 or a 5xx, in milliseconds; it doubles on each further retry.',
+  ),
+  backoffMaxMs: setting(
+    'API_BACKOFF_MAX_MS',
+    int(1),
+    60_000,
+    'Longest single back-off wait, in milliseconds (also caps a Retry-After).',
+  ),
+  bulkBatchSize: setting(
+    'BULK_BATCH_SIZE',
+    int(1, 10_000),
+    1000,
+    'Largest bulk-update batch to send; halved and remembered when the portal rejects a batch as too large.',
+  ),
+
+  shipmentsPollCron: setting(
+    'SHIPMENTS_POLL_CRON',
+    cron,
+    '*/5 * * * *',
+    'Ready-to-ship poll; 6 fields with seconds first are accepted.',
+  ),
+  reconcileCron: setting(
+    'RECONCILE_CRON',
+    cron,
+    '17 3 * * *',
+    'Full re-read of the portal stock (daily at 03:17 by default: a full read of a large catalogue costs many calls).',
+  ),
+  failureRetryCron: setting(
+    'FAILURE_RETRY_CRON',
+    cron,
+    '* * * * *',
+    'How often due failures are put back in line.',
+  ),
+  dcRefreshCron: setting(
+    'DC_REFRESH_CRON',
+    cron,
+    '0 * * * *',
+    'Refresh of the cached distribution-centre list used to validate rows.',
+  ),
+  failureBackoffBaseMs: setting(
+    'FAILURE_BACKOFF_BASE_MS',
+    int(1),
+    60_000,
+    'First retry delay of an item the portal rejected, in milliseconds; doubles per attempt.',
+  ),
+  failureBackoffMaxMs: setting(
+    'FAILURE_BACKOFF_MAX_MS',
+    int(1),
+    6 * 3_600_000,
+    'Longest retry delay of a rejected item, in milliseconds.',
+  ),
+  notFoundRetryMs: setting(
+    'NOT_FOUND_RETRY_MS',
+    int(1),
+    6 * 3_600_000,
+    'Retry delay of an item rejected as "Product not found" (also retried when reconciliation finds the SKU).',
+  ),
+
+  inboxStabilityMs: setting(
+    'INBOX_STABILITY_MS',
+    int(0),
+    2000,
+    'A file is read once its size and mtime have not changed for this long, in milliseconds.',
+  ),
+  inboxPolling: setting(
+    'INBOX_POLLING',
+    bool,
+    false,
+    'Poll the inbox instead of using file-system events (bind mounts, network shares).',
+  ),
+  inboxPollIntervalMs: setting(
+    'INBOX_POLL_INTERVAL_MS',
+    int(50),
+    1000,
+    'Polling interval when INBOX_POLLING is on, in milliseconds.',
+  ),
+  inboxScanIntervalMs: setting(
+    'INBOX_SCAN_INTERVAL_MS',
+    int(1000),
+    30_000,
+    'Periodic full scan of inbox/ that catches anything an event missed, in milliseconds.',
+  ),
+  maxSkuLength: setting(
+    'MAX_SKU_LENGTH',
+    int(1, 1000),
+    64,
+    'Longest SKU accepted from inbox rows.',
+  ),
+
+  snapshotDb: optional(
+    'SNAPSHOT_DB',
+    text,
+    'Path of an ERP SQLite snapshot; setting it turns the snapshot source on.',
+  ),
+  snapshotFactoryQuery: setting(
+    'SNAPSHOT_FACTORY_QUERY',
+    text,
+    'SELECT sku, stock_quantity FROM factory_stock',
+    'Query for factory stock rows (columns sku, stock_quantity).',
+  ),
+  snapshotDcQuery: setting(
+    'SNAPSHOT_DC_QUERY',
+    text,
+    'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
+    'Query for DC stock rows (columns distribution_centre_code, sku, stock_quantity).',
+  ),
+  snapshotCron: setting(
+    'SNAPSHOT_CRON',
+    cron,
+    '*/15 * * * *',
+    'Scheduled re-read of the snapshot, besides reads on change.',
+  ),
+
+  outboxFormat: setting(
+    'OUTBOX_FORMAT',
+    z.enum(['json', 'csv']),
+    'json',
+    'Format of the ready-to-ship files written to outbox/: json or csv.',
+  ),
+  staleAfterMs: setting(
+    'SYNC_STALE_AFTER_MS',
+    int(60_000),
+    6 * 3_600_000,
+    'Warn (sync.stale) when pending differences have seen no successful push for this long, in milliseconds.',
+  ),
+  httpPort: setting(
+    'HTTP_PORT',
+    int(0, 65_535),
+    0,
+    'Port of the optional /healthz and /metrics endpoint; 0 turns it off.',
+  ),
+} as const;
+
+export type SettingName = keyof typeof settings;
+
+/** The frozen, typed configuration the rest of the daemon reads. */
+export type Config = {
+  readonly [K in SettingName]: (typeof settings)[K] extends Setting<infer T, infer O>
+    ? O extends true
+      ? T | undefined
+      : T
+    : never;
+} & {
+  /** Path of the JSON config file that was read, if any. */
+  readonly configFile: string | undefined;
+};

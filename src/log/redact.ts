@@ -1,0 +1,64 @@
+/**
+ * Keeps secrets out of everything the daemon writes. Two nets: keys whose names say "secret"
+ * are masked wherever they appear in a logged object, and every registered secret value (the
+ * password, each token obtained) is cut out of any string, including error messages and stacks.
+ */
+export const REDACTED = '[REDACTED]';
+
+const SECRET_KEY = /pass(word)?|token|secret|authorization|cookie|api[-_]?key/i;
+const MIN_SECRET_LENGTH = 4;
+
+const secretValues = new Set<string>();
+
+/** Registers a value that must never be printed (a password, a token). */
+export function registerSecret(value: string | undefined | null): void {
+  if (value && value.length >= MIN_SECRET_LENGTH) secretValues.add(value);
+}
+
+/** Replaces every registered secret value inside a string. */
+export function scrubString(text: string): string {
+  let out = text;
+  for (const secret of secretValues) {
+    if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+  }
+  // Bearer tokens that were never registered (a stale one from another process) are cut too.
+  return out.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, `$1${REDACTED}`);
+}
+
+/** A deep copy of a value with secret keys masked and secret values cut out of strings. */
+export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return scrubString(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth > 8) return '[Depth]';
+  if (seen.has(value)) return '[Circular]';
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((v) => scrub(v, depth + 1, seen));
+  if (value instanceof Error) return serializeError(value, depth, seen);
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] =
+      SECRET_KEY.test(k) && v !== undefined && v !== null ? REDACTED : scrub(v, depth + 1, seen);
+  }
+  return out;
+}
+
+/**
+ * An error as a plain object: type, message, stack, code, status and its own small fields, never
+ * the request options, headers or bodies that HTTP errors carry (they hold the token).
+ */
+export function serializeError(
+  err: Error,
+  depth = 0,
+  seen = new WeakSet<object>(),
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { type: err.name, message: scrubString(err.message) };
+  const e = err as Error & Record<string, unknown>;
+  for (const key of ['code', 'status', 'statusCode', 'apiCode', 'field', 'key', 'retryable']) {
+    const v = e[key];
+    if (v !== undefined && (typeof v !== 'object' || v === null)) out[key] = scrub(v);
+  }
+  if (err.stack) out.stack = scrubString(err.stack);
+  if (err.cause instanceof Error && depth < 4)
+    out.cause = serializeError(err.cause, depth + 1, seen);
+  return out;
+}

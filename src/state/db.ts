@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { type Migration, migrations } from './migrations/index.ts';
+
+export type StateDb = Database.Database;
+
+export interface OpenOptions {
+  /** Milliseconds a writer waits for another process's lock before SQLITE_BUSY. */
+  readonly busyTimeoutMs?: number;
+  /** Migrations to apply; the project's own list unless a test says otherwise. */
+  readonly migrations?: readonly Migration[];
+}
+
+/**
+ * Opens (creating if needed) the state database: WAL so readers never block the writer, a busy
+ * timeout so several processes on one data dir queue instead of failing, and every pending
+ * migration applied in its own transaction.
+ */
+export function openStateDb(path: string, options: OpenOptions = {}): StateDb {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  applyMigrations(db, options.migrations ?? migrations);
+  return db;
+}
+
+export function schemaVersion(db: StateDb): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+function applyMigrations(db: StateDb, list: readonly Migration[]): void {
+  const apply = db.transaction((m: Migration) => {
+    // Re-checked inside the write transaction: another process may have migrated meanwhile.
+    if (schemaVersion(db) >= m.version) return;
+    db.exec(m.sql);
+    db.pragma(`user_version = ${m.version}`);
+  });
+  for (const m of list) {
+    if (schemaVersion(db) < m.version) apply.immediate(m);
+  }
+}

@@ -1,0 +1,12 @@
+import { initialSchema } from './001-initial.ts';
+
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+/** Ordered, append-only: never edit a migration that has shipped; add the next one. */
+export const migrations: readonly Migration[] = [
+  { version: 1, name: 'initial', sql: initialSchema },
+];

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { inject } from 'vitest';
+
+export interface Sandbox {
+  /** A fresh temporary directory to use as SYNC_DATA_DIR. */
+  readonly dataDir: string;
+  /** A BullMQ prefix no other test uses. */
+  readonly prefix: string;
+  readonly redisUrl: string;
+  /** Removes the directory and every Redis key under the prefix. */
+  cleanup(): Promise<void>;
+}
+
+/** Gives one test its own data dir and BullMQ prefix on the suite's Redis. */
+export function makeSandbox(label = 'test'): Sandbox {
+  const id = randomBytes(4).toString('hex');
+  const dataDir = mkdtempSync(join(tmpdir(), `supplier-sync-${label}-`));
+  const prefix = `t-${label}-${id}`;
+  const redisUrl = inject('redisUrl');
+  return {
+    dataDir,
+    prefix,
+    redisUrl,
+    async cleanup() {
+      rmSync(dataDir, { recursive: true, force: true });
+      await deleteKeys(redisUrl, `${prefix}:*`);
+    },
+  };
+}
+
+export async function deleteKeys(redisUrl: string, pattern: string): Promise<void> {
+  const client = new Redis(redisUrl, { maxRetriesPerRequest: 1 });
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await client.scan(cursor, 'MATCH', pattern, 'COUNT', 500);
+      cursor = next;
+      if (keys.length > 0) await client.del(...keys);
+    } while (cursor !== '0');
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Polls a condition until it holds or the deadline passes; tests wait on facts, not on sleeps. */
+export async function waitUntil<T>(
+  check: () => T | Promise<T>,
+  { timeoutMs = 10_000, intervalMs = 25, message = 'condition' } = {},
+): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value as NonNullable<T>;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${message}${last ? `: ${String(last)}` : ''}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}

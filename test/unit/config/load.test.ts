@@ -1,0 +1,150 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { defaultConfigJson } from '../../../src/config/defaults.ts';
+import { ConfigError, extractConfigFlags, loadConfig } from '../../../src/config/index.ts';
+
+const tmp = () => mkdtempSync(join(tmpdir(), 'supplier-sync-config-'));
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof ConfigError) return err;
+    throw err;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadConfig', () => {
+  it('gives the built-in defaults and freezes the result', () => {
+    const config = loadConfig({ env: {}, cwd: '/srv' });
+    expect(config.requestsPerHour).toBe(3600);
+    expect(config.loginsPerHour).toBe(10);
+    expect(config.redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(config.queuePrefix).toBe('supplier-sync');
+    expect(config.shipmentsPollCron).toBe('*/5 * * * *');
+    expect(config.dataDir).toBe('/srv/data');
+    expect(config.snapshotDb).toBeUndefined();
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('takes flags over env over file over defaults', () => {
+    const dir = tmp();
+    const file = join(dir, 'c.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        API_REQUESTS_PER_HOUR: 100,
+        LOG_LEVEL: 'warn',
+        BULK_BATCH_SIZE: 50,
+        '// note': 'comment',
+      }),
+    );
+    const config = loadConfig({
+      configFile: file,
+      env: { API_REQUESTS_PER_HOUR: '200', LOG_LEVEL: 'debug' },
+      flags: { API_REQUESTS_PER_HOUR: '300' },
+    });
+    expect(config.requestsPerHour).toBe(300);
+    expect(config.logLevel).toBe('debug');
+    expect(config.bulkBatchSize).toBe(50);
+    expect(config.configFile).toBe(file);
+  });
+
+  it('names the key of an invalid value', () => {
+    expect(configError(() => loadConfig({ env: { API_REQUESTS_PER_HOUR: '1.5' } })).key).toBe(
+      'API_REQUESTS_PER_HOUR',
+    );
+    expect(configError(() => loadConfig({ env: { API_LOGINS_PER_HOUR: '11' } })).message).toMatch(
+      /API_LOGINS_PER_HOUR: must be at most 10/,
+    );
+    expect(
+      configError(() => loadConfig({ env: { SUPPLIER_API_URL: 'http://x/api' } })).message,
+    ).toMatch(/SUPPLIER_API_URL: must end with \/api\/v1/);
+    expect(configError(() => loadConfig({ env: { SHIPMENTS_POLL_CRON: '* *' } })).key).toBe(
+      'SHIPMENTS_POLL_CRON',
+    );
+    expect(configError(() => loadConfig({ env: { LOG_LEVEL: 'loud' } })).key).toBe('LOG_LEVEL');
+  });
+
+  it('accepts a 6-field cron with seconds and trims a trailing slash of the API URL', () => {
+    const config = loadConfig({
+      env: { SHIPMENTS_POLL_CRON: '*/10 * * * * *', SUPPLIER_API_URL: 'http://h:1/api/v1/' },
+    });
+    expect(config.shipmentsPollCron).toBe('*/10 * * * * *');
+    expect(config.apiUrl).toBe('http://h:1/api/v1');
+  });
+
+  it('rejects unknown keys in the file, in flags and in our own env prefixes', () => {
+    const file = join(tmp(), 'c.json');
+    writeFileSync(file, JSON.stringify({ API_REQUEST_PER_HOUR: 1 }));
+    expect(configError(() => loadConfig({ configFile: file })).key).toBe('API_REQUEST_PER_HOUR');
+    expect(configError(() => loadConfig({ env: { SYNC_DATADIR: 'x' } })).key).toBe('SYNC_DATADIR');
+    expect(configError(() => loadConfig({ flags: { NOPE: '1' } })).key).toBe('NOPE');
+    // Variables that are not ours are left alone.
+    expect(() => loadConfig({ env: { HOME: '/root', PATH: '/bin' } })).not.toThrow();
+  });
+
+  it('names --config when the file is missing or not JSON', () => {
+    expect(configError(() => loadConfig({ configFile: '/nonexistent/x.json' })).message).toMatch(
+      /--config: cannot read/,
+    );
+    const file = join(tmp(), 'bad.json');
+    writeFileSync(file, '{nope');
+    expect(configError(() => loadConfig({ configFile: file })).message).toMatch(/not valid JSON/);
+  });
+
+  it('reads the password from SUPPLIER_PASSWORD_FILE', () => {
+    const file = join(tmp(), 'pw');
+    writeFileSync(file, 's3cret-from-file\n');
+    expect(loadConfig({ env: { SUPPLIER_PASSWORD_FILE: file } }).password).toBe('s3cret-from-file');
+    expect(
+      configError(() =>
+        loadConfig({ env: { SUPPLIER_PASSWORD_FILE: file, SUPPLIER_PASSWORD: 'x' } }),
+      ).key,
+    ).toBe('SUPPLIER_PASSWORD_FILE');
+    const missing = configError(() =>
+      loadConfig({ env: { SUPPLIER_PASSWORD_FILE: '/nonexistent/pw' } }),
+    );
+    expect(missing.key).toBe('SUPPLIER_PASSWORD_FILE');
+  });
+
+  it('names a required key that is missing', () => {
+    expect(configError(() => loadConfig({ env: {}, require: ['apiUrl'] })).key).toBe(
+      'SUPPLIER_API_URL',
+    );
+    expect(configError(() => loadConfig({ env: {}, require: ['password'] })).key).toBe(
+      'SUPPLIER_PASSWORD',
+    );
+  });
+});
+
+describe('extractConfigFlags', () => {
+  it('takes setting flags and --config out, leaving the rest in order', () => {
+    const out = extractConfigFlags([
+      '--json',
+      '--sync-data-dir',
+      '/d',
+      '--config=/c.json',
+      'KEY',
+      '--log-level=debug',
+    ]);
+    expect(out.flags).toEqual({ SYNC_DATA_DIR: '/d', LOG_LEVEL: 'debug' });
+    expect(out.configFile).toBe('/c.json');
+    expect(out.rest).toEqual(['--json', 'KEY']);
+  });
+});
+
+describe('config/default.json', () => {
+  it('matches the settings table (regenerate with node scripts/write-default-config.ts)', () => {
+    const text = readFileSync(new URL('../../../config/default.json', import.meta.url), 'utf8');
+    expect(text).toBe(defaultConfigJson());
+    // And it loads as a config file.
+    expect(
+      loadConfig({ configFile: new URL('../../../config/default.json', import.meta.url).pathname })
+        .requestsPerHour,
+    ).toBe(3600);
+  });
+});
