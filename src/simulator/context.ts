@@ -1,0 +1,59 @@
+/** What route handlers receive and return. Handlers are synchronous and pure over the store. */
+import type { SimulatorStore } from './store.ts';
+
+export interface ApiContext {
+  readonly store: SimulatorStore;
+  /** Clock in ms since the epoch. */
+  now(): number;
+  /** 'YYYY-MM-DD' the simulator calls today. */
+  today(): string;
+  readonly maxBulkItems: number;
+  readonly bulkTooLargeStatus: 400 | 413 | 422;
+  /** Most positions a filtered list request examines (see pagination.ts). */
+  readonly maxScan: number;
+  readonly auth: AuthState;
+}
+
+export interface AuthState {
+  readonly email: string;
+  readonly password: string;
+  /** Issues a new token and invalidates every other token of the account. */
+  issueToken(): string;
+  isValid(token: string): boolean;
+  invalidateAll(): void;
+}
+
+export interface ApiRequest {
+  readonly method: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  readonly body: unknown;
+  /** Public URL of the request (origin from the Host header), for pagination links. */
+  readonly url: URL;
+}
+
+export interface ApiResponse {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+export type Handler = (req: ApiRequest, ctx: ApiContext) => ApiResponse;
+
+export interface RouteDef {
+  readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  /** Path below the base, with ':name' segments, e.g. '/shipments/:order_number/shipped'. */
+  readonly pattern: string;
+  /** False only for login. */
+  readonly auth: boolean;
+  readonly handler: Handler;
+}
+
+/** A path parameter (always present when the route matched). */
+export function param(req: ApiRequest, name: string): string {
+  return req.params[name] ?? '';
+}
+
+export function ok(body: unknown, status = 200): ApiResponse {
+  return { status, body };
+}
