@@ -1,0 +1,90 @@
+import type { StockKind, StockRow } from '../domain/stock.ts';
+import type { StateDb } from './db.ts';
+
+export interface RemoteRow extends StockRow {
+  readonly platformSku: string | null;
+}
+
+/** What the portal is known to hold: written by pushes that landed and by reconciliation reads. */
+export class RemoteStock {
+  readonly #db: StateDb;
+  readonly #upsert;
+  readonly #desired;
+  readonly #markDirty;
+  readonly #wakeNotFound;
+  readonly #count;
+  readonly #deleteUnseen;
+  readonly #unknown;
+
+  constructor(db: StateDb) {
+    this.#db = db;
+    this.#upsert = db.prepare<[StockKind, string, string, number, string | null, number]>(
+      `INSERT INTO remote_stock (kind, dc, sku, quantity, platform_sku, seen_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = excluded.quantity,
+         platform_sku = COALESCE(excluded.platform_sku, remote_stock.platform_sku), seen_at = excluded.seen_at`,
+    );
+    this.#desired = db.prepare<[StockKind, string, string], { quantity: number }>(
+      'SELECT quantity FROM desired_stock WHERE kind = ? AND dc = ? AND sku = ?',
+    );
+    this.#markDirty = db.prepare<[StockKind, string, string, number]>(
+      'INSERT INTO stock_dirty (kind, dc, sku, since) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
+    );
+    this.#wakeNotFound = db.prepare<[number, StockKind, string, string]>(
+      `UPDATE stock_failures SET next_attempt_at = ?
+        WHERE kind = ? AND dc = ? AND sku = ? AND not_found = 1`,
+    );
+    this.#count = db.prepare<[StockKind], { n: number }>(
+      'SELECT COUNT(*) AS n FROM remote_stock WHERE kind = ?',
+    );
+    this.#deleteUnseen = db.prepare<[StockKind, number]>(
+      'DELETE FROM remote_stock WHERE kind = ? AND seen_at < ?',
+    );
+    this.#unknown = db.prepare<[StockKind, number], { n: number }>(
+      `SELECT COUNT(*) AS n FROM desired_stock d
+        LEFT JOIN remote_stock r ON r.kind = d.kind AND r.dc = d.dc AND r.sku = d.sku
+        WHERE d.kind = ? AND (r.sku IS NULL OR r.seen_at < ?)`,
+    );
+  }
+
+  /**
+   * Stores rows read from the portal (one page, one transaction) and touches every key whose
+   * desired quantity differs from what the portal holds. A "Product not found" failure for a SKU
+   * the portal now shows is due at once. Returns how many differ.
+   */
+  storeRead(rows: readonly RemoteRow[], now: number): number {
+    let differences = 0;
+    this.#db.transaction(() => {
+      for (const r of rows) {
+        this.#upsert.run(r.kind, r.dc, r.sku, r.quantity, r.platformSku, now);
+        if (this.#wakeNotFound.run(now, r.kind, r.dc, r.sku).changes > 0) {
+          this.#markDirty.run(r.kind, r.dc, r.sku, now);
+        }
+        const desired = this.#desired.get(r.kind, r.dc, r.sku);
+        if (desired !== undefined && desired.quantity !== r.quantity) {
+          differences++;
+          this.#markDirty.run(r.kind, r.dc, r.sku, now);
+        }
+      }
+    })();
+    return differences;
+  }
+
+  /** A push landed: the portal now holds what was sent. */
+  storePushed(row: StockRow, platformSku: string | null, now: number): void {
+    this.#upsert.run(row.kind, row.dc, row.sku, row.quantity, platformSku, now);
+  }
+
+  count(kind: StockKind): number {
+    return this.#count.get(kind)?.n ?? 0;
+  }
+
+  /** After a complete read: forgets rows the portal no longer has, so they count as unknown. */
+  forgetUnseen(kind: StockKind, since: number): number {
+    return this.#deleteUnseen.run(kind, since).changes;
+  }
+
+  /** Desired keys the portal did not show in a read that started at `since`. */
+  unknownToPortal(kind: StockKind, since: number): number {
+    return this.#unknown.get(kind, since)?.n ?? 0;
+  }
+}

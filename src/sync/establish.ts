@@ -1,0 +1,40 @@
+import type { StockKind } from '../domain/stock.ts';
+import { KeyValueStore } from '../state/kv.ts';
+import { chooseFirstStart, type FirstStartChoice } from './plan/firstStart.ts';
+import type { StockWriter } from './ports.ts';
+import { type ReconcileDeps, reconcileKind } from './reconcile.ts';
+
+const establishedKey = (kind: StockKind) => `remote.established.${kind}`;
+
+/**
+ * Before the first push of a kind, the portal's stock is unknown. Chooses the cheaper way to learn
+ * it — read the portal (then push only differences), or push every desired row — logs the choice
+ * (`sync.first_start`) and carries it out. Later calls cost nothing.
+ */
+export async function establishRemote(
+  deps: ReconcileDeps & { readonly writer: StockWriter },
+): Promise<FirstStartChoice[]> {
+  const kv = new KeyValueStore(deps.db);
+  const choices: FirstStartChoice[] = [];
+  for (const kind of ['factory', 'dc'] as const) {
+    if (kv.get<boolean>(establishedKey(kind))) continue;
+    const row = deps.db
+      .prepare<[StockKind], { n: number }>('SELECT COUNT(*) AS n FROM desired_stock WHERE kind = ?')
+      .get(kind);
+    const desired = row?.n ?? 0;
+    if (desired === 0) continue; // nothing wanted yet: decide when there is
+    const choice = chooseFirstStart(kind, desired, deps.writer.maxBatchSize(kind));
+    deps.log.info(
+      { event: 'sync.first_start', ...choice, desiredRows: desired },
+      `first sync of ${kind} stock: ${choice.choice === 'read' ? 'reading the portal' : 'pushing every desired row'} (read ≈ ${choice.readCalls} calls, push ≈ ${choice.pushCalls})`,
+    );
+    if (choice.choice === 'read') {
+      const summary = await reconcileKind(kind, deps);
+      if (!summary.complete) break;
+    } else {
+      kv.set(establishedKey(kind), true);
+    }
+    choices.push(choice);
+  }
+  return choices;
+}

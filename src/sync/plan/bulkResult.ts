@@ -1,0 +1,61 @@
+import type { StockKind, StockRow } from '../../domain/stock.ts';
+import { isNotFoundError } from './retrySchedule.ts';
+
+/** The per-item parts of a bulk-update answer, as the portal sent them. */
+export interface BulkAnswer {
+  readonly updated: ReadonlyArray<{
+    readonly sku: string;
+    readonly distribution_centre_code?: string | null;
+    readonly stock_quantity?: number | null;
+    readonly platform_sku?: string | null;
+  }>;
+  readonly errors: ReadonlyArray<{
+    readonly sku: string;
+    readonly distribution_centre_code?: string | null;
+    readonly error?: string | null;
+  }>;
+}
+
+export interface ItemFailure {
+  readonly row: StockRow;
+  readonly error: string;
+  readonly notFound: boolean;
+}
+
+export interface BulkOutcome {
+  readonly updated: Array<StockRow & { readonly platformSku: string | null }>;
+  readonly failed: ItemFailure[];
+}
+
+export const MISSING_FROM_ANSWER = 'not in the portal answer (neither updated nor errors)';
+
+/**
+ * Matches an answer to the rows sent: an item is updated only when the portal says so, failed when
+ * it is in `errors`, and failed too when it is in neither (the spec says together they cover every
+ * item, so silence is not success).
+ */
+export function classifyBulkAnswer(
+  kind: StockKind,
+  sent: readonly StockRow[],
+  answer: BulkAnswer,
+): BulkOutcome {
+  const id = (sku: string, dc: string | null | undefined) =>
+    kind === 'factory' ? sku : `${dc ?? ''}\u0000${sku}`;
+  const updated = new Map<string, string | null>();
+  for (const u of answer.updated)
+    updated.set(id(u.sku, u.distribution_centre_code), u.platform_sku ?? null);
+  const errors = new Map<string, string>();
+  for (const e of answer.errors)
+    errors.set(id(e.sku, e.distribution_centre_code), e.error || 'rejected without a message');
+
+  const outcome: BulkOutcome = { updated: [], failed: [] };
+  for (const row of sent) {
+    const key = id(row.sku, row.dc);
+    const error = errors.get(key);
+    if (error !== undefined) outcome.failed.push({ row, error, notFound: isNotFoundError(error) });
+    else if (updated.has(key))
+      outcome.updated.push({ ...row, platformSku: updated.get(key) ?? null });
+    else outcome.failed.push({ row, error: MISSING_FROM_ANSWER, notFound: false });
+  }
+  return outcome;
+}
