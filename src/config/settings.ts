@@ -1,3 +1,4 @@
+import nodeCron from 'node-cron';
 import { z } from 'zod';
 
 /**
@@ -54,11 +55,20 @@ const bool = z
 
 const text = z.string().trim().min(1, 'must not be empty');
 
-/** A 5-field cron expression, or 6 fields with seconds first; checked for shape here. */
+/** A 5-field cron expression, or 6 fields with seconds first, as node-cron reads it. */
 const cron = text.refine((v) => {
   const n = v.split(/\s+/).length;
-  return n === 5 || n === 6;
+  return (n === 5 || n === 6) && nodeCron.validate(v);
 }, 'must be a cron expression of 5 fields, or 6 with seconds first');
+
+const timezone = text.refine((v) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: v });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be an IANA time zone such as UTC or Europe/London');
 
 const apiUrl = text
   .url('must be a URL')

@@ -148,3 +148,15 @@ describe('config/default.json', () => {
     ).toBe(3600);
   });
 });
+
+describe('schedules and time zone', () => {
+  it('rejects a cron expression node-cron cannot run and an unknown time zone', () => {
+    expect(configError(() => loadConfig({ env: { RECONCILE_CRON: '61 * * * *' } })).key).toBe(
+      'RECONCILE_CRON',
+    );
+    expect(configError(() => loadConfig({ env: { SYNC_TIMEZONE: 'Mars/Olympus' } })).key).toBe(
+      'SYNC_TIMEZONE',
+    );
+    expect(loadConfig({ env: { SYNC_TIMEZONE: 'Europe/London' } }).timezone).toBe('Europe/London');
+  });
+});

@@ -1,0 +1,67 @@
+import type { Queues } from './queues.ts';
+
+/**
+ * The ways work is asked for. Each add is deduplicated so that nudges never pile up: a push or a
+ * confirm keeps at most one waiting job behind the active one; a schedule slot's job id is the
+ * same in every daemon sharing the Redis, so a tick is never doubled; a file's job id is its
+ * identity, so one file is never worked twice at once.
+ */
+export class Nudges {
+  readonly #queues: Queues;
+
+  constructor(queues: Queues) {
+    this.#queues = queues;
+  }
+
+  ingest(path: string, name: string, identity: string): Promise<unknown> {
+    return this.#queues.ingest.add('ingest', { path, name }, { jobId: jobId('ingest', identity) });
+  }
+
+  push(reason: string): Promise<unknown> {
+    return this.#queues.push.add(
+      'push',
+      { reason },
+      { deduplication: { id: 'push', keepLastIfActive: true } },
+    );
+  }
+
+  confirm(reason: string): Promise<unknown> {
+    return this.#queues.shipments.add(
+      'confirm',
+      { task: 'confirm', reason },
+      { deduplication: { id: 'confirm', keepLastIfActive: true }, priority: 1 },
+    );
+  }
+
+  poll(reason: string, slot?: string): Promise<unknown> {
+    const opts = slot ? { jobId: jobId('poll', slot) } : { deduplication: { id: 'poll' } };
+    return this.#queues.shipments.add(
+      'poll',
+      { task: 'poll', reason, slot },
+      { ...opts, priority: 2 },
+    );
+  }
+
+  reconcile(reason: string, slot?: string): Promise<unknown> {
+    const opts = slot
+      ? { jobId: jobId('reconcile', slot) }
+      : { deduplication: { id: 'reconcile' } };
+    return this.#queues.reconcile.add('reconcile', { reason, slot }, opts);
+  }
+
+  maintenance(
+    task: 'failures' | 'dc-refresh' | 'snapshot',
+    reason: string,
+    slot?: string,
+  ): Promise<unknown> {
+    const opts = slot
+      ? { jobId: jobId(task, slot) }
+      : { deduplication: { id: task, keepLastIfActive: true } };
+    return this.#queues.maintenance.add(task, { task, reason, slot }, opts);
+  }
+}
+
+/** BullMQ job ids may not contain ':' (it separates its keys). */
+function jobId(kind: string, id: string): string {
+  return `${kind}-${id.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+}

@@ -1,0 +1,80 @@
+import { type JobsOptions, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+
+/**
+ * The queues and what their jobs carry. A job is a nudge — "there may be work of this kind" — and
+ * carries at most an identifier; the facts are in state.db, so every job is safe to run twice and
+ * losing every job loses nothing.
+ */
+export interface JobPayloads {
+  /** One inbox file, by path. */
+  ingest: { readonly path: string; readonly name: string };
+  /** Push the pending stock differences. */
+  push: { readonly reason: string };
+  /** Read the portal's stock (the `slot` of the schedule, or why). */
+  reconcile: { readonly reason: string; readonly slot?: string };
+  /** Poll ready-to-ship orders (`poll`) or send pending confirmations (`confirm`). */
+  shipments: { readonly task: 'poll' | 'confirm'; readonly reason: string; readonly slot?: string };
+  /** Small local chores: due failures back in line, DC list refresh, snapshot read. */
+  maintenance: {
+    readonly task: 'failures' | 'dc-refresh' | 'snapshot';
+    readonly reason: string;
+    readonly slot?: string;
+  };
+}
+
+export type QueueName = keyof JobPayloads;
+export const QUEUE_NAMES: readonly QueueName[] = [
+  'shipments',
+  'ingest',
+  'push',
+  'reconcile',
+  'maintenance',
+];
+
+/** Finished jobs are kept an hour so that a schedule slot's job id still deduplicates late adds. */
+const KEEP = {
+  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnFail: { age: 24 * 3600, count: 1000 },
+};
+
+export const DEFAULT_JOB_OPTIONS: JobsOptions = {
+  ...KEEP,
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 5000 },
+};
+
+export type Queues = { readonly [N in QueueName]: Queue<JobPayloads[N]> };
+
+export function createQueues(connection: Redis, prefix: string): Queues {
+  const make = <N extends QueueName>(name: N) =>
+    new Queue<JobPayloads[N]>(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+  return {
+    shipments: make('shipments'),
+    ingest: make('ingest'),
+    push: make('push'),
+    reconcile: make('reconcile'),
+    maintenance: make('maintenance'),
+  };
+}
+
+export async function closeQueues(queues: Queues): Promise<void> {
+  await Promise.allSettled(Object.values(queues).map((q: Queue) => q.close()));
+}
+
+/** Job counts per queue, for `status` and metrics. */
+export async function queueDepths(
+  queues: Queues,
+): Promise<Record<QueueName, Record<string, number>>> {
+  const out = {} as Record<QueueName, Record<string, number>>;
+  for (const name of QUEUE_NAMES) {
+    out[name] = await queues[name].getJobCounts(
+      'waiting',
+      'active',
+      'delayed',
+      'failed',
+      'prioritized',
+    );
+  }
+  return out;
+}

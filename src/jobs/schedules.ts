@@ -1,0 +1,56 @@
+import cron, { type ScheduledTask } from 'node-cron';
+import type { Logger } from '../log/logger.ts';
+
+export interface Schedule {
+  readonly name: string;
+  readonly expression: string;
+  /** Called at each tick with the slot: the scheduled time to the second, the same in every daemon. */
+  readonly onTick: (slot: string) => Promise<unknown>;
+}
+
+export interface Schedules {
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts node-cron triggers. A tick only enqueues (its job id derived from the slot), so two
+ * daemons sharing a Redis never double it; a tick that fails is logged and the next one tries again.
+ */
+export function startSchedules(
+  list: readonly Schedule[],
+  timezone: string,
+  log: Logger,
+): Schedules {
+  const tasks: ScheduledTask[] = list.map((s) =>
+    cron.schedule(
+      s.expression,
+      async (ctx) => {
+        const slot = slotOf(ctx.date);
+        try {
+          await s.onTick(slot);
+        } catch (err) {
+          log.warn(
+            { event: 'schedule.failed', schedule: s.name, slot, err },
+            `${s.name} tick failed`,
+          );
+        }
+      },
+      { name: s.name, timezone, noOverlap: true },
+    ),
+  );
+  return {
+    async stop() {
+      await Promise.allSettled(tasks.map(async (t) => t.destroy()));
+    },
+  };
+}
+
+/** A schedule slot: the scheduled instant, to the second, in UTC. */
+export function slotOf(date: Date): string {
+  return date.toISOString().slice(0, 19);
+}
+
+/** Whether node-cron accepts an expression (5 fields, or 6 with seconds). */
+export function validCron(expression: string): boolean {
+  return cron.validate(expression);
+}

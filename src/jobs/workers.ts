@@ -1,0 +1,96 @@
+import { type Job, RateLimitError, Worker } from 'bullmq';
+import type { Logger } from '../log/logger.ts';
+import { redisConnection } from './connection.ts';
+import type { JobPayloads, QueueName, Queues } from './queues.ts';
+
+export type Processor<N extends QueueName> = (job: Job<JobPayloads[N]>) => Promise<unknown>;
+export type Processors = { readonly [N in QueueName]: Processor<N> };
+
+/** Lock time per queue: ingesting a large file holds the event loop in long transactions. */
+const LOCK_MS: Record<QueueName, number> = {
+  shipments: 60_000,
+  ingest: 300_000,
+  push: 120_000,
+  reconcile: 120_000,
+  maintenance: 60_000,
+};
+
+/** An error that says the call budget is spent until `retryAt` (the API client's BudgetExhaustedError). */
+function budgetRetryAt(err: unknown): number | undefined {
+  if (typeof err !== 'object' || err === null) return undefined;
+  const e = err as { code?: unknown; retryAt?: unknown };
+  return e.code === 'E_BUDGET' && typeof e.retryAt === 'number' ? e.retryAt : undefined;
+}
+
+export interface WorkerSet {
+  close(): Promise<void>;
+}
+
+/**
+ * One worker per queue, one job at a time each (one push per account, files in order). A job that
+ * meets a spent budget is not failed: its queue pauses until the budget frees, and the job waits.
+ */
+export function startWorkers(opts: {
+  readonly redisUrl: string;
+  readonly prefix: string;
+  readonly queues: Queues;
+  readonly processors: Processors;
+  readonly log: Logger;
+  readonly now?: () => number;
+}): WorkerSet {
+  const now = opts.now ?? Date.now;
+  const connections = new Set<ReturnType<typeof redisConnection>>();
+  const workers = (Object.keys(opts.processors) as QueueName[]).map((name) => {
+    const connection = redisConnection(opts.redisUrl);
+    connections.add(connection);
+    const process = opts.processors[name] as Processor<QueueName>;
+    const worker = new Worker<JobPayloads[QueueName]>(
+      name,
+      async (job) => {
+        try {
+          return await process(job);
+        } catch (err) {
+          const retryAt = budgetRetryAt(err);
+          if (retryAt === undefined) throw err;
+          const waitMs = Math.max(1000, retryAt - now());
+          opts.log.info(
+            { event: 'queue.paused', queue: name, waitMs, until: new Date(retryAt).toISOString() },
+            `call budget spent: ${name} waits ${Math.round(waitMs / 1000)} s`,
+          );
+          await opts.queues[name].rateLimit(waitMs);
+          throw new RateLimitError();
+        }
+      },
+      {
+        connection,
+        prefix: opts.prefix,
+        concurrency: 1,
+        lockDuration: LOCK_MS[name],
+        autorun: true,
+      },
+    );
+    worker.on('failed', (job, err) => {
+      opts.log.warn(
+        {
+          event: 'job.failed',
+          queue: name,
+          job: job?.name,
+          jobId: job?.id,
+          attempts: job?.attemptsMade,
+          err,
+        },
+        `${name} job failed: ${err.message}`,
+      );
+    });
+    worker.on('error', (err) => {
+      opts.log.warn({ event: 'queue.error', queue: name, err }, `queue ${name}: ${err.message}`);
+    });
+    return worker;
+  });
+  return {
+    async close() {
+      await Promise.allSettled(workers.map((w) => w.close()));
+      for (const c of connections) c.disconnect();
+    },
+  };
+}
