@@ -1,0 +1,177 @@
+import type { ConfirmAction } from '../shipments/ports.ts';
+import type { StateDb } from './db.ts';
+
+export interface PendingConfirmation {
+  readonly id: number;
+  readonly orderNumber: string;
+  readonly action: ConfirmAction;
+  readonly carrier: string;
+  readonly trackingNumber: string;
+  readonly isCollected: boolean;
+  readonly attempts: number;
+  readonly fileId: number | null;
+  readonly line: number | null;
+}
+
+export interface ConfirmationFailure extends PendingConfirmation {
+  readonly key: string;
+  readonly status: 'failed' | 'conflict';
+  readonly error: string | null;
+  readonly createdAt: number;
+}
+
+interface Row {
+  id: number;
+  order_number: string;
+  action: ConfirmAction;
+  carrier: string;
+  tracking_number: string;
+  is_collected: number;
+  attempts: number;
+  file_id: number | null;
+  line: number | null;
+  status: string;
+  error: string | null;
+  created_at: number;
+}
+
+const toPending = (r: Row): PendingConfirmation => ({
+  id: r.id,
+  orderNumber: r.order_number,
+  action: r.action,
+  carrier: r.carrier,
+  trackingNumber: r.tracking_number,
+  isCollected: r.is_collected === 1,
+  attempts: r.attempts,
+  fileId: r.file_id,
+  line: r.line,
+});
+
+/** `failures retry` key of a confirmation. */
+export const confirmationKey = (c: { orderNumber: string; action: string }) =>
+  `shipment:${c.orderNumber}:${c.action}`;
+
+/** The sending side of shipment confirmations: what is due, and what the portal answered. */
+export class ConfirmationSends {
+  readonly #db: StateDb;
+  readonly #due;
+  readonly #begin;
+  readonly #confirmed;
+  readonly #failed;
+  readonly #retry;
+  readonly #failures;
+  readonly #counts;
+  readonly #nextDue;
+  readonly #retryAll;
+  readonly #retryKey;
+  readonly #byFile;
+
+  constructor(db: StateDb) {
+    this.#db = db;
+    this.#due = db.prepare<[number, number], Row>(
+      `SELECT * FROM shipment_confirmations WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?`,
+    );
+    this.#begin = db.prepare<[number]>(
+      'UPDATE shipment_confirmations SET attempts = attempts + 1, sent_without_answer = 1 WHERE id = ?',
+    );
+    this.#confirmed = db.prepare<[number, number]>(
+      `UPDATE shipment_confirmations SET status = 'confirmed', confirmed_at = ?, error = NULL, sent_without_answer = 0 WHERE id = ?`,
+    );
+    this.#failed = db.prepare<[string, number]>(
+      `UPDATE shipment_confirmations SET status = 'failed', error = ?, sent_without_answer = 0 WHERE id = ?`,
+    );
+    this.#retry = db.prepare<[string, number, number, number]>(
+      `UPDATE shipment_confirmations SET error = ?, next_attempt_at = ?, sent_without_answer = ? WHERE id = ?`,
+    );
+    this.#failures = db.prepare<[], Row>(
+      `SELECT * FROM shipment_confirmations WHERE status IN ('failed', 'conflict') ORDER BY id`,
+    );
+    this.#counts = db.prepare<
+      [number],
+      { pending: number; confirmed_today: number; failed: number; conflict: number }
+    >(
+      `SELECT SUM(status = 'pending') AS pending, SUM(status = 'confirmed' AND confirmed_at >= ?) AS confirmed_today,
+              SUM(status = 'failed') AS failed, SUM(status = 'conflict') AS conflict
+         FROM shipment_confirmations`,
+    );
+    this.#nextDue = db.prepare<[], { at: number | null }>(
+      `SELECT MIN(next_attempt_at) AS at FROM shipment_confirmations WHERE status = 'pending'`,
+    );
+    this.#retryAll = db.prepare<[number]>(
+      `UPDATE shipment_confirmations SET status = 'pending', next_attempt_at = ? WHERE status = 'failed'`,
+    );
+    this.#retryKey = db.prepare<[number, string, string]>(
+      `UPDATE shipment_confirmations SET status = 'pending', next_attempt_at = ?
+        WHERE status = 'failed' AND order_number = ? AND action = ?`,
+    );
+    this.#byFile = db.prepare<[number], Row>(
+      'SELECT * FROM shipment_confirmations WHERE file_id = ? ORDER BY line, id',
+    );
+  }
+
+  due(now: number, limit = 100): PendingConfirmation[] {
+    return this.#due.all(now, limit).map(toPending);
+  }
+
+  /** Recorded before the call: if the process dies during it, the next attempt knows it may have landed. */
+  beginAttempt(id: number): void {
+    this.#begin.run(id);
+  }
+
+  confirmed(id: number, now: number): void {
+    this.#confirmed.run(now, id);
+  }
+
+  failed(id: number, error: string): void {
+    this.#failed.run(error, id);
+  }
+
+  /** Try again at `at`; `answered` says whether the portal answered the last attempt at all. */
+  retryLater(id: number, error: string, at: number, answered: boolean): void {
+    this.#retry.run(error, at, answered ? 0 : 1, id);
+  }
+
+  failures(): ConfirmationFailure[] {
+    return this.#failures.all().map((r) => ({
+      ...toPending(r),
+      key: confirmationKey({ orderNumber: r.order_number, action: r.action }),
+      status: r.status as 'failed' | 'conflict',
+      error: r.error,
+      createdAt: r.created_at,
+    }));
+  }
+
+  counts(dayStart: number): {
+    pending: number;
+    confirmedToday: number;
+    failed: number;
+    conflicts: number;
+  } {
+    const r = this.#counts.get(dayStart);
+    return {
+      pending: r?.pending ?? 0,
+      confirmedToday: r?.confirmed_today ?? 0,
+      failed: r?.failed ?? 0,
+      conflicts: r?.conflict ?? 0,
+    };
+  }
+
+  nextDueAt(): number | null {
+    return this.#nextDue.get()?.at ?? null;
+  }
+
+  /** Puts failed confirmations back in line (`failures retry`); conflicts stay for the operator. */
+  retryNow(keys: readonly { orderNumber: string; action: string }[] | 'all', now: number): number {
+    if (keys === 'all') return this.#retryAll.run(now).changes;
+    return this.#db.transaction(() =>
+      keys.reduce((n, k) => n + this.#retryKey.run(now, k.orderNumber, k.action).changes, 0),
+    )();
+  }
+
+  /** Every confirmation that came from one inbox file, for its report. */
+  ofFile(fileId: number): Array<PendingConfirmation & { status: string; error: string | null }> {
+    return this.#byFile
+      .all(fileId)
+      .map((r) => ({ ...toPending(r), status: r.status, error: r.error }));
+  }
+}
