@@ -1,4 +1,4 @@
-import type { Queues } from './queues.ts';
+import type { JobPayloads, Queues } from './queues.ts';
 
 /**
  * The ways work is asked for. Each add is deduplicated so that nudges never pile up: a push or a
@@ -50,7 +50,7 @@ export class Nudges {
   }
 
   maintenance(
-    task: 'failures' | 'dc-refresh' | 'snapshot',
+    task: JobPayloads['maintenance']['task'],
     reason: string,
     slot?: string,
   ): Promise<unknown> {

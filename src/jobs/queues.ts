@@ -15,9 +15,9 @@ export interface JobPayloads {
   reconcile: { readonly reason: string; readonly slot?: string };
   /** Poll ready-to-ship orders (`poll`) or send pending confirmations (`confirm`). */
   shipments: { readonly task: 'poll' | 'confirm'; readonly reason: string; readonly slot?: string };
-  /** Small local chores: due failures back in line, DC list refresh, snapshot read. */
+  /** Small chores: re-derive work from state.db (due failures, pending pushes and confirmations), DC list refresh, snapshot read. */
   maintenance: {
-    readonly task: 'failures' | 'dc-refresh' | 'snapshot';
+    readonly task: 'recover' | 'dc-refresh' | 'snapshot';
     readonly reason: string;
     readonly slot?: string;
   };

@@ -1,0 +1,43 @@
+import type { Config } from '../config/index.ts';
+import { redisConnection } from '../jobs/connection.ts';
+import { Nudges } from '../jobs/nudges.ts';
+import { closeQueues, createQueues } from '../jobs/queues.ts';
+
+/**
+ * Asks the running daemon for work from a command (after `failures retry`). Best effort: with
+ * Redis out of reach the daemon's own periodic recovery finds the work in state.db anyway.
+ */
+export async function nudgeDaemon(
+  config: Config,
+  ask: (n: Nudges) => Promise<unknown>,
+  timeoutMs = 3000,
+): Promise<boolean> {
+  const connection = redisConnection(config.redisUrl, {
+    maxRetriesPerRequest: 1,
+    connectTimeout: timeoutMs,
+    retryStrategy: () => null,
+    lazyConnect: true,
+  });
+  connection.on('error', () => {});
+  try {
+    await connection.connect();
+    const queues = createQueues(connection, config.queuePrefix);
+    try {
+      await withTimeout(ask(new Nudges(queues)), timeoutMs);
+      return true;
+    } finally {
+      await closeQueues(queues);
+    }
+  } catch {
+    return false;
+  } finally {
+    connection.disconnect();
+  }
+}
+
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref()),
+  ]);
+}

@@ -1,0 +1,41 @@
+import type { Config } from '../config/index.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { Logger } from '../log/logger.ts';
+import type { ShipmentsPort } from '../shipments/ports.ts';
+import type { StateDb } from '../state/db.ts';
+import type { RetrySettings } from '../sync/plan/retrySchedule.ts';
+import type { StockReader, StockWriter } from '../sync/ports.ts';
+import type { Nudges } from './nudges.ts';
+
+/** What an inbox file's processing reports back to the job that ran it. */
+export interface IngestResult {
+  readonly status: string;
+  /** Stock rows were stored: a push may have work. */
+  readonly stockChanged: boolean;
+  /** Confirmations were stored: the confirm job may have work. */
+  readonly confirmationsAdded: boolean;
+}
+
+/** Everything a job processor may use; the daemon assembles it once. */
+export interface JobDeps {
+  readonly config: Config;
+  readonly db: StateDb;
+  readonly log: Logger;
+  readonly clock: Clock;
+  /** Aborts on shutdown: long jobs stop between calls. */
+  readonly signal: AbortSignal;
+  readonly nudges: Nudges;
+  readonly writer: StockWriter;
+  readonly reader: StockReader;
+  readonly shipments: ShipmentsPort;
+  /** Back-off of items the portal rejected. */
+  readonly retry: RetrySettings;
+  /** Processes one inbox file (parse, validate, commit, move, report). */
+  readonly ingestFile: (path: string) => Promise<IngestResult>;
+  /** Reads the ERP snapshot into desired stock; true when rows were stored. */
+  readonly readSnapshot: () => Promise<boolean>;
+  /** Refreshes the cached distribution-centre list. */
+  readonly refreshDistributionCentres: () => Promise<void>;
+  /** Rewrites the reports of inbox files whose confirmations got a final answer. */
+  readonly updateConfirmationReports: (fileIds: readonly number[]) => void;
+}

@@ -1,0 +1,40 @@
+import type { Job } from 'bullmq';
+import { ConfirmationSends } from '../../state/confirmationSends.ts';
+import { PendingStock } from '../../state/pendingStock.ts';
+import { StockFailures } from '../../state/stockFailures.ts';
+import type { JobDeps } from '../deps.ts';
+import type { JobPayloads } from '../queues.ts';
+
+/**
+ * Re-derives work from state.db — failures whose next attempt is due, pending differences,
+ * confirmations due — and asks for it; so a Redis that lost every job costs a minute at most.
+ */
+export async function recoverWork(
+  deps: Pick<JobDeps, 'db' | 'clock' | 'nudges' | 'log'>,
+  reason: string,
+) {
+  const now = deps.clock.now();
+  const due = new StockFailures(deps.db).touchDue(now);
+  const pending = new PendingStock(deps.db).counts();
+  const confirmAt = new ConfirmationSends(deps.db).nextDueAt();
+  if (pending.factory + pending.dc > 0) await deps.nudges.push(reason);
+  if (confirmAt !== null && confirmAt <= now) await deps.nudges.confirm(reason);
+  return { failuresDue: due, pending, confirmationsDue: confirmAt !== null && confirmAt <= now };
+}
+
+export function maintenanceProcessor(deps: JobDeps) {
+  return async (job: Job<JobPayloads['maintenance']>) => {
+    switch (job.data.task) {
+      case 'recover':
+        return recoverWork(deps, job.data.reason);
+      case 'dc-refresh':
+        await deps.refreshDistributionCentres();
+        return { refreshed: true };
+      case 'snapshot': {
+        const stored = await deps.readSnapshot();
+        if (stored) await deps.nudges.push('snapshot');
+        return { stored };
+      }
+    }
+  };
+}

@@ -1,0 +1,41 @@
+import type { Job } from 'bullmq';
+import { KeyValueStore } from '../../state/kv.ts';
+import { establishRemote } from '../../sync/establish.ts';
+import { pushPending } from '../../sync/push.ts';
+import type { JobDeps } from '../deps.ts';
+import type { JobPayloads } from '../queues.ts';
+
+export const LAST_PUSH_KEY = 'last.push';
+
+/** Pushes pending stock differences (learning the portal's stock first on a first start). */
+export function pushProcessor(deps: JobDeps) {
+  return async (job: Job<JobPayloads['push']>) => {
+    const kv = new KeyValueStore(deps.db);
+    const started = deps.clock.now();
+    try {
+      await establishRemote({ ...deps });
+      const totals = await pushPending({ ...deps });
+      if (totals.calls > 0) {
+        deps.log.info(
+          {
+            event: 'sync.pushed',
+            reason: job.data.reason,
+            ...totals,
+            ms: deps.clock.now() - started,
+          },
+          `push done: ${totals.updated} updated, ${totals.failed} failed in ${totals.calls} calls`,
+        );
+      }
+      kv.set(LAST_PUSH_KEY, { at: deps.clock.now(), outcome: 'ok', ...totals });
+      if (totals.calls > 0 || totals.failed > 0) kv.set('last.push_success', deps.clock.now());
+      return totals;
+    } catch (err) {
+      kv.set(LAST_PUSH_KEY, {
+        at: deps.clock.now(),
+        outcome: 'error',
+        error: err instanceof Error ? err.message : String(err),
+      });
+      throw err;
+    }
+  };
+}
