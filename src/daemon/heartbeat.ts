@@ -1,0 +1,29 @@
+import type { StateDb } from '../state/db.ts';
+import { KeyValueStore } from '../state/kv.ts';
+
+export const HEARTBEAT_KEY = 'daemon.heartbeat';
+export const HEARTBEAT_EVERY_MS = 10_000;
+/** A heartbeat older than this means the daemon is stuck or gone. */
+export const HEARTBEAT_STALE_MS = 60_000;
+
+export interface Heartbeat {
+  readonly at: number;
+  readonly pid: number;
+  readonly startedAt: number;
+}
+
+/** Writes the daemon's heartbeat to state.db every HEARTBEAT_EVERY_MS until stopped. */
+export function startHeartbeat(db: StateDb, now: () => number = Date.now): { stop(): void } {
+  const kv = new KeyValueStore(db);
+  const startedAt = now();
+  const beat = () =>
+    kv.set(HEARTBEAT_KEY, { at: now(), pid: process.pid, startedAt } satisfies Heartbeat);
+  beat();
+  const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+export function readHeartbeat(db: StateDb): Heartbeat | undefined {
+  return new KeyValueStore(db).get<Heartbeat>(HEARTBEAT_KEY);
+}
