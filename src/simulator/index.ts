@@ -125,7 +125,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
   const host = options.host ?? '127.0.0.1';
 
-  const store = new SimulatorStore({ seed, products, shipments, today: today(), now: now() });
+  const store = new SimulatorStore({ seed, products, shipments, today, now });
   const auth = createAuth(options.email ?? DEFAULT_EMAIL, options.password ?? DEFAULT_PASSWORD);
   const faultEngine = new FaultEngine(seed);
   const stats = new StatsCollector();

@@ -14,15 +14,14 @@ export interface PlatformSkuCodec {
 }
 
 export function platformSkuCodec(seed: number): PlatformSkuCodec {
-  // A is odd, not a multiple of 5 (so coprime with 10⁹) and below 9·10⁶ so that A·n stays exact
-  // in a double for any n below 10⁹.
-  let a = 1_000_001 + 2 * (hash32(seed, 0x5a) % 3_500_000);
+  // A is odd and not a multiple of 5, so it is coprime with 10⁹ and the map is a bijection.
+  let a = 100_000_001 + 2 * (hash32(seed, 0x5a) % 400_000_000);
   while (a % 5 === 0) a += 2;
   const b = hash32(seed, 0xb7) % MODULUS;
   const aInverse = modInverse(BigInt(a), BigInt(MODULUS));
   return {
     format(position) {
-      const value = (a * (position + 1) + b) % MODULUS;
+      const value = (mulMod(a, position + 1) + b) % MODULUS;
       const digits = String(value).padStart(9, '0');
       return `${digits.slice(0, 3)}.${digits.slice(3, 6)}.${digits.slice(6)}`;
     },
@@ -34,6 +33,13 @@ export function platformSkuCodec(seed: number): PlatformSkuCodec {
       return n >= 1 ? n - 1 : undefined;
     },
   };
+}
+
+/** a·n mod 10⁹ for a, n below 10⁹, exact in doubles (every partial product stays below 2⁵³). */
+function mulMod(a: number, n: number): number {
+  const high = Math.floor(n / 100_000);
+  const low = n % 100_000;
+  return (((((a * high) % MODULUS) * 100_000) % MODULUS) + a * low) % MODULUS;
 }
 
 function modInverse(a: bigint, m: bigint): bigint {

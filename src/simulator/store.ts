@@ -45,10 +45,10 @@ export interface StoreOptions {
   seed: number;
   products: number;
   shipments: number;
-  /** 'YYYY-MM-DD' the seeded shipments are relative to. */
-  today: string;
-  /** ms since the epoch, for seeded timestamps. */
-  now: number;
+  /** 'YYYY-MM-DD' the simulator calls today; seeded shipments are relative to its value at start. */
+  today: () => string;
+  /** Clock in ms since the epoch, for timestamps. */
+  now: () => number;
 }
 
 /** Input of addProduct (POST /products body after shape validation). */
@@ -110,8 +110,12 @@ export class SimulatorStore {
   #nextBrandId: number;
   readonly #shipments = new Map<string, ShipmentRecord>();
   #nextOrder: number;
+  readonly #today: () => string;
+  readonly #now: () => number;
 
   constructor(options: StoreOptions) {
+    this.#today = options.today;
+    this.#now = options.now;
     const seed = new ProductSeed(options.seed);
     this.#seed = seed;
     this.#codec = platformSkuCodec(options.seed);
@@ -142,8 +146,8 @@ export class SimulatorStore {
     const shipments = seedShipments({
       seed: options.seed,
       count: options.shipments,
-      today: options.today,
-      now: options.now,
+      today: options.today(),
+      now: options.now(),
       productCount: n,
       item: (p) => ({
         sku: this.skuAt(p),
@@ -535,12 +539,12 @@ export class SimulatorStore {
     return [...this.#shipments.values()].map(cloneShipment);
   }
 
-  /** Test helper: add a shipment (defaults: due `today`, pending, one item of the first product). */
-  addShipment(input: NewShipment & { today: string; now: number }): ShipmentRecord {
+  /** Test helper: add a shipment (defaults: due today(), pending, one item of the first product). */
+  addShipment(input: NewShipment = {}): ShipmentRecord {
     const orderNumber = input.order_number ?? `ORD-${this.#nextOrder++}`;
     if (this.#shipments.has(orderNumber)) throw new Error(`shipment ${orderNumber} exists`);
     const status = input.status ?? 'pending';
-    const at = new Date(input.now).toISOString();
+    const at = new Date(this.#now()).toISOString();
     const items = (
       input.items ?? (this.#count > 0 ? [{ sku: this.skuAt(0), quantity: 1 }] : [])
     ).map((item) => {
@@ -555,7 +559,7 @@ export class SimulatorStore {
     const record: ShipmentRecord = {
       order_number: orderNumber,
       status,
-      ship_by: input.ship_by ?? input.today,
+      ship_by: input.ship_by ?? this.#today(),
       distribution_centre_code: input.distribution_centre_code ?? ACTIVE_DC_CODES[0]!,
       site_code: 'UK',
       delivery: { name: 'Test Customer', city: 'London', postcode: 'SW1A 1AA', country_code: 'GB' },

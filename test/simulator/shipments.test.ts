@@ -179,8 +179,6 @@ describe('shipments', () => {
   it('store.addShipment adds a shipment the API serves', async () => {
     const client = await start();
     const added = sim!.store.addShipment({
-      today: TODAY,
-      now: Date.now(),
       items: [{ sku: 'SKU-0000003', quantity: 2 }],
     });
     const ready = (await client.get('/shipments/ready-to-ship')).body.data as Shipment[];
