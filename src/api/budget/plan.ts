@@ -1,0 +1,130 @@
+/**
+ * Budget arithmetic, pure: given the times of the calls already made, the hourly limit, the
+ * lane's reserve, the time and what the server last said, may one more call go, and if not, when?
+ *
+ * Two views are combined and the stricter wins:
+ * - the client's: fewer than `limit − reserve` calls in the rolling window (now − 1 h, now];
+ * - the server's (x-ratelimit-remaining at `hint.at`, minus the calls made since): more than the
+ *   lane's reserve left. The server's window alignment is unknown (fixed or sliding, reset time not
+ *   shown), so a hint is trusted for at most one window, and once it says nothing is left the next
+ *   call is a probe, allowed after a back-off that doubles with each consecutive "0 remaining".
+ */
+
+export const HOUR_MS = 3_600_000;
+
+/** Who is calling: shipments may spend the whole budget, the others leave a reserve. */
+export type Lane = 'shipments' | 'operator' | 'stock' | 'reconcile';
+export const LANES: readonly Lane[] = ['shipments', 'operator', 'stock', 'reconcile'];
+
+/** What the server said about its window, and when (persisted so every process sees it). */
+export interface ServerHint {
+  /** x-ratelimit-remaining. */
+  readonly remaining: number;
+  /** x-ratelimit-limit, when sent. */
+  readonly limit?: number | undefined;
+  /** Epoch ms when the answer arrived. */
+  readonly at: number;
+  /** How many answers in a row said 0 remaining (drives the probe back-off). */
+  readonly zeroStreak: number;
+}
+
+export interface ProbeSchedule {
+  /** First wait before probing a server that said 0 remaining, in ms. */
+  readonly baseMs: number;
+  /** Longest such wait, in ms. */
+  readonly maxMs: number;
+}
+
+export const DEFAULT_PROBE: ProbeSchedule = { baseMs: 60_000, maxMs: 15 * 60_000 };
+
+export interface PlanInput {
+  /** Times (epoch ms) of recorded calls; order does not matter, old ones are ignored. */
+  readonly calls: readonly number[];
+  /** Calls allowed in any rolling window. */
+  readonly limit: number;
+  /** Calls this lane must leave unspent (clamped to limit − 1 so a lane can always progress). */
+  readonly reserve: number;
+  readonly now: number;
+  readonly server?: ServerHint | undefined;
+  /** Ignore the server hint (a retry already scheduled by a 429 back-off is its own probe). */
+  readonly ignoreServer?: boolean;
+  readonly probe?: ProbeSchedule;
+  readonly windowMs?: number;
+}
+
+export interface PlanResult {
+  readonly allowed: boolean;
+  /** Epoch ms when this lane may call again; `now` when allowed. */
+  readonly retryAt: number;
+  /** Calls in the client's window. */
+  readonly used: number;
+  /** Calls this lane may still make now (before this one), by the stricter view. */
+  readonly remaining: number;
+  /** Which view decided a refusal. */
+  readonly limitedBy: 'client' | 'server' | null;
+}
+
+export function effectiveReserve(limit: number, reserve: number): number {
+  return Math.max(0, Math.min(Math.floor(reserve), limit - 1));
+}
+
+export function probeDelay(zeroStreak: number, probe: ProbeSchedule = DEFAULT_PROBE): number {
+  const n = Math.max(1, zeroStreak);
+  return Math.min(probe.maxMs, probe.baseMs * 2 ** (n - 1));
+}
+
+export function planCall(input: PlanInput): PlanResult {
+  const { limit, now, server, probe = DEFAULT_PROBE, windowMs = HOUR_MS } = input;
+  const since = now - windowMs;
+  const inWindow = input.calls.filter((t) => t > since).sort((a, b) => a - b);
+  const used = inWindow.length;
+  const reserve = effectiveReserve(limit, input.reserve);
+  const allowance = limit - reserve;
+
+  const clientLeft = allowance - used;
+  // The (used − allowance)-th oldest call is the last of those that must expire for one slot.
+  const clientRetryAt = clientLeft > 0 ? now : (inWindow[used - allowance] ?? now) + windowMs;
+
+  let serverLeft = Number.POSITIVE_INFINITY;
+  let serverRetryAt = now;
+  if (server !== undefined && !input.ignoreServer && now < server.at + windowMs) {
+    const madeSince = inWindow.filter((t) => t > server.at);
+    const serverLimit = server.limit ?? limit;
+    const serverReserve =
+      serverLimit < limit ? Math.floor((reserve * serverLimit) / limit) : reserve;
+    serverLeft = server.remaining - madeSince.length - serverReserve;
+    if (serverLeft <= 0) {
+      const lastCall = madeSince.at(-1) ?? server.at;
+      const probeAt = Math.max(server.at, lastCall) + probeDelay(server.zeroStreak, probe);
+      // Once the probe time has come, one call may go to learn the server's new count.
+      if (probeAt <= now) serverLeft = 1;
+      else serverRetryAt = Math.min(probeAt, server.at + windowMs);
+    }
+  }
+
+  const clientOk = clientLeft > 0;
+  const serverOk = serverLeft > 0;
+  const remaining = Math.max(0, Math.min(clientLeft, serverLeft));
+  if (clientOk && serverOk) {
+    return { allowed: true, retryAt: now, used, remaining, limitedBy: null };
+  }
+  const retryAt = Math.max(clientOk ? now : clientRetryAt, serverOk ? now : serverRetryAt);
+  return {
+    allowed: false,
+    retryAt,
+    used,
+    remaining: 0,
+    limitedBy: clientOk ? 'server' : 'client',
+  };
+}
+
+/** The next server hint after an answer carrying x-ratelimit-remaining (and maybe -limit). */
+export function nextHint(
+  previous: ServerHint | undefined,
+  remaining: number,
+  limit: number | undefined,
+  at: number,
+): ServerHint {
+  const zeroStreak = remaining <= 0 ? (previous?.zeroStreak ?? 0) + 1 : 0;
+  return { remaining: Math.max(0, remaining), limit, at, zeroStreak };
+}

@@ -1,0 +1,53 @@
+/** The Supplier Portal client: endpoints, token, budget, back-off, pagination, bulk, errors. */
+export { clearLoginBlock, readLoginBlock } from './auth/loginBlock.ts';
+export { backoffDelay, parseRetryAfter } from './backoff.ts';
+export {
+  DEFAULT_PROBE,
+  HOUR_MS,
+  LANES,
+  type Lane,
+  type PlanInput,
+  type PlanResult,
+  type ProbeSchedule,
+  planCall,
+  type ServerHint,
+} from './budget/plan.ts';
+export {
+  type BudgetSettings,
+  type BudgetStatus,
+  budgetStatus,
+  laneReserve,
+} from './budget/store.ts';
+export type { BulkKind, BulkResult, DcStockItem, FactoryStockItem } from './bulk.ts';
+export {
+  createPortalClient,
+  type PortalClient,
+  type PortalClientOptions,
+  type PortalSettings,
+  portalClientOptions,
+} from './client.ts';
+export type { BrandInput, BrandsApi } from './endpoints/brands.ts';
+export {
+  PRODUCT_SCOPES,
+  type ProductInput,
+  type ProductQuery,
+  type ProductScope,
+  type ProductsApi,
+} from './endpoints/products.ts';
+export type { ReferenceApi } from './endpoints/reference.ts';
+export type {
+  ShipmentActionInput,
+  ShipmentActionOptions,
+  ShipmentActionResult,
+  ShipmentsApi,
+} from './endpoints/shipments.ts';
+export type {
+  DcStockApi,
+  FactoryStockApi,
+  FactoryStockFilters,
+  StockUpdateResult,
+} from './endpoints/stock.ts';
+export * from './errors.ts';
+export type { Page, WalkOptions } from './pagination.ts';
+export type { CallOptions } from './request.ts';
+export type * from './schemas.ts';

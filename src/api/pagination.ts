@@ -1,0 +1,105 @@
+import { z } from 'zod';
+import { type Caller, callJson } from './caller.ts';
+import { BadResponseError } from './errors.ts';
+import type { CallOptions, CallSpec } from './request.ts';
+import { pageSchema } from './schemas.ts';
+
+/** One page of a cursor-paginated list. */
+export interface Page<T> {
+  readonly items: T[];
+  /** The cursor this page was fetched with; undefined for the first page. */
+  readonly cursor: string | undefined;
+  /**
+   * Cursor of the next page, null at the end. Persist it once the page is handled; a later walk
+   * given `{ cursor }` resumes at the next page.
+   */
+  readonly nextCursor: string | null;
+  readonly prevCursor: string | null;
+  /** meta.per_page as the portal said, when it did. */
+  readonly perPage: number | undefined;
+}
+
+export interface WalkOptions extends CallOptions {
+  /** Start here (a saved nextCursor) instead of at the first page. */
+  readonly cursor?: string | undefined;
+  /** Stop after this many pages. */
+  readonly maxPages?: number;
+}
+
+/** Fetches one page of a list endpoint and checks its items. */
+export async function fetchPage<S extends z.ZodType>(
+  caller: Caller,
+  spec: Omit<CallSpec, 'resend'>,
+  item: S,
+  cursor: string | undefined,
+  options?: CallOptions,
+): Promise<Page<z.output<S>>> {
+  const body = await callJson(
+    caller,
+    { ...spec, searchParams: { ...spec.searchParams, cursor }, resend: 'always' },
+    pageSchema(item),
+    options,
+  );
+  return {
+    items: body.data,
+    cursor,
+    nextCursor: body.meta?.next_cursor ?? null,
+    prevCursor: body.meta?.prev_cursor ?? null,
+    perPage: body.meta?.per_page,
+  };
+}
+
+/** Pages from `options.cursor` (or the first) while meta.next_cursor is set. */
+export async function* walkPages<T>(
+  fetch: (cursor: string | undefined, options: CallOptions) => Promise<Page<T>>,
+  options: WalkOptions = {},
+  where = 'list',
+): AsyncGenerator<Page<T>, void, undefined> {
+  let cursor = options.cursor;
+  const seen = new Set<string>();
+  for (let n = 0; options.maxPages === undefined || n < options.maxPages; n++) {
+    const page = await fetch(cursor, options);
+    yield page;
+    if (page.nextCursor === null || page.nextCursor === '') return;
+    if (seen.has(page.nextCursor)) {
+      throw new BadResponseError(`${where}: the portal sent a cursor it had sent before`);
+    }
+    seen.add(page.nextCursor);
+    cursor = page.nextCursor;
+  }
+}
+
+/** The items of every page, in order. */
+export async function* walkItems<T>(pages: AsyncIterable<Page<T>>): AsyncGenerator<T> {
+  for await (const page of pages) yield* page.items;
+}
+
+/**
+ * A list the spec does not say is paginated (brands, reference data, shipments): `data` as an
+ * array, or a bare array; meta.next_cursor is followed if the portal ever sends one.
+ */
+export async function fetchAll<S extends z.ZodType>(
+  caller: Caller,
+  spec: Omit<CallSpec, 'resend'>,
+  item: S,
+  options?: CallOptions,
+): Promise<z.output<S>[]> {
+  const schema = z.union([z.array(item), pageSchema(item)]);
+  const out: z.output<S>[] = [];
+  const seen = new Set<string>();
+  let cursor: string | undefined;
+  for (;;) {
+    const body = await callJson(
+      caller,
+      { ...spec, searchParams: { ...spec.searchParams, cursor }, resend: 'always' },
+      schema,
+      options,
+    );
+    if (Array.isArray(body)) return [...out, ...body];
+    out.push(...body.data);
+    const next = body.meta?.next_cursor ?? null;
+    if (next === null || next === '' || seen.has(next)) return out;
+    seen.add(next);
+    cursor = next;
+  }
+}
