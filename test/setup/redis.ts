@@ -57,6 +57,7 @@ async function answers(url: string): Promise<boolean> {
     connectTimeout: 1000,
     retryStrategy: () => null,
   });
+  client.on('error', () => {});
   try {
     await client.connect();
     return (await client.ping()) === 'PONG';

@@ -1,0 +1,48 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { commands } from '../../src/cli/commands/index.ts';
+import { runCliToEnd } from '../helpers/daemonProcess.ts';
+
+const env = () => ({ SYNC_DATA_DIR: mkdtempSync(join(tmpdir(), 'supplier-sync-cli-')) });
+
+describe('command line (real child processes)', () => {
+  it('prints help for the tool and for every command, exit 0', async () => {
+    const top = await runCliToEnd(['--help'], env());
+    expect(top.code).toBe(0);
+    for (const c of commands) expect(top.output).toContain(c.name);
+    const each = await Promise.all(commands.map((c) => runCliToEnd([c.name, '--help'], env())));
+    each.forEach((r, i) => {
+      expect(r.code, commands[i]!.name).toBe(0);
+      expect(r.output).toContain(`supplier-sync ${commands[i]!.name}`);
+    });
+  });
+
+  it('exits 2 on an unknown command or option', async () => {
+    expect((await runCliToEnd(['frobnicate'], env())).code).toBe(2);
+    const r = await runCliToEnd(['failures', '--frob'], env());
+    expect(r.code).toBe(2);
+    expect(r.output).toMatch(/--frob/);
+  });
+
+  it('exits 78 with one line naming the key of a bad setting', async () => {
+    const bad = await runCliToEnd(['failures'], { ...env(), API_REQUESTS_PER_HOUR: 'lots' });
+    expect(bad.code).toBe(78);
+    expect(bad.output.trim()).toBe(
+      'supplier-sync: configuration error: API_REQUESTS_PER_HOUR: must be a whole number',
+    );
+    const flag = await runCliToEnd(['failures', '--log-level', 'loud'], env());
+    expect(flag.code).toBe(78);
+    expect(flag.output).toMatch(/LOG_LEVEL/);
+    const unknown = await runCliToEnd(['failures'], { ...env(), SYNC_DATADIR: '/x' });
+    expect(unknown.code).toBe(78);
+    expect(unknown.output).toMatch(/SYNC_DATADIR: unknown setting/);
+  });
+
+  it('exits 1 at run time when there is no state to read', async () => {
+    const r = await runCliToEnd(['failures'], env());
+    expect(r.code).toBe(1);
+    expect(r.output).toMatch(/no state.db/);
+  });
+});
