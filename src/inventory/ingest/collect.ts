@@ -1,0 +1,275 @@
+import type { Readable } from 'node:stream';
+import type { ConfirmationInput } from '../../state/confirmations.ts';
+import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
+import {
+  ByteTap,
+  FileFormatError,
+  type InboxFormat,
+  type PositionUnit,
+  positionUnit,
+  readRecords,
+} from '../parse/index.ts';
+import { detectKind, type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
+import {
+  type RowError,
+  showValue,
+  validateConfirmationRow,
+  validateStockRow,
+} from '../validate/rows.ts';
+
+/** Most rejected rows listed in a report; the rest are counted in `rejectedOmitted`. */
+export const MAX_REJECTED_LISTED = 1000;
+/** Most duplicate keys listed in a report (each with up to 10 lines); the rest are counted. */
+export const MAX_DUPLICATE_KEYS_LISTED = 1000;
+const MAX_LINES_PER_DUPLICATE = 10;
+const MAX_IGNORED_COLUMNS = 50;
+
+export interface RejectedRow extends RowError {
+  readonly line: number;
+}
+
+/** The row kept for one stock key (the last one in the file). */
+export interface StockEntry {
+  readonly dc: string;
+  readonly sku: string;
+  readonly quantity: number;
+  readonly line: number;
+}
+
+export interface DuplicateKey {
+  /** `factory:SKU` or `dc:CODE:SKU`. */
+  readonly key: string;
+  /** Lines (or elements) of every row with this key, in order; the last one won. */
+  readonly lines: number[];
+}
+
+interface Common {
+  readonly format: InboxFormat;
+  readonly positions: PositionUnit;
+  readonly rowsRead: number;
+  /** sha256 of the bytes read, hex; undefined when reading stopped early. */
+  readonly hash: string | undefined;
+}
+
+export interface CollectedFile extends Common {
+  readonly ok: true;
+  readonly kind: FileKind;
+  readonly rowsAccepted: number;
+  readonly rowsRejected: number;
+  readonly rejected: RejectedRow[];
+  readonly rejectedOmitted: number;
+  readonly ignoredColumns: string[];
+  /** Stock rows by key (dedup: last row wins); empty for confirmations. */
+  readonly stock: Map<string, StockEntry>;
+  /** Confirmation rows in file order; empty for stock. */
+  readonly confirmations: ConfirmationInput[];
+  readonly duplicates: { rows: number; keys: DuplicateKey[]; keysOmitted: number };
+  /** Whether distribution-centre codes were checked against the portal's list. */
+  readonly dcChecked: boolean;
+}
+
+export interface UnreadableFile extends Common {
+  readonly ok: false;
+  readonly kind: FileKind | undefined;
+  readonly reason: string;
+}
+
+export interface CollectOptions {
+  readonly format: InboxFormat;
+  readonly maxSkuLength: number;
+  /** Checks DC codes (refreshing once per file when an unknown one appears); none: unchecked. */
+  readonly dcDirectory?: DcDirectory;
+  /** Called every 10,000 rows read. */
+  readonly onProgress?: (rowsRead: number) => void;
+}
+
+/**
+ * Reads, checks and gathers one inbox file: no I/O but reading `source` (and a DC list refresh).
+ * Returns the accepted rows, the rejected ones with their reasons, duplicates, ignored columns;
+ * or why the whole file cannot be taken. Throws only for I/O errors and DcListUnavailableError.
+ */
+export async function collectFile(
+  source: Readable,
+  options: CollectOptions,
+): Promise<CollectedFile | UnreadableFile> {
+  const tap = new ByteTap();
+  const { format } = options;
+  const positions = positionUnit(format);
+  let kind: FileKind | undefined;
+  let rowsRead = 0;
+  let rowsAccepted = 0;
+  let rowsRejected = 0;
+  const rejected: RejectedRow[] = [];
+  const ignored = new Set<string>();
+  const stock = new Map<string, StockEntry>();
+  const confirmations: ConfirmationInput[] = [];
+  const dupLines = new Map<string, number[]>();
+  let dupRows = 0;
+  let dupKeysOmitted = 0;
+  const dcs = options.dcDirectory;
+  let refreshed = false;
+  const dcSeen = new Map<string, 'active' | 'inactive' | 'unknown'>();
+
+  const fail = (reason: string): UnreadableFile => {
+    source.destroy();
+    return { ok: false, format, positions, kind, reason, rowsRead, hash: undefined };
+  };
+  const reject = (line: number, e: RowError) => {
+    rowsRejected++;
+    if (rejected.length >= MAX_REJECTED_LISTED) return;
+    rejected.push(
+      e.value === undefined
+        ? { line, field: e.field, reason: e.reason }
+        : { line, field: e.field, reason: e.reason, value: e.value },
+    );
+  };
+  const dcStatus = async (code: string) => {
+    let status = dcSeen.get(code);
+    if (status !== undefined) return status;
+    status = dcs!.status(code);
+    if (status === 'unknown' && !refreshed && dcs!.canRefresh) {
+      refreshed = true;
+      try {
+        await dcs!.refresh();
+      } catch (err) {
+        throw new DcListUnavailableError(
+          `distribution centre ${code} is not in the cached list and the list could not be refreshed`,
+          { cause: err },
+        );
+      }
+      dcSeen.clear();
+      status = dcs!.status(code);
+    }
+    dcSeen.set(code, status);
+    return status;
+  };
+
+  try {
+    for await (const event of readRecords(format, source, tap)) {
+      if (event.type === 'columns') {
+        const detected = detectKind(event.columns);
+        if (!detected.ok) return fail(detected.reason);
+        kind = detected.kind;
+        for (const c of detected.ignored) ignored.add(c);
+        continue;
+      }
+      rowsRead++;
+      if (options.onProgress && rowsRead % 10_000 === 0) options.onProgress(rowsRead);
+      if (event.type === 'bad') {
+        const { line, field, reason, value } = event;
+        reject(line, value === undefined ? { field, reason } : { field, reason, value });
+        continue;
+      }
+      const { line, fields } = event;
+      if (format !== 'csv') {
+        const keys = Object.keys(fields);
+        const claims = objectKind(keys);
+        if (claims === undefined) {
+          reject(line, { field: '(row)', reason: 'names none of the known columns' });
+          continue;
+        }
+        if (kind === undefined) kind = claims;
+        else if (claims !== kind) {
+          return fail(
+            `mixed kinds: ${positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${kind.replace('_', ' ')}`,
+          );
+        }
+        if (ignored.size < MAX_IGNORED_COLUMNS)
+          for (const c of ignoredColumns(kind, keys)) ignored.add(c);
+      }
+      if (kind === 'shipment_confirmations') {
+        const r = validateConfirmationRow(fields);
+        if (!r.ok) {
+          reject(line, r);
+          continue;
+        }
+        confirmations.push({ ...r.row, line });
+        rowsAccepted++;
+        continue;
+      }
+      const stockKind = kind!;
+      const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', fields, options);
+      if (!r.ok) {
+        reject(line, r);
+        continue;
+      }
+      const row = r.row;
+      if (stockKind === 'dc_stock' && dcs !== undefined) {
+        const status = await dcStatus(row.dc);
+        if (status !== 'active') {
+          reject(line, {
+            field: 'distribution_centre_code',
+            reason:
+              status === 'unknown' ? 'unknown distribution centre' : 'inactive distribution centre',
+            value: showValue(row.dc),
+          });
+          continue;
+        }
+      }
+      rowsAccepted++;
+      const mapKey = stockKind === 'dc_stock' ? `${row.dc}\u0000${row.sku}` : row.sku;
+      const previous = stock.get(mapKey);
+      if (previous !== undefined) {
+        dupRows++;
+        const shown = stockKind === 'dc_stock' ? `dc:${row.dc}:${row.sku}` : `factory:${row.sku}`;
+        let lines = dupLines.get(shown);
+        if (lines === undefined) {
+          if (dupLines.size < MAX_DUPLICATE_KEYS_LISTED) {
+            lines = [previous.line];
+            dupLines.set(shown, lines);
+          } else dupKeysOmitted++;
+        }
+        if (lines !== undefined && lines.length < MAX_LINES_PER_DUPLICATE) lines.push(line);
+        // Delete first so that the map's order follows the winning rows.
+        stock.delete(mapKey);
+      }
+      stock.set(mapKey, { dc: row.dc, sku: row.sku, quantity: row.quantity, line });
+    }
+  } catch (err) {
+    if (err instanceof FileFormatError) {
+      const reason = tap.bytes === 0 ? 'empty file' : err.message;
+      return { ok: false, format, positions, kind, reason, rowsRead, hash: undefined };
+    }
+    throw err;
+  }
+
+  const hash = tap.digest();
+  const unreadable = (reason: string): UnreadableFile => ({
+    ok: false,
+    format,
+    positions,
+    kind,
+    reason,
+    rowsRead,
+    hash,
+  });
+  if (tap.bytes === 0) return unreadable('empty file');
+  if (kind === undefined) {
+    if (format === 'csv') return unreadable('no header row (the file holds only blank lines)');
+    return unreadable(rowsRead === 0 ? 'no data rows' : 'no row names a kind');
+  }
+  if (rowsRead === 0) {
+    return { ok: false, format, positions, kind, reason: 'no data rows', rowsRead, hash };
+  }
+  return {
+    ok: true,
+    format,
+    positions,
+    kind,
+    rowsRead,
+    rowsAccepted,
+    rowsRejected,
+    rejected,
+    rejectedOmitted: rowsRejected - rejected.length,
+    ignoredColumns: [...ignored].sort(),
+    stock,
+    confirmations,
+    duplicates: {
+      rows: dupRows,
+      keys: [...dupLines].map(([key, lines]) => ({ key, lines })),
+      keysOmitted: dupKeysOmitted,
+    },
+    dcChecked: dcs !== undefined,
+    hash,
+  };
+}

@@ -1,0 +1,562 @@
+import { constants, existsSync, type Stats } from 'node:fs';
+import { type FileHandle, lstat, open, rename } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { type Clock, systemClock } from '../../domain/clock.ts';
+import type { StockKind } from '../../domain/stock.ts';
+import type { Logger } from '../../log/logger.ts';
+import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
+import type { StateDb } from '../../state/db.ts';
+import { applyDesiredStock } from '../../state/desiredStock.ts';
+import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
+import { KeyValueStore } from '../../state/kv.ts';
+import type { DcDirectory } from '../dcDirectory.ts';
+import { dataPaths } from '../dirs.ts';
+import { formatOf, type InboxFormat, positionUnit } from '../parse/records.ts';
+import type { FileKind } from '../validate/kinds.ts';
+import { isIgnoredName } from '../watcher/names.ts';
+import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
+import { hashHandle } from './hash.ts';
+import {
+  type FileReport,
+  MAX_CONFIRMATIONS_LISTED,
+  type ReportOutcome,
+  reportPathFor,
+  storedName,
+  writeFileAtomic,
+} from './report.ts';
+
+/** kv key holding when the snapshot source last wrote desired stock (epoch ms). */
+export const SNAPSHOT_APPLIED_KEY = 'snapshot.applied_at';
+
+export interface IngestDeps {
+  readonly db: StateDb;
+  readonly log: Logger;
+  readonly dataDir: string;
+  readonly dcDirectory: DcDirectory;
+  readonly clock?: Clock;
+  readonly maxSkuLength: number;
+  /** Test seams: `afterCommit` runs right after the data and ledger row are committed. */
+  readonly hooks?: { readonly afterCommit?: () => void };
+}
+
+export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing';
+
+export interface FileOutcome {
+  /** processed, failed or duplicate: the file was handled and moved; skipped: not an inbox
+   * file (a folder, a temp name); missing: no longer there (already handled, or removed). */
+  readonly status: FileStatus;
+  readonly kind: FileKind | null;
+  readonly rowsRead: number;
+  readonly rowsAccepted: number;
+  readonly rowsRejected: number;
+  /** Where the file now is (processed/ or failed/), null when it was not moved. */
+  readonly destination: string | null;
+  readonly reportPath: string | null;
+  readonly reason?: string;
+  readonly ledgerId?: number;
+  /** Stock keys whose desired quantity now differs from the known remote one (push candidates). */
+  readonly touchedKeys?: number;
+  readonly confirmations?: {
+    readonly new: number;
+    readonly duplicate: number;
+    readonly conflict: number;
+  };
+}
+
+/** The file changed between the hash and the parse: leave it in inbox/, try again later. */
+export class FileChangedError extends Error {
+  readonly code = 'E_FILE_CHANGED';
+
+  constructor(name: string) {
+    super(`${name} changed while it was being read; it stays in inbox/ and will be read again`);
+    this.name = 'FileChangedError';
+  }
+}
+
+const PROGRESS_EVERY_MS = 5000;
+
+/**
+ * Handles one inbox file, exactly once across crashes (see docs/inbox.md):
+ * hash → (finish an interrupted move | record a duplicate | parse and validate) → one
+ * transaction with the accepted rows and the ledger row → report written beside the destination
+ * → file renamed into processed/ or failed/ → ledger row finished.
+ * Throws (leaving the file in inbox/ for a later try) on I/O errors, FileChangedError and
+ * DcListUnavailableError; every other problem is a failed file or a rejected row.
+ */
+export async function processInboxFile(path: string, deps: IngestDeps): Promise<FileOutcome> {
+  const clock = deps.clock ?? systemClock;
+  const receivedAt = clock.now();
+  const name = basename(path);
+  const ledger = new InboxLedger(deps.db);
+  const ctx: Ctx = { path, name, deps, clock, ledger, receivedAt };
+
+  let st: Stats;
+  try {
+    st = await lstat(path);
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return nothing('missing', 'no longer in inbox/');
+    throw err;
+  }
+  if (st.isDirectory()) {
+    deps.log.warn({ event: 'inbox.folder_ignored', file: name }, 'folders in inbox/ are not read');
+    return nothing('skipped', 'a folder: folders in inbox/ are not read');
+  }
+  if (isIgnoredName(name)) return nothing('skipped', 'a temporary or hidden name');
+  if (!st.isFile()) return rejectSpecial(ctx, st);
+
+  let handle: FileHandle;
+  try {
+    // O_NOFOLLOW: never read through a link that replaced the file after the lstat above;
+    // O_NONBLOCK: never hang on a FIFO that did.
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return nothing('missing', 'no longer in inbox/');
+    if (isCode(err, 'ELOOP')) return rejectSpecial(ctx, await lstat(path));
+    throw err;
+  }
+  try {
+    const fst = await handle.stat();
+    if (!fst.isFile()) return await rejectSpecial(ctx, fst);
+    return await processRegular(ctx, handle, fst);
+  } finally {
+    await handle.close();
+  }
+}
+
+interface Ctx {
+  readonly path: string;
+  readonly name: string;
+  readonly deps: IngestDeps;
+  readonly clock: Clock;
+  readonly ledger: InboxLedger;
+  readonly receivedAt: number;
+}
+
+async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<FileOutcome> {
+  const { deps, ledger, name } = ctx;
+  const hash = await hashHandle(handle);
+
+  const open = ledger.committedByHash(hash);
+  if (open !== undefined && open.name === name) {
+    deps.log.info(
+      { event: 'file.resumed', file: name, ledgerId: open.id },
+      'finishing a file committed before a restart',
+    );
+    return finishCommitted(ctx, open, st);
+  }
+
+  const prior = duplicateSource(ctx, hash);
+  if (prior !== undefined) return commitDuplicate(ctx, st, hash, prior);
+
+  const format = formatOf(name);
+  if (format === undefined) {
+    return commitUnreadable(ctx, st, hash, {
+      ok: false,
+      format: undefined,
+      kind: undefined,
+      reason: 'unsupported file extension: use .csv, .json, .jsonl or .ndjson',
+      rowsRead: 0,
+    });
+  }
+
+  let lastProgress = ctx.clock.now();
+  const collected = await collectFile(handle.createReadStream({ start: 0, autoClose: false }), {
+    format,
+    maxSkuLength: deps.maxSkuLength,
+    dcDirectory: deps.dcDirectory,
+    onProgress: (rows) => {
+      const now = ctx.clock.now();
+      if (now - lastProgress < PROGRESS_EVERY_MS) return;
+      lastProgress = now;
+      deps.log.info({ event: 'file.progress', file: name, rows }, `read ${rows} rows of ${name}`);
+    },
+  });
+  if (collected.hash !== undefined && collected.hash !== hash) throw new FileChangedError(name);
+  if (!collected.ok) return commitUnreadable(ctx, st, hash, collected);
+  if (collected.rowsAccepted === 0) {
+    return commitUnreadable(ctx, st, hash, {
+      ...collected,
+      ok: false,
+      reason: 'every row was rejected',
+    });
+  }
+  return commitCollected(ctx, st, hash, collected);
+}
+
+/**
+ * A file whose content was applied before is a duplicate, unless a newer file of the same kind
+ * (or, for stock, a snapshot) was applied since: then it is applied again, as the newest word.
+ */
+function duplicateSource(ctx: Ctx, hash: string): LedgerEntry | undefined {
+  const prior = ctx.ledger.appliedByHash(hash);
+  if (prior === undefined || prior.kind === null) return undefined;
+  if (ctx.ledger.latestAppliedId(prior.kind) !== prior.id) return undefined;
+  if (prior.kind !== 'shipment_confirmations') {
+    const snapshotAt = new KeyValueStore(ctx.deps.db).get<number>(SNAPSHOT_APPLIED_KEY);
+    if (snapshotAt !== undefined && snapshotAt >= (prior.committedAt ?? 0)) return undefined;
+  }
+  return prior;
+}
+
+type Unreadable = Omit<UnreadableFile, 'format' | 'kind' | 'positions' | 'hash'> & {
+  readonly format: InboxFormat | undefined;
+  readonly kind: FileKind | undefined;
+  readonly rowsAccepted?: number;
+  readonly rowsRejected?: number;
+  readonly rejected?: CollectedFile['rejected'];
+  readonly rejectedOmitted?: number;
+  readonly ignoredColumns?: string[];
+};
+
+function baseReport(
+  ctx: Ctx,
+  fields: {
+    ledgerId: number;
+    storedAs: string;
+    outcome: ReportOutcome;
+    format: InboxFormat | undefined;
+    kind: FileKind | undefined | null;
+    hash: string | null;
+    size: number;
+  },
+): FileReport {
+  const now = ctx.clock.now();
+  return {
+    file: ctx.name,
+    storedAs: fields.storedAs,
+    ledgerId: fields.ledgerId,
+    outcome: fields.outcome,
+    kind: fields.kind ?? null,
+    format: fields.format ?? null,
+    positions: fields.format ? positionUnit(fields.format) : 'line',
+    contentHash: fields.hash === null ? null : `sha256:${fields.hash}`,
+    size: fields.size,
+    rowsRead: 0,
+    rowsAccepted: 0,
+    rowsRejected: 0,
+    rejected: [],
+    rejectedOmitted: 0,
+    duplicates: { rows: 0, keys: [], keysOmitted: 0 },
+    ignoredColumns: [],
+    timing: {
+      receivedAt: new Date(ctx.receivedAt).toISOString(),
+      finishedAt: new Date(now).toISOString(),
+      ms: now - ctx.receivedAt,
+    },
+  };
+}
+
+/** A name that exists in neither processed/ nor failed/. */
+function freshStoredName(ctx: Ctx, id: number): string {
+  const paths = dataPaths(ctx.deps.dataDir);
+  let name = storedName(ctx.receivedAt, id, ctx.name);
+  for (
+    let n = 2;
+    existsSync(join(paths.processed, name)) || existsSync(join(paths.failed, name));
+    n++
+  ) {
+    name = storedName(ctx.receivedAt, id, `${n}-${ctx.name}`);
+  }
+  return name;
+}
+
+interface Committed {
+  readonly entry: LedgerEntry;
+  readonly report: FileReport;
+}
+
+/**
+ * The one write transaction of a file: the ledger row, then `apply` (data), then the report in
+ * the row. BEGIN IMMEDIATE, so two processes handling the same content serialize; the second
+ * finds the first's row and finishes or records a duplicate instead.
+ */
+function commit(
+  ctx: Ctx,
+  row: { kind: FileKind | null; hash: string; size: number },
+  build: (ledgerId: number, storedAs: string) => FileReport,
+): Committed | undefined {
+  const { deps, ledger } = ctx;
+  const tx = deps.db.transaction(() => {
+    if (!row.hash.startsWith('special:')) {
+      const raced = ledger.committedByHash(row.hash);
+      if (raced !== undefined && raced.name === ctx.name) return undefined;
+    }
+    const now = ctx.clock.now();
+    const id = ledger.insert({
+      name: ctx.name,
+      contentHash: row.hash,
+      size: row.size,
+      kind: row.kind,
+      receivedAt: ctx.receivedAt,
+      committedAt: now,
+    });
+    const storedAs = freshStoredName(ctx, id);
+    const report = build(id, storedAs);
+    ledger.complete(id, storedAs, JSON.stringify(report));
+    return { entry: ledger.get(id)!, report };
+  });
+  const done = tx.immediate();
+  if (done !== undefined) deps.hooks?.afterCommit?.();
+  return done;
+}
+
+async function commitCollected(
+  ctx: Ctx,
+  st: Stats,
+  hash: string,
+  c: CollectedFile,
+): Promise<FileOutcome> {
+  let touchedKeys: number | undefined;
+  let counts: FileOutcome['confirmations'];
+  const committed = commit(ctx, { kind: c.kind, hash, size: st.size }, (ledgerId, storedAs) => {
+    const now = ctx.clock.now();
+    const base = baseReport(ctx, {
+      ledgerId,
+      storedAs,
+      outcome: 'processed',
+      format: c.format,
+      kind: c.kind,
+      hash,
+      size: st.size,
+    });
+    const common = {
+      ...base,
+      rowsRead: c.rowsRead,
+      rowsAccepted: c.rowsAccepted,
+      rowsRejected: c.rowsRejected,
+      rejected: c.rejected,
+      rejectedOmitted: c.rejectedOmitted,
+      duplicates: c.duplicates,
+      ignoredColumns: c.ignoredColumns,
+    };
+    if (c.kind === 'shipment_confirmations') {
+      const results = storeConfirmations(ctx.deps.db, c.confirmations, { fileId: ledgerId, now });
+      const tally = { new: 0, duplicate: 0, conflict: 0 };
+      for (const r of results) tally[r.outcome]++;
+      counts = tally;
+      const listed: ConfirmationResult[] = results.slice(0, MAX_CONFIRMATIONS_LISTED);
+      return {
+        ...common,
+        confirmations: { ...tally, rows: listed, rowsOmitted: results.length - listed.length },
+      };
+    }
+    const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+    const applied = applyDesiredStock(ctx.deps.db, kind, c.stock.values(), `file:${ledgerId}`, now);
+    touchedKeys = applied.differing;
+    return {
+      ...common,
+      distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+      stock: {
+        keys: applied.rows,
+        differingFromPortal: applied.differing,
+        newlyPending: applied.dirtied,
+        failuresReplaced: applied.failuresCleared,
+      },
+    };
+  });
+  if (committed === undefined) return processInboxFile(ctx.path, ctx.deps);
+  const outcome = await finishMove(ctx, committed.entry, committed.report, st);
+  return {
+    ...outcome,
+    ...(touchedKeys === undefined ? {} : { touchedKeys }),
+    ...(counts === undefined ? {} : { confirmations: counts }),
+  };
+}
+
+async function commitUnreadable(
+  ctx: Ctx,
+  st: Stats,
+  hash: string,
+  u: Unreadable,
+): Promise<FileOutcome> {
+  const committed = commit(
+    ctx,
+    { kind: u.kind ?? null, hash, size: st.size },
+    (ledgerId, storedAs) => ({
+      ...baseReport(ctx, {
+        ledgerId,
+        storedAs,
+        outcome: 'failed',
+        format: u.format,
+        kind: u.kind,
+        hash,
+        size: st.size,
+      }),
+      reason: u.reason,
+      rowsRead: u.rowsRead,
+      rowsAccepted: u.rowsAccepted ?? 0,
+      rowsRejected: u.rowsRejected ?? 0,
+      rejected: u.rejected ?? [],
+      rejectedOmitted: u.rejectedOmitted ?? 0,
+      ignoredColumns: u.ignoredColumns ?? [],
+    }),
+  );
+  if (committed === undefined) return processInboxFile(ctx.path, ctx.deps);
+  return finishMove(ctx, committed.entry, committed.report, st);
+}
+
+async function commitDuplicate(
+  ctx: Ctx,
+  st: Stats,
+  hash: string,
+  prior: LedgerEntry,
+): Promise<FileOutcome> {
+  const priorReport = prior.report ? (JSON.parse(prior.report) as FileReport) : undefined;
+  const committed = commit(
+    ctx,
+    { kind: prior.kind as FileKind | null, hash, size: st.size },
+    (ledgerId, storedAs) => ({
+      ...baseReport(ctx, {
+        ledgerId,
+        storedAs,
+        outcome: 'duplicate',
+        format: priorReport?.format ?? formatOf(ctx.name),
+        kind: prior.kind as FileKind | null,
+        hash,
+        size: st.size,
+      }),
+      reason: `same content as ${prior.name} (ledger ${prior.id}), already applied; nothing changed`,
+      duplicateOf: { ledgerId: prior.id, file: prior.name, storedAs: prior.destName },
+    }),
+  );
+  if (committed === undefined) return processInboxFile(ctx.path, ctx.deps);
+  return finishMove(ctx, committed.entry, committed.report, st);
+}
+
+async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
+  const what = st.isSymbolicLink()
+    ? 'a symbolic link'
+    : st.isFIFO()
+      ? 'a named pipe (FIFO)'
+      : st.isSocket()
+        ? 'a socket'
+        : 'a device or other special file';
+  const reason = `${what}: inbox files must be regular files; links and special files are never followed or read`;
+  const committed = commit(
+    ctx,
+    { kind: null, hash: `special:${st.ino}`, size: 0 },
+    (ledgerId, storedAs) => ({
+      ...baseReport(ctx, {
+        ledgerId,
+        storedAs,
+        outcome: 'failed',
+        format: undefined,
+        kind: null,
+        hash: null,
+        size: 0,
+      }),
+      reason,
+    }),
+  );
+  return finishMove(ctx, committed!.entry, committed!.report, st);
+}
+
+/** Completes a file found 'committed' in the ledger (a crash after its commit). */
+async function finishCommitted(ctx: Ctx, entry: LedgerEntry, st: Stats): Promise<FileOutcome> {
+  const report = JSON.parse(entry.report!) as FileReport;
+  return finishMove(ctx, entry, report, st);
+}
+
+/**
+ * Report first (temp + rename), then the file, then the ledger: a crash anywhere leaves the file
+ * in inbox/ with its ledger row 'committed' (finished on the next pass), or done.
+ */
+async function finishMove(
+  ctx: Ctx,
+  entry: LedgerEntry,
+  report: FileReport,
+  st: Stats,
+): Promise<FileOutcome> {
+  const { deps, ledger } = ctx;
+  const paths = dataPaths(deps.dataDir);
+  const folder = report.outcome === 'failed' ? paths.failed : paths.processed;
+  const destination = join(folder, entry.destName!);
+  const reportPath = reportPathFor(destination);
+  await writeFileAtomic(reportPath, `${JSON.stringify(report, null, 2)}\n`);
+  await moveIfSame(ctx, destination, st);
+  ledger.finish(entry.id, report.outcome, ctx.clock.now());
+
+  const counts = {
+    file: ctx.name,
+    storedAs: entry.destName,
+    ledgerId: entry.id,
+    kind: report.kind,
+    format: report.format,
+    rowsRead: report.rowsRead,
+    rowsAccepted: report.rowsAccepted,
+    rowsRejected: report.rowsRejected,
+    duplicateRows: report.duplicates.rows,
+    ms: ctx.clock.now() - ctx.receivedAt,
+  };
+  if (report.outcome === 'failed') {
+    deps.log.warn(
+      { event: 'file.failed', ...counts, reason: report.reason },
+      `${ctx.name} failed: ${report.reason}`,
+    );
+  } else if (report.outcome === 'duplicate') {
+    deps.log.info(
+      { event: 'file.duplicate', ...counts, duplicateOf: report.duplicateOf },
+      `${ctx.name} is a duplicate`,
+    );
+  } else {
+    deps.log.info(
+      { event: 'file.processed', ...counts, stock: report.stock, confirmations: countsOf(report) },
+      `${ctx.name} processed`,
+    );
+  }
+  return {
+    status: report.outcome,
+    kind: report.kind,
+    rowsRead: report.rowsRead,
+    rowsAccepted: report.rowsAccepted,
+    rowsRejected: report.rowsRejected,
+    destination,
+    reportPath,
+    ledgerId: entry.id,
+    ...(report.reason === undefined ? {} : { reason: report.reason }),
+  };
+}
+
+function countsOf(report: FileReport) {
+  const c = report.confirmations;
+  return c === undefined ? undefined : { new: c.new, duplicate: c.duplicate, conflict: c.conflict };
+}
+
+/**
+ * Renames the inbox file into place, unless it is no longer the file that was read (removed, or
+ * replaced by a new file of the same name: that one is left for its own turn).
+ */
+async function moveIfSame(ctx: Ctx, destination: string, read: Stats): Promise<void> {
+  let now: Stats;
+  try {
+    now = await lstat(ctx.path);
+  } catch (err) {
+    if (isCode(err, 'ENOENT')) return; // moved already (a second pass) or removed by the operator
+    throw err;
+  }
+  if (now.ino !== read.ino || now.dev !== read.dev) {
+    ctx.deps.log.warn(
+      { event: 'file.replaced', file: ctx.name },
+      `${ctx.name} was replaced while it was handled; the new file is read on its own`,
+    );
+    return;
+  }
+  await rename(ctx.path, destination);
+}
+
+function nothing(status: 'missing' | 'skipped', reason: string): FileOutcome {
+  return {
+    status,
+    kind: null,
+    rowsRead: 0,
+    rowsAccepted: 0,
+    rowsRejected: 0,
+    destination: null,
+    reportPath: null,
+    reason,
+  };
+}
+
+function isCode(err: unknown, code: string): boolean {
+  return (err as { code?: unknown } | null)?.code === code;
+}

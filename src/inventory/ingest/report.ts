@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { ConfirmationResult } from '../../state/confirmations.ts';
+import type { InboxFormat, PositionUnit } from '../parse/records.ts';
+import type { FileKind } from '../validate/kinds.ts';
+import type { DuplicateKey, RejectedRow } from './collect.ts';
+
+/** Most per-row confirmation outcomes listed in a report; the rest are counted. */
+export const MAX_CONFIRMATIONS_LISTED = 10_000;
+
+export type ReportOutcome = 'processed' | 'failed' | 'duplicate';
+
+/** The `<stored name>.report.json` written beside each handled file (see docs/inbox.md). */
+export interface FileReport {
+  readonly file: string;
+  readonly storedAs: string;
+  readonly ledgerId: number;
+  readonly outcome: ReportOutcome;
+  readonly reason?: string;
+  readonly kind: FileKind | null;
+  readonly format: InboxFormat | null;
+  /** What `line` means in `rejected` and elsewhere: a physical line, or a JSON array element. */
+  readonly positions: PositionUnit;
+  /** `sha256:<hex>` of the content; null for links and special files (never read). */
+  readonly contentHash: string | null;
+  readonly size: number;
+  readonly rowsRead: number;
+  readonly rowsAccepted: number;
+  readonly rowsRejected: number;
+  readonly rejected: readonly RejectedRow[];
+  readonly rejectedOmitted: number;
+  readonly duplicates: {
+    readonly rows: number;
+    readonly keys: readonly DuplicateKey[];
+    readonly keysOmitted: number;
+  };
+  readonly ignoredColumns: readonly string[];
+  readonly distributionCentresChecked?: boolean;
+  readonly stock?: {
+    readonly keys: number;
+    readonly differingFromPortal: number;
+    readonly newlyPending: number;
+    readonly failuresReplaced: number;
+  };
+  readonly confirmations?: {
+    readonly new: number;
+    readonly duplicate: number;
+    readonly conflict: number;
+    readonly rows: readonly ConfirmationResult[];
+    readonly rowsOmitted: number;
+  };
+  readonly duplicateOf?: {
+    readonly ledgerId: number;
+    readonly file: string;
+    readonly storedAs: string | null;
+  };
+  readonly timing: {
+    readonly receivedAt: string;
+    readonly finishedAt: string;
+    readonly ms: number;
+  };
+}
+
+/** `20261122T014501Z` for a time in epoch milliseconds. */
+export function compactStamp(ms: number): string {
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+}
+
+/** The name a handled file is stored under: unique by the ledger id, readable by time. */
+export function storedName(receivedAt: number, ledgerId: number, name: string): string {
+  return `${compactStamp(receivedAt)}-${ledgerId}-${name}`;
+}
+
+export function reportPathFor(storedPath: string): string {
+  return `${storedPath}.report.json`;
+}
+
+/** Writes a file atomically: a hidden temp file beside it, flushed, then renamed over. */
+export async function writeFileAtomic(path: string, text: string): Promise<void> {
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'w');
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}

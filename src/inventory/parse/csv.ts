@@ -1,0 +1,73 @@
+import { pipeline, type Readable } from 'node:stream';
+import { CsvError, parse } from 'csv-parse';
+import { normalizeColumn } from '../validate/kinds.ts';
+import { showValue } from '../validate/rows.ts';
+import type { ByteTap } from './byteTap.ts';
+import { FileFormatError, type RecordEvent } from './records.ts';
+
+interface CsvItem {
+  readonly record: string[];
+  readonly info: { readonly bytes: number };
+}
+
+/**
+ * Reads CSV (RFC 4180: quoted fields with commas, quotes and line breaks inside; CRLF or LF; a
+ * UTF-8 BOM tolerated). The first non-blank row is the header. Blank rows (no characters, or
+ * only commas and spaces) are skipped. A row with more or fewer fields than the header is a row
+ * error. A quoting error makes the whole file unreadable. Lines are physical lines of the file
+ * where the row starts, counted from the byte offsets csv-parse reports.
+ */
+export async function* readCsv(source: Readable, tap: ByteTap): AsyncGenerator<RecordEvent> {
+  const parser = parse({
+    bom: true,
+    relax_column_count: true,
+    skip_empty_lines: false,
+    info: true,
+  });
+  const out = pipeline(source, tap, parser, () => {});
+  let header: string[] | undefined;
+  let prevEnd = 0;
+  try {
+    for await (const item of out as AsyncIterable<CsvItem>) {
+      const line = tap.lineFeedsBefore(prevEnd) + 1;
+      prevEnd = item.info.bytes;
+      const record = item.record;
+      if (isBlank(record)) continue;
+      if (header === undefined) {
+        header = record.map(normalizeColumn);
+        const seen = new Set<string>();
+        for (const c of header) {
+          if (c !== '' && seen.has(c))
+            throw new FileFormatError(`column "${c}" appears twice in the header`);
+          seen.add(c);
+        }
+        yield { type: 'columns', columns: header.filter((c) => c !== '') };
+        continue;
+      }
+      if (record.length !== header.length) {
+        yield {
+          type: 'bad',
+          line,
+          field: '(row)',
+          reason: `has ${record.length} fields, the header has ${header.length}`,
+          value: showValue(record.join(',')),
+        } as RecordEvent;
+        continue;
+      }
+      const fields: Record<string, unknown> = {};
+      for (let i = 0; i < header.length; i++) fields[header[i]!] = record[i];
+      yield { type: 'record', line, fields };
+    }
+  } catch (err) {
+    if (err instanceof FileFormatError) throw err;
+    if (err instanceof CsvError) {
+      throw new FileFormatError(`not readable as CSV: ${err.message}`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+function isBlank(record: readonly string[]): boolean {
+  for (const f of record) if (f.trim() !== '') return false;
+  return true;
+}

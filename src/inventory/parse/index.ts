@@ -1,0 +1,26 @@
+import type { Readable } from 'node:stream';
+import type { ByteTap } from './byteTap.ts';
+import { readCsv } from './csv.ts';
+import { readJsonArray } from './json.ts';
+import { readJsonLines } from './jsonl.ts';
+import type { InboxFormat, RecordEvent } from './records.ts';
+
+export { ByteTap } from './byteTap.ts';
+export { MAX_JSON_BYTES } from './json.ts';
+export * from './records.ts';
+
+/** Reads the records of a file of the given format from a byte stream that goes through `tap`. */
+export function readRecords(
+  format: InboxFormat,
+  source: Readable,
+  tap: ByteTap,
+): AsyncGenerator<RecordEvent> {
+  switch (format) {
+    case 'csv':
+      return readCsv(source, tap);
+    case 'json':
+      return readJsonArray(source, tap);
+    case 'jsonl':
+      return readJsonLines(source, tap);
+  }
+}

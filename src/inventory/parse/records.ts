@@ -1,0 +1,49 @@
+/** What a parser yields, in file order. */
+export type RecordEvent =
+  /** The normalized column names of a CSV header (first event of a CSV file). */
+  | { readonly type: 'columns'; readonly columns: readonly string[] }
+  /** A data row: fields keyed by normalized column name. */
+  | { readonly type: 'record'; readonly line: number; readonly fields: Record<string, unknown> }
+  /** A row that could not be read as a row (a bad JSON line, a CSV row of the wrong width). */
+  | {
+      readonly type: 'bad';
+      readonly line: number;
+      readonly field: string;
+      readonly reason: string;
+      readonly value?: string;
+    };
+
+export type InboxFormat = 'csv' | 'json' | 'jsonl';
+
+/** How row positions are counted in a report: physical lines, or elements of a JSON array. */
+export type PositionUnit = 'line' | 'element';
+
+/** The whole file cannot be read as its format; it goes to failed/. */
+export class FileFormatError extends Error {
+  readonly code = 'E_FILE_FORMAT';
+
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'FileFormatError';
+  }
+}
+
+/** The format an inbox file name says, by extension (case-insensitive); undefined if none. */
+export function formatOf(name: string): InboxFormat | undefined {
+  const lower = name.toLowerCase();
+  if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.json')) return 'json';
+  if (lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) return 'jsonl';
+  return undefined;
+}
+
+export function positionUnit(format: InboxFormat): PositionUnit {
+  return format === 'json' ? 'element' : 'line';
+}
+
+/** The object with its keys normalized (trimmed, lower-cased); the last of equal keys wins. */
+export function lowerKeys(obj: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj)) out[k.trim().toLowerCase()] = v;
+  return out;
+}

@@ -1,0 +1,3 @@
+export * from './fields.ts';
+export * from './kinds.ts';
+export * from './rows.ts';

@@ -1,0 +1,110 @@
+import {
+  checkAction,
+  checkDcCode,
+  checkFlag,
+  checkQuantity,
+  checkSku,
+  checkText,
+  type ShipmentAction,
+} from './fields.ts';
+import type { FileKind } from './kinds.ts';
+
+/** One field at fault in one row. */
+export interface RowError {
+  readonly field: string;
+  readonly reason: string;
+  /** The offending value as read (truncated for reports); absent when the field was missing. */
+  readonly value?: string;
+}
+
+export interface StockRowValue {
+  readonly dc: string;
+  readonly sku: string;
+  readonly quantity: number;
+}
+
+export interface ConfirmationRowValue {
+  readonly orderNumber: string;
+  readonly action: ShipmentAction;
+  readonly carrier: string;
+  readonly trackingNumber: string;
+  readonly isCollected: boolean;
+}
+
+export type RowResult<T> =
+  | { readonly ok: true; readonly row: T }
+  | ({ readonly ok: false } & RowError);
+
+export interface RowRules {
+  readonly maxSkuLength: number;
+}
+
+const MAX_VALUE_IN_REPORT = 100;
+
+/** A value as it may appear in a report: text, cut to 100 characters. */
+export function showValue(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > MAX_VALUE_IN_REPORT ? `${text.slice(0, MAX_VALUE_IN_REPORT)}…` : text;
+}
+
+function reject(field: string, reason: string, value: unknown): { ok: false } & RowError {
+  const shown = showValue(value);
+  return shown === undefined
+    ? { ok: false, field, reason }
+    : { ok: false, field, reason, value: shown };
+}
+
+/**
+ * Checks one stock row (fields keyed by normalized column name). The distribution centre's
+ * existence is not checked here (that needs the portal's list); only its form.
+ */
+export function validateStockRow(
+  kind: 'factory_stock' | 'dc_stock',
+  fields: Readonly<Record<string, unknown>>,
+  rules: RowRules,
+): RowResult<StockRowValue> {
+  let dc = '';
+  if (kind === 'dc_stock') {
+    const code = checkDcCode(fields.distribution_centre_code);
+    if (!code.ok)
+      return reject('distribution_centre_code', code.reason, fields.distribution_centre_code);
+    dc = code.value;
+  }
+  const sku = checkSku(fields.sku, rules.maxSkuLength);
+  if (!sku.ok) return reject('sku', sku.reason, fields.sku);
+  const quantity = checkQuantity(fields.stock_quantity);
+  if (!quantity.ok) return reject('stock_quantity', quantity.reason, fields.stock_quantity);
+  return { ok: true, row: { dc, sku: sku.value, quantity: quantity.value } };
+}
+
+/** Checks one shipment confirmation row. */
+export function validateConfirmationRow(
+  fields: Readonly<Record<string, unknown>>,
+): RowResult<ConfirmationRowValue> {
+  const order = checkText(fields.order_number);
+  if (!order.ok) return reject('order_number', order.reason, fields.order_number);
+  const carrier = checkText(fields.carrier);
+  if (!carrier.ok) return reject('carrier', carrier.reason, fields.carrier);
+  const tracking = checkText(fields.tracking_number);
+  if (!tracking.ok) return reject('tracking_number', tracking.reason, fields.tracking_number);
+  const collected = checkFlag(fields.is_collected);
+  if (!collected.ok) return reject('is_collected', collected.reason, fields.is_collected);
+  const action = checkAction(fields.action);
+  if (!action.ok) return reject('action', action.reason, fields.action);
+  return {
+    ok: true,
+    row: {
+      orderNumber: order.value,
+      action: action.value,
+      carrier: carrier.value,
+      trackingNumber: tracking.value,
+      isCollected: collected.value,
+    },
+  };
+}
+
+/** The key a stock row is deduplicated by within one file (last row wins). */
+export function stockRowKey(kind: FileKind, row: StockRowValue): string {
+  return kind === 'dc_stock' ? `dc:${row.dc}:${row.sku}` : `factory:${row.sku}`;
+}

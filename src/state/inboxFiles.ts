@@ -1,0 +1,164 @@
+import type { StateDb } from './db.ts';
+
+/**
+ * The file ledger: one row per inbox file handled. A row is written 'committed' in the same
+ * transaction as the file's data, then set to its final status once the file has been moved:
+ * 'processed', 'failed' or 'duplicate'. A row still 'committed' after a crash says "the data is
+ * in; finish the move".
+ */
+export type LedgerStatus = 'committed' | 'processed' | 'failed' | 'duplicate';
+
+/** What the file's handling decided; kept in the report, so also in a 'committed' row. */
+export type LedgerOutcome = 'processed' | 'failed' | 'duplicate';
+
+export interface LedgerEntry {
+  readonly id: number;
+  readonly name: string;
+  readonly contentHash: string;
+  readonly size: number;
+  readonly kind: string | null;
+  readonly status: LedgerStatus;
+  readonly outcome: LedgerOutcome | null;
+  readonly destName: string | null;
+  readonly report: string | null;
+  readonly receivedAt: number;
+  readonly committedAt: number | null;
+  readonly finishedAt: number | null;
+}
+
+interface Row {
+  id: number;
+  name: string;
+  content_hash: string;
+  size: number;
+  kind: string | null;
+  status: LedgerStatus;
+  outcome: LedgerOutcome | null;
+  dest_name: string | null;
+  report: string | null;
+  received_at: number;
+  committed_at: number | null;
+  finished_at: number | null;
+}
+
+const COLUMNS = `id, name, content_hash, size, kind, status, json_extract(report, '$.outcome') AS outcome,
+  dest_name, report, received_at, committed_at, finished_at`;
+
+/** A 'committed' row whose report says processed, or a finished 'processed' row: data applied. */
+const APPLIED = `(status = 'processed' OR (status = 'committed' AND json_extract(report, '$.outcome') = 'processed'))`;
+
+function toEntry(r: Row): LedgerEntry {
+  return {
+    id: r.id,
+    name: r.name,
+    contentHash: r.content_hash,
+    size: r.size,
+    kind: r.kind,
+    status: r.status,
+    outcome: r.outcome,
+    destName: r.dest_name,
+    report: r.report,
+    receivedAt: r.received_at,
+    committedAt: r.committed_at,
+    finishedAt: r.finished_at,
+  };
+}
+
+export interface NewLedgerRow {
+  readonly name: string;
+  readonly contentHash: string;
+  readonly size: number;
+  readonly kind: string | null;
+  readonly receivedAt: number;
+  readonly committedAt: number;
+}
+
+export class InboxLedger {
+  readonly #committedByHash;
+  readonly #appliedByHash;
+  readonly #latestApplied;
+  readonly #insert;
+  readonly #complete;
+  readonly #finish;
+  readonly #open;
+  readonly #get;
+
+  constructor(db: StateDb) {
+    this.#committedByHash = db.prepare<[string], Row>(
+      `SELECT ${COLUMNS} FROM inbox_files WHERE content_hash = ? AND status = 'committed' ORDER BY id DESC LIMIT 1`,
+    );
+    this.#appliedByHash = db.prepare<[string], Row>(
+      `SELECT ${COLUMNS} FROM inbox_files WHERE content_hash = ? AND ${APPLIED} ORDER BY id DESC LIMIT 1`,
+    );
+    this.#latestApplied = db
+      .prepare<[string]>(
+        `SELECT id FROM inbox_files WHERE kind = ? AND ${APPLIED} ORDER BY id DESC LIMIT 1`,
+      )
+      .pluck(true);
+    this.#insert = db.prepare(
+      `INSERT INTO inbox_files (name, content_hash, size, kind, status, received_at, committed_at)
+       VALUES (?, ?, ?, ?, 'committed', ?, ?)`,
+    );
+    this.#complete = db.prepare<[string, string, number]>(
+      'UPDATE inbox_files SET dest_name = ?, report = ? WHERE id = ?',
+    );
+    this.#finish = db.prepare<[LedgerStatus, number, number]>(
+      `UPDATE inbox_files SET status = ?, finished_at = ? WHERE id = ? AND status = 'committed'`,
+    );
+    this.#open = db.prepare<[], Row>(
+      `SELECT ${COLUMNS} FROM inbox_files WHERE status = 'committed' ORDER BY id`,
+    );
+    this.#get = db.prepare<[number], Row>(`SELECT ${COLUMNS} FROM inbox_files WHERE id = ?`);
+  }
+
+  /** The newest row with this content still waiting for its move. */
+  committedByHash(hash: string): LedgerEntry | undefined {
+    const r = this.#committedByHash.get(hash);
+    return r && toEntry(r);
+  }
+
+  /** The newest row with this content whose data was applied. */
+  appliedByHash(hash: string): LedgerEntry | undefined {
+    const r = this.#appliedByHash.get(hash);
+    return r && toEntry(r);
+  }
+
+  /** Id of the newest file of this kind whose data was applied. */
+  latestAppliedId(kind: string): number | undefined {
+    return this.#latestApplied.get(kind) as number | undefined;
+  }
+
+  /** Inserts a 'committed' row (inside the caller's transaction); returns its id. */
+  insert(row: NewLedgerRow): number {
+    return Number(
+      this.#insert.run(
+        row.name,
+        row.contentHash,
+        row.size,
+        row.kind,
+        row.receivedAt,
+        row.committedAt,
+      ).lastInsertRowid,
+    );
+  }
+
+  /** Stores where the file goes and its report (the report's `outcome` decides the folder). */
+  complete(id: number, destName: string, report: string): void {
+    this.#complete.run(destName, report, id);
+  }
+
+  /** Final status once the file has been moved; a no-op on a row already finished. */
+  finish(id: number, status: Exclude<LedgerStatus, 'committed'>, now: number): void {
+    this.#finish.run(status, now, id);
+  }
+
+  /** Every row still 'committed' (for recovery at start). */
+  committed(): LedgerEntry[] {
+    return this.#open.all().map(toEntry);
+  }
+
+  get(id: number): LedgerEntry | undefined {
+    const r = this.#get.get(id);
+    return r && toEntry(r);
+  }
+}
