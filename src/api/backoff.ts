@@ -39,7 +39,8 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   const text = value.trim();
   if (text === '') return undefined;
   if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
-  const at = Date.parse(text);
+  // An HTTP date names its month; anything else (a negative number, garbage) is unreadable.
+  const at = /[a-z]{3}/i.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(at)) return undefined;
   return Math.max(0, at - now);
 }
