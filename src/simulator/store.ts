@@ -394,8 +394,8 @@ export class SimulatorStore {
   }
 
   /**
-   * Sets the factory stock of a product. A quantity below the current allocation lowers the
-   * allocation to the quantity (free stock is never negative). Returns false for an unknown SKU.
+   * Sets the factory stock of the product at a position. A quantity below the current allocation
+   * lowers the allocation to the quantity (free stock is never negative).
    */
   setFactoryQuantityAt(position: number, quantity: number): void {
     this.#factoryQty[position] = quantity;
