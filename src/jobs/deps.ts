@@ -37,5 +37,5 @@ export interface JobDeps {
   /** Refreshes the cached distribution-centre list. */
   readonly refreshDistributionCentres: () => Promise<void>;
   /** Rewrites the reports of inbox files whose confirmations got a final answer. */
-  readonly updateConfirmationReports: (fileIds: readonly number[]) => void;
+  readonly updateConfirmationReports: (fileIds: readonly number[]) => Promise<void>;
 }

@@ -14,7 +14,7 @@ export interface ConfirmDeps {
   readonly retry: RetrySettings;
   readonly signal?: AbortSignal;
   /** Called with the inbox files whose confirmations got a final answer (to update their reports). */
-  readonly onFilesAnswered?: (fileIds: readonly number[]) => void;
+  readonly onFilesAnswered?: (fileIds: readonly number[]) => Promise<void> | void;
 }
 
 export interface ConfirmTotals {
@@ -66,7 +66,7 @@ export async function sendConfirmations(deps: ConfirmDeps): Promise<ConfirmTotal
       }
     }
   } finally {
-    if (answeredFiles.size > 0) deps.onFilesAnswered?.([...answeredFiles]);
+    if (answeredFiles.size > 0) await deps.onFilesAnswered?.([...answeredFiles]);
   }
   return totals;
 }

@@ -10,7 +10,8 @@ export interface BulkAnswer {
     readonly platform_sku?: string | null;
   }>;
   readonly errors: ReadonlyArray<{
-    readonly sku: string;
+    /** May be absent in an answer the spec leaves open; such an entry cannot be matched. */
+    readonly sku?: string | null;
     readonly distribution_centre_code?: string | null;
     readonly error?: string | null;
   }>;
@@ -45,8 +46,10 @@ export function classifyBulkAnswer(
   for (const u of answer.updated)
     updated.set(id(u.sku, u.distribution_centre_code), u.platform_sku ?? null);
   const errors = new Map<string, string>();
-  for (const e of answer.errors)
+  for (const e of answer.errors) {
+    if (typeof e.sku !== 'string') continue; // cannot be matched: its item counts as missing
     errors.set(id(e.sku, e.distribution_centre_code), e.error || 'rejected without a message');
+  }
 
   const outcome: BulkOutcome = { updated: [], failed: [] };
   for (const row of sent) {

@@ -1,0 +1,220 @@
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createPortalClient, type PortalClient } from '../../src/api/index.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { stockReader, stockWriter } from '../../src/daemon/portAdapters.ts';
+import { systemClock } from '../../src/domain/clock.ts';
+import { createLogger } from '../../src/log/logger.ts';
+import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
+import { ACTIVE_DC_CODES, SEED_BRANDS } from '../../src/simulator/seed.ts';
+import { openStateDb, type StateDb } from '../../src/state/db.ts';
+import { applyDesiredStock } from '../../src/state/desiredStock.ts';
+import { PendingStock } from '../../src/state/pendingStock.ts';
+import { StockFailures } from '../../src/state/stockFailures.ts';
+import { establishRemote } from '../../src/sync/establish.ts';
+import { pushPending } from '../../src/sync/push.ts';
+import { reconcileAll } from '../../src/sync/reconcile.ts';
+import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
+
+const BATCH = 50;
+const retry = { baseMs: 60_000, maxMs: 3_600_000, notFoundMs: 6 * 3_600_000 };
+
+let box: Sandbox;
+let sim: Simulator;
+let db: StateDb;
+let client: PortalClient;
+let logText: string[];
+
+function setup(maxBulkItems = BATCH) {
+  return async () => {
+    box = makeSandbox('push');
+    sim = await startSimulator({ products: 300, maxBulkItems });
+    db = openStateDb(join(box.dataDir, 'state.db'));
+    logText = [];
+    const stream = new PassThrough();
+    stream.on('data', (c: Buffer) => logText.push(c.toString()));
+    const log = createLogger({ destination: stream, pretty: false, level: 'debug' });
+    const config = loadConfig({
+      env: {
+        SUPPLIER_API_URL: sim.baseUrl,
+        SUPPLIER_EMAIL: 'supplier@example.com',
+        SUPPLIER_PASSWORD: 'demo-password',
+        BULK_BATCH_SIZE: String(BATCH),
+        API_BACKOFF_BASE_MS: '5',
+        API_BACKOFF_MAX_MS: '50',
+      },
+    });
+    client = createPortalClient({
+      baseUrl: sim.baseUrl,
+      email: config.email!,
+      password: config.password!,
+      db,
+      log,
+      settings: config,
+    });
+    return log;
+  };
+}
+
+afterEach(async () => {
+  client?.close();
+  db?.close();
+  await sim?.close();
+  await box?.cleanup();
+});
+
+const sku = (i: number) => `SKU-${String(i + 1).padStart(7, '0')}`;
+const bulkCalls = (route: string) => sim.stats().requests.filter((r) => r.route === route).length;
+
+describe('push against the simulator', () => {
+  let log: ReturnType<typeof createLogger>;
+  beforeEach(async () => {
+    log = await setup()();
+  });
+
+  const deps = () => ({
+    db,
+    writer: stockWriter(client),
+    reader: stockReader(client),
+    log,
+    clock: systemClock,
+    retry,
+  });
+
+  it('pushes only differences, in the fewest calls, and a second push costs nothing', async () => {
+    const factory = Array.from({ length: 120 }, (_, i) => ({
+      dc: '',
+      sku: sku(i),
+      quantity: 1000 + i,
+    }));
+    const dc = Array.from({ length: 70 }, (_, i) => ({
+      dc: ACTIVE_DC_CODES[0]!,
+      sku: sku(i),
+      quantity: 500 + i,
+    }));
+    applyDesiredStock(db, 'factory', factory, 'test', Date.now());
+    applyDesiredStock(db, 'dc', dc, 'test', Date.now());
+    sim.resetStats();
+
+    const totals = await pushPending(deps());
+    expect(totals).toMatchObject({ sent: 190, updated: 190, failed: 0 });
+    expect(bulkCalls('POST /factory-stocks/bulk-update')).toBe(Math.ceil(120 / BATCH));
+    expect(bulkCalls('POST /distribution-centre-stocks/bulk-update')).toBe(Math.ceil(70 / BATCH));
+    for (const r of factory) expect(sim.store.factoryStock(r.sku)?.stock_quantity).toBe(r.quantity);
+    for (const r of dc) expect(sim.store.dcStock(r.dc, r.sku)?.stock_quantity).toBe(r.quantity);
+    expect(new PendingStock(db).counts()).toEqual({ factory: 0, dc: 0 });
+
+    // The same rows again: nothing differs, no call.
+    sim.resetStats();
+    applyDesiredStock(db, 'factory', factory, 'test', Date.now());
+    const again = await pushPending(deps());
+    expect(again.calls).toBe(0);
+    expect(sim.stats().requests).toHaveLength(0);
+  });
+
+  it('keeps rejected items as failures with the portal error, and retries them when asked', async () => {
+    applyDesiredStock(
+      db,
+      'factory',
+      [
+        { dc: '', sku: 'NOPE-1', quantity: 3 },
+        { dc: '', sku: sku(0), quantity: 7 },
+      ],
+      'test',
+      Date.now(),
+    );
+    const totals = await pushPending(deps());
+    expect(totals).toMatchObject({ updated: 1, failed: 1 });
+    const [failure] = new StockFailures(db).list();
+    expect(failure).toMatchObject({
+      key: 'factory:NOPE-1',
+      quantity: 3,
+      error: 'Product not found',
+      notFound: true,
+      attempts: 1,
+    });
+    expect(logText.join('')).toContain('"event":"stock.item_failed"');
+
+    // Not due yet: a push sends nothing.
+    sim.resetStats();
+    expect((await pushPending(deps())).calls).toBe(0);
+
+    // The product is created on the portal; an operator retries: it lands.
+    sim.store.addProduct({ sku: 'NOPE-1', name: 'Late product', brand: SEED_BRANDS[0]!.name });
+    expect(new StockFailures(db).retryNow('all', Date.now())).toBe(1);
+    const retried = await pushPending(deps());
+    expect(retried).toMatchObject({ updated: 1, failed: 0 });
+    expect(sim.store.factoryStock('NOPE-1')?.stock_quantity).toBe(3);
+    expect(new StockFailures(db).count().total).toBe(0);
+  });
+
+  it('reconciles: reads the portal, finds drift, and the push repairs it', async () => {
+    applyDesiredStock(db, 'factory', [{ dc: '', sku: sku(5), quantity: 42 }], 'test', Date.now());
+    await pushPending(deps());
+    sim.store.setFactoryStock(sku(5), 41); // someone changed it on the portal
+    applyDesiredStock(db, 'factory', [{ dc: '', sku: 'GHOST', quantity: 1 }], 'test', Date.now());
+    const summaries = await reconcileAll(deps());
+    const factory = summaries.find((s) => s.kind === 'factory')!;
+    expect(factory.rowsRead).toBe(300);
+    expect(factory.differences).toBe(1);
+    expect(factory.unknownToPortal).toBe(1);
+    expect(logText.join('')).toContain('"event":"reconcile.completed"');
+    await pushPending(deps());
+    expect(sim.store.factoryStock(sku(5))?.stock_quantity).toBe(42);
+  });
+
+  it('on a first start reads factory stock (cheaper) and pushes DC stock (cheaper)', async () => {
+    const factory = Array.from({ length: 300 }, (_, i) => ({
+      dc: '',
+      sku: sku(i),
+      quantity: sim.store.factoryStock(sku(i))!.stock_quantity,
+    }));
+    factory[3] = { dc: '', sku: sku(3), quantity: 99_999 };
+    applyDesiredStock(db, 'factory', factory, 'test', Date.now());
+    applyDesiredStock(
+      db,
+      'dc',
+      [{ dc: ACTIVE_DC_CODES[0]!, sku: sku(1), quantity: 5 }],
+      'test',
+      Date.now(),
+    );
+    sim.resetStats();
+    const choices = await establishRemote(deps());
+    expect(choices.map((c) => [c.kind, c.choice])).toEqual([
+      ['factory', 'read'],
+      ['dc', 'push'],
+    ]);
+    const totals = await pushPending(deps());
+    expect(totals.sent).toBe(2); // one factory difference, one DC row
+    expect(bulkCalls('GET /factory-stocks')).toBe(1);
+  });
+});
+
+describe('push when the portal takes smaller batches than configured', () => {
+  let log: ReturnType<typeof createLogger>;
+  beforeEach(async () => {
+    log = await setup(20)();
+  });
+
+  it('splits, learns the size, and still lands every item', async () => {
+    const factory = Array.from({ length: 100 }, (_, i) => ({
+      dc: '',
+      sku: sku(i),
+      quantity: 7 + i,
+    }));
+    applyDesiredStock(db, 'factory', factory, 'test', Date.now());
+    const totals = await pushPending({
+      db,
+      writer: stockWriter(client),
+      log,
+      clock: systemClock,
+      retry,
+    });
+    expect(totals.updated).toBe(100);
+    const learnt = client.maxBatchSize('factory');
+    expect(learnt).toBeGreaterThan(0);
+    expect(learnt).toBeLessThanOrEqual(20);
+    for (const r of factory) expect(sim.store.factoryStock(r.sku)?.stock_quantity).toBe(r.quantity);
+  });
+});
