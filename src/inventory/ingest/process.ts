@@ -1,4 +1,4 @@
-import { constants, existsSync, type Stats } from 'node:fs';
+import { constants, existsSync, lstatSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open, rename } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { type Clock, systemClock } from '../../domain/clock.ts';
@@ -265,21 +265,26 @@ interface Committed {
   readonly report: FileReport;
 }
 
+/** What commit found: done, or another worker got there first (finished or mid-way). */
+type CommitResult = Committed | 'raced' | 'gone';
+
 /**
  * The one write transaction of a file: the ledger row, then `apply` (data), then the report in
- * the row. BEGIN IMMEDIATE, so two processes handling the same content serialize; the second
- * finds the first's row and finishes or records a duplicate instead.
+ * the row. BEGIN IMMEDIATE, so two workers handling the same file serialize: inside the lock the
+ * file must still be in inbox/ (same inode) and not committed by the other one.
  */
 function commit(
   ctx: Ctx,
-  row: { kind: FileKind | null; hash: string; size: number },
+  row: { kind: FileKind | null; hash: string; size: number; ino: number },
   build: (ledgerId: number, storedAs: string) => FileReport,
-): Committed | undefined {
+): CommitResult {
   const { deps, ledger } = ctx;
-  const tx = deps.db.transaction(() => {
+  const tx = deps.db.transaction((): CommitResult => {
+    const still = lstatSync(ctx.path, { throwIfNoEntry: false });
+    if (still === undefined || still.ino !== row.ino) return 'gone';
     if (!row.hash.startsWith('special:')) {
       const raced = ledger.committedByHash(row.hash);
-      if (raced !== undefined && raced.name === ctx.name) return undefined;
+      if (raced !== undefined && raced.name === ctx.name) return 'raced';
     }
     const now = ctx.clock.now();
     const id = ledger.insert({
@@ -296,8 +301,15 @@ function commit(
     return { entry: ledger.get(id)!, report };
   });
   const done = tx.immediate();
-  if (done !== undefined) deps.hooks?.afterCommit?.();
+  if (typeof done === 'object') deps.hooks?.afterCommit?.();
   return done;
+}
+
+/** Continues after commit: moves the file, or defers to whoever got there first. */
+function afterCommit(ctx: Ctx, done: CommitResult, st: Stats): Promise<FileOutcome> {
+  if (done === 'gone') return Promise.resolve(nothing('missing', 'no longer in inbox/'));
+  if (done === 'raced') return processInboxFile(ctx.path, ctx.deps);
+  return finishMove(ctx, done.entry, done.report, st);
 }
 
 async function commitCollected(
@@ -308,54 +320,63 @@ async function commitCollected(
 ): Promise<FileOutcome> {
   let touchedKeys: number | undefined;
   let counts: FileOutcome['confirmations'];
-  const committed = commit(ctx, { kind: c.kind, hash, size: st.size }, (ledgerId, storedAs) => {
-    const now = ctx.clock.now();
-    const base = baseReport(ctx, {
-      ledgerId,
-      storedAs,
-      outcome: 'processed',
-      format: c.format,
-      kind: c.kind,
-      hash,
-      size: st.size,
-    });
-    const common = {
-      ...base,
-      rowsRead: c.rowsRead,
-      rowsAccepted: c.rowsAccepted,
-      rowsRejected: c.rowsRejected,
-      rejected: c.rejected,
-      rejectedOmitted: c.rejectedOmitted,
-      duplicates: c.duplicates,
-      ignoredColumns: c.ignoredColumns,
-    };
-    if (c.kind === 'shipment_confirmations') {
-      const results = storeConfirmations(ctx.deps.db, c.confirmations, { fileId: ledgerId, now });
-      const tally = { new: 0, duplicate: 0, conflict: 0 };
-      for (const r of results) tally[r.outcome]++;
-      counts = tally;
-      const listed: ConfirmationResult[] = results.slice(0, MAX_CONFIRMATIONS_LISTED);
+  const committed = commit(
+    ctx,
+    { kind: c.kind, hash, size: st.size, ino: st.ino },
+    (ledgerId, storedAs) => {
+      const now = ctx.clock.now();
+      const base = baseReport(ctx, {
+        ledgerId,
+        storedAs,
+        outcome: 'processed',
+        format: c.format,
+        kind: c.kind,
+        hash,
+        size: st.size,
+      });
+      const common = {
+        ...base,
+        rowsRead: c.rowsRead,
+        rowsAccepted: c.rowsAccepted,
+        rowsRejected: c.rowsRejected,
+        rejected: c.rejected,
+        rejectedOmitted: c.rejectedOmitted,
+        duplicates: c.duplicates,
+        ignoredColumns: c.ignoredColumns,
+      };
+      if (c.kind === 'shipment_confirmations') {
+        const results = storeConfirmations(ctx.deps.db, c.confirmations, { fileId: ledgerId, now });
+        const tally = { new: 0, duplicate: 0, conflict: 0 };
+        for (const r of results) tally[r.outcome]++;
+        counts = tally;
+        const listed: ConfirmationResult[] = results.slice(0, MAX_CONFIRMATIONS_LISTED);
+        return {
+          ...common,
+          confirmations: { ...tally, rows: listed, rowsOmitted: results.length - listed.length },
+        };
+      }
+      const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+      const applied = applyDesiredStock(
+        ctx.deps.db,
+        kind,
+        c.stock.values(),
+        `file:${ledgerId}`,
+        now,
+      );
+      touchedKeys = applied.differing;
       return {
         ...common,
-        confirmations: { ...tally, rows: listed, rowsOmitted: results.length - listed.length },
+        distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+        stock: {
+          keys: applied.rows,
+          differingFromPortal: applied.differing,
+          newlyPending: applied.dirtied,
+          failuresReplaced: applied.failuresCleared,
+        },
       };
-    }
-    const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
-    const applied = applyDesiredStock(ctx.deps.db, kind, c.stock.values(), `file:${ledgerId}`, now);
-    touchedKeys = applied.differing;
-    return {
-      ...common,
-      distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-      stock: {
-        keys: applied.rows,
-        differingFromPortal: applied.differing,
-        newlyPending: applied.dirtied,
-        failuresReplaced: applied.failuresCleared,
-      },
-    };
-  });
-  if (committed === undefined) return processInboxFile(ctx.path, ctx.deps);
-  const outcome = await finishMove(ctx, committed.entry, committed.report, st);
+    },
+  );
+  const outcome = await afterCommit(ctx, committed, st);
   return {
     ...outcome,
     ...(touchedKeys === undefined ? {} : { touchedKeys }),
@@ -371,7 +392,7 @@ async function commitUnreadable(
 ): Promise<FileOutcome> {
   const committed = commit(
     ctx,
-    { kind: u.kind ?? null, hash, size: st.size },
+    { kind: u.kind ?? null, hash, size: st.size, ino: st.ino },
     (ledgerId, storedAs) => ({
       ...baseReport(ctx, {
         ledgerId,
@@ -391,8 +412,7 @@ async function commitUnreadable(
       ignoredColumns: u.ignoredColumns ?? [],
     }),
   );
-  if (committed === undefined) return processInboxFile(ctx.path, ctx.deps);
-  return finishMove(ctx, committed.entry, committed.report, st);
+  return afterCommit(ctx, committed, st);
 }
 
 async function commitDuplicate(
@@ -404,7 +424,7 @@ async function commitDuplicate(
   const priorReport = prior.report ? (JSON.parse(prior.report) as FileReport) : undefined;
   const committed = commit(
     ctx,
-    { kind: prior.kind as FileKind | null, hash, size: st.size },
+    { kind: prior.kind as FileKind | null, hash, size: st.size, ino: st.ino },
     (ledgerId, storedAs) => ({
       ...baseReport(ctx, {
         ledgerId,
@@ -419,8 +439,7 @@ async function commitDuplicate(
       duplicateOf: { ledgerId: prior.id, file: prior.name, storedAs: prior.destName },
     }),
   );
-  if (committed === undefined) return processInboxFile(ctx.path, ctx.deps);
-  return finishMove(ctx, committed.entry, committed.report, st);
+  return afterCommit(ctx, committed, st);
 }
 
 async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
@@ -434,7 +453,7 @@ async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
   const reason = `${what}: inbox files must be regular files; links and special files are never followed or read`;
   const committed = commit(
     ctx,
-    { kind: null, hash: `special:${st.ino}`, size: 0 },
+    { kind: null, hash: `special:${st.ino}`, size: 0, ino: st.ino },
     (ledgerId, storedAs) => ({
       ...baseReport(ctx, {
         ledgerId,
@@ -448,7 +467,7 @@ async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
       reason,
     }),
   );
-  return finishMove(ctx, committed!.entry, committed!.report, st);
+  return afterCommit(ctx, committed, st);
 }
 
 /** Completes a file found 'committed' in the ledger (a crash after its commit). */
