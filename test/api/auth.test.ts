@@ -1,0 +1,180 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  ClientClosedError,
+  clearLoginBlock,
+  LoginBlockedError,
+  LoginRejectedError,
+} from '../../src/api/index.ts';
+import type { Clock } from '../../src/domain/clock.ts';
+import type { Simulator } from '../../src/simulator/index.ts';
+import { DEFAULT_PASSWORD, type Harness, harness, rejection, seen, simulator } from './helpers.ts';
+
+let sim: Simulator;
+let h: Harness;
+
+afterEach(async () => {
+  const tokens = h.openDb().prepare('SELECT token FROM auth_token').pluck().all() as string[];
+  h.logs.expectNoSecrets([DEFAULT_PASSWORD, 'wrong-password', ...tokens]);
+  await h.cleanup();
+  await sim.close();
+});
+
+async function setup(options: Parameters<typeof simulator>[0] = {}) {
+  sim = await simulator(options);
+  h = harness(sim, 'auth');
+}
+
+/** A clock that records waits and refuses to wait (a test must not sleep for an hour). */
+function refusingClock(waits: number[]): Clock {
+  return {
+    now: () => Date.now(),
+    sleep: async (ms) => {
+      waits.push(ms);
+      throw new Error('test clock: no waiting');
+    },
+  };
+}
+
+describe('token lifecycle', () => {
+  it('the token is stored and reused by a new client on the same data dir', async () => {
+    await setup();
+    await h.client().reference.sites();
+    expect(sim.stats().logins).toBe(1);
+    h.client().close();
+
+    const restarted = h.client();
+    await restarted.reference.sites();
+    await restarted.reference.taxRates();
+    expect(sim.stats().logins).toBe(1);
+    expect(h.logs.events('api.login')).toHaveLength(1);
+  });
+
+  it('20 calls meeting a 401 at once cause exactly one login', async () => {
+    await setup();
+    const client = h.client();
+    await client.reference.sites();
+    sim.faults.invalidateTokens();
+    sim.resetStats();
+
+    const results = await Promise.all(Array.from({ length: 20 }, () => client.reference.sites()));
+    expect(results.every((r) => r.length > 0)).toBe(true);
+    expect(sim.stats().logins).toBe(1);
+    // every call met the 401 once and went again with the new token
+    expect(seen(sim, 'GET /sites')).toBe(40);
+    // the token had served good calls: someone else logged in
+    expect(h.logs.events('api.token_invalidated')).toHaveLength(1);
+  });
+
+  it('a process whose token went stale adopts the token another process stored', async () => {
+    await setup();
+    const a = h.client();
+    const b = h.client();
+    await a.reference.sites();
+    await b.reference.sites();
+    expect(sim.stats().logins).toBe(1);
+    sim.faults.invalidateTokens();
+    await a.reference.sites(); // a logs in again and stores the new token
+    await b.reference.sites(); // b meets a 401 with the old token and takes the stored one
+    expect(sim.stats().logins).toBe(2);
+  });
+
+  it('the login cap holds across five restarts under a 401 storm', async () => {
+    await setup({ loginsPerHour: 100 });
+    const waits: number[] = [];
+    const settings = { loginsPerHour: 3 };
+    const outcomes: string[] = [];
+    for (let restart = 0; restart < 5; restart++) {
+      const client = h.client({ settings, clock: refusingClock(waits) });
+      for (let i = 0; i < 3; i++) {
+        sim.faults.invalidateTokens();
+        try {
+          await client.reference.sites();
+          outcomes.push('ok');
+        } catch (err) {
+          outcomes.push((err as Error).name);
+        }
+      }
+      client.close();
+    }
+    expect(sim.stats().logins).toBe(3);
+    expect(outcomes.filter((o) => o === 'ok')).toHaveLength(3);
+    expect(outcomes.filter((o) => o === 'ClientClosedError')).toHaveLength(12);
+    const blocked = h.logs.events('api.login_blocked');
+    expect(blocked.length).toBe(12);
+    // it waits for the oldest login to leave the hour: close to one hour, never less than 55 min
+    expect(Math.min(...waits)).toBeGreaterThan(55 * 60_000);
+    expect(Math.max(...waits)).toBeLessThanOrEqual(3_600_000);
+    const rows = h.openDb().prepare('SELECT COUNT(*) FROM login_attempts').pluck().get();
+    expect(rows).toBe(3);
+  });
+
+  it('at the cap a waiting client logs in once the hour has passed (moved clock)', async () => {
+    await setup();
+    let now = Date.now();
+    const clock: Clock = {
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    };
+    const client = h.client({ settings: { loginsPerHour: 1 }, clock });
+    await client.reference.sites();
+    sim.faults.invalidateTokens();
+    const start = now;
+    await client.reference.sites();
+    expect(sim.stats().logins).toBe(2);
+    expect(now - start).toBeGreaterThanOrEqual(3_600_000 - 1000);
+    expect(h.logs.events('api.login_blocked')).toHaveLength(1);
+  });
+});
+
+describe('wrong credentials', () => {
+  it('stop logins with a clear error, across restarts, until the password changes', async () => {
+    await setup();
+    const bad = h.client({ password: 'wrong-password' });
+    const first = await rejection(bad.reference.sites());
+    expect(first).toBeInstanceOf(LoginRejectedError);
+    expect(first).toMatchObject({ code: 'E_LOGIN_REJECTED', status: 401, retryable: false });
+    expect(first.message).toMatch(/refused the login/);
+    expect(first.message).not.toContain('wrong-password');
+
+    const second = await rejection(bad.reference.taxRates());
+    expect(second).toBeInstanceOf(LoginBlockedError);
+    expect(second).toMatchObject({ code: 'E_LOGIN_BLOCKED', retryable: false });
+
+    for (let i = 0; i < 3; i++) {
+      const restarted = h.client({ password: 'wrong-password' });
+      expect(await rejection(restarted.reference.sites())).toBeInstanceOf(LoginBlockedError);
+    }
+    expect(sim.stats().logins).toBe(1);
+    expect(h.logs.events('api.login_rejected')).toHaveLength(1);
+
+    // fixed configuration: a different hash lifts the block
+    const fixed = h.client();
+    await fixed.reference.sites();
+    expect(sim.stats().logins).toBe(2);
+  });
+
+  it('an operator can clear the block', async () => {
+    await setup();
+    const db = h.openDb();
+    const bad = h.client({ password: 'wrong-password', db });
+    await rejection(bad.reference.sites());
+    await rejection(bad.reference.sites());
+    expect(sim.stats().logins).toBe(1);
+    expect(clearLoginBlock(db)).toBe(true);
+    expect(await rejection(bad.reference.sites())).toBeInstanceOf(LoginRejectedError);
+    expect(sim.stats().logins).toBe(2);
+  });
+});
+
+describe('close', () => {
+  it('a closed client refuses further calls', async () => {
+    await setup();
+    const client = h.client();
+    await client.reference.sites();
+    client.close();
+    const err = await rejection(client.reference.sites());
+    expect(err).toBeInstanceOf(ClientClosedError);
+  });
+});
