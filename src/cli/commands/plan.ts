@@ -1,0 +1,85 @@
+import { resolve } from 'node:path';
+import { type FilePlan, planFile } from '../../inventory/plan.ts';
+import { KIND_LABEL } from '../../inventory/validate/kinds.ts';
+import { commandConfig, parseCommand, println } from '../args.ts';
+import { type Command, ExitCode } from '../command.ts';
+import { UsageError } from '../usage.ts';
+
+const USAGE = `Usage: supplier-sync plan FILE [--json]
+
+Dry run of an inbox file: reads and checks it exactly as ingestion would, compares the rows with
+the portal stock known in state.db (opened read-only; no state.db means nothing is known), and
+prints what would change and how many calls it would cost. Touches neither the portal nor inbox/.
+
+Options:
+  --json      machine-readable output
+  --config FILE, --sync-data-dir DIR, --bulk-batch-size N, --max-sku-length N   (settings)
+
+Exit codes: 0 the file would be processed, 1 it would go to failed/, 2 bad usage.`;
+
+export const planCommand: Command = {
+  name: 'plan',
+  summary: 'dry run: what a file would change and how many calls it would take',
+  usage: USAGE,
+  async run(ctx) {
+    const { values, positionals, configFlags } = parseCommand(ctx, {
+      json: { type: 'boolean', default: false },
+    });
+    if (positionals.length !== 1) throw new UsageError('plan takes exactly one FILE');
+    const config = commandConfig(ctx, configFlags);
+    const plan = await planFile(resolve(positionals[0]!), {
+      dataDir: config.dataDir,
+      bulkBatchSize: config.bulkBatchSize,
+      maxSkuLength: config.maxSkuLength,
+    });
+    if (values.json) println(ctx.stdout, JSON.stringify(plan, null, 2));
+    else for (const line of describe(plan)) println(ctx.stdout, line);
+    return plan.readable ? ExitCode.ok : ExitCode.failure;
+  },
+};
+
+const MAX_REJECTED_PRINTED = 50;
+
+function describe(p: FilePlan): string[] {
+  const out: string[] = [];
+  const kind = p.kind ? KIND_LABEL[p.kind] : 'unknown kind';
+  out.push(`${p.file}: ${kind}${p.format ? ` (${p.format})` : ''}`);
+  if (!p.readable) out.push(`  would go to failed/: ${p.reason}`);
+  out.push(
+    `  rows read ${p.rowsRead}, accepted ${p.rowsAccepted}, rejected ${p.rowsRejected}` +
+      (p.duplicateRows > 0 ? `, superseded duplicates ${p.duplicateRows}` : ''),
+  );
+  if (p.ignoredColumns.length > 0) out.push(`  ignored columns: ${p.ignoredColumns.join(', ')}`);
+  if (!p.stateDb) out.push('  no state.db: nothing is known of the portal yet');
+  if (p.kind === 'dc_stock' && !p.distributionCentresChecked)
+    out.push('  distribution centres not checked: no cached list in state.db');
+  if (p.stock) {
+    const s = p.stock;
+    out.push(`  changed            ${s.changed}`);
+    out.push(`  unchanged          ${s.unchanged}`);
+    out.push(`  unknown to portal  ${s.unknownToPortal}`);
+    out.push(`  rejected rows      ${p.rowsRejected}`);
+    out.push(
+      `  calls              ${s.calls} bulk update${s.calls === 1 ? '' : 's'} (batch size ${s.batchSize})`,
+    );
+  }
+  if (p.confirmations) {
+    const c = p.confirmations;
+    out.push(`  new confirmations  ${c.new}`);
+    out.push(`  duplicates         ${c.duplicate}`);
+    out.push(`  conflicts          ${c.conflict} (stored, never sent)`);
+    out.push(`  rejected rows      ${p.rowsRejected}`);
+    out.push(`  calls              ${c.calls}`);
+  }
+  if (p.rejected.length > 0) {
+    out.push('rejected:');
+    for (const r of p.rejected.slice(0, MAX_REJECTED_PRINTED)) {
+      out.push(
+        `  ${p.positions} ${r.line}: ${r.field} ${r.reason}${r.value === undefined ? '' : ` (${JSON.stringify(r.value)})`}`,
+      );
+    }
+    const more = p.rowsRejected - Math.min(p.rejected.length, MAX_REJECTED_PRINTED);
+    if (more > 0) out.push(`  … and ${more} more`);
+  }
+  return out;
+}

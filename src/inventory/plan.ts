@@ -1,0 +1,191 @@
+import { createReadStream, existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { StockKind } from '../domain/stock.ts';
+import { classifyConfirmations } from '../state/confirmations.ts';
+import type { StateDb } from '../state/db.ts';
+import { compareWithRemote } from '../state/desiredStock.ts';
+import { minimumCalls } from '../sync/plan/pushPlan.ts';
+import { createDcDirectory } from './dcDirectory.ts';
+import { type CollectedFile, collectFile, type RejectedRow } from './ingest/collect.ts';
+import { formatOf, type InboxFormat, type PositionUnit } from './parse/records.ts';
+import type { FileKind } from './validate/kinds.ts';
+
+/** kv keys where the sync engine keeps the largest batch the portal accepted. */
+export const LEARNT_BATCH_KEYS: Readonly<Record<StockKind, string>> = {
+  factory: 'api.bulk_max.factory',
+  dc: 'api.bulk_max.dc',
+};
+
+export interface PlanOptions {
+  readonly dataDir: string;
+  readonly bulkBatchSize: number;
+  readonly maxSkuLength: number;
+}
+
+export interface FilePlan {
+  readonly file: string;
+  readonly readable: boolean;
+  /** Why the file would go to failed/ (when not readable). */
+  readonly reason?: string;
+  readonly format: InboxFormat | null;
+  readonly kind: FileKind | null;
+  readonly positions: PositionUnit;
+  readonly rowsRead: number;
+  readonly rowsAccepted: number;
+  readonly rowsRejected: number;
+  readonly rejected: readonly RejectedRow[];
+  readonly rejectedOmitted: number;
+  readonly duplicateRows: number;
+  readonly ignoredColumns: readonly string[];
+  /** Whether a state.db was found (without one nothing is known of the portal). */
+  readonly stateDb: boolean;
+  /** Whether DC codes were checked against the cached list (only when a list is cached). */
+  readonly distributionCentresChecked: boolean;
+  readonly stock?: {
+    readonly changed: number;
+    readonly unchanged: number;
+    readonly unknownToPortal: number;
+    readonly batchSize: number;
+    readonly calls: number;
+  };
+  readonly confirmations?: {
+    readonly new: number;
+    readonly duplicate: number;
+    readonly conflict: number;
+    /** One call per new confirmation (shipment actions are single calls). */
+    readonly calls: number;
+  };
+}
+
+/**
+ * A dry run of one file: the same parsing and checks as ingestion, compared with what state.db
+ * knows (opened read-only; absent means nothing is known). Writes nothing anywhere.
+ */
+export async function planFile(path: string, options: PlanOptions): Promise<FilePlan> {
+  const name = basename(path);
+  const format = formatOf(name);
+  const dbPath = join(options.dataDir, 'state.db');
+  const db = openReadOnly(dbPath);
+  try {
+    const base = {
+      file: name,
+      format: format ?? null,
+      positions: format === 'json' ? ('element' as const) : ('line' as const),
+      stateDb: db !== undefined,
+    };
+    const empty = {
+      rowsRead: 0,
+      rowsAccepted: 0,
+      rowsRejected: 0,
+      rejected: [],
+      rejectedOmitted: 0,
+      duplicateRows: 0,
+      ignoredColumns: [],
+      distributionCentresChecked: false,
+    };
+    if (!(await stat(path)).isFile()) {
+      return { ...base, ...empty, readable: false, kind: null, reason: 'not a regular file' };
+    }
+    if (format === undefined) {
+      return {
+        ...base,
+        ...empty,
+        readable: false,
+        kind: null,
+        reason: 'unsupported file extension: use .csv, .json, .jsonl or .ndjson',
+      };
+    }
+    const dcs = db ? createDcDirectory({ db }) : undefined;
+    const c = await collectFile(createReadStream(path), {
+      format,
+      maxSkuLength: options.maxSkuLength,
+      ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
+    });
+    if (!c.ok) {
+      return {
+        ...base,
+        ...empty,
+        rowsRead: c.rowsRead,
+        readable: false,
+        kind: c.kind ?? null,
+        reason: c.reason,
+      };
+    }
+    const common = {
+      ...base,
+      readable: c.rowsAccepted > 0,
+      ...(c.rowsAccepted > 0 ? {} : { reason: 'every row was rejected' }),
+      kind: c.kind,
+      rowsRead: c.rowsRead,
+      rowsAccepted: c.rowsAccepted,
+      rowsRejected: c.rowsRejected,
+      rejected: c.rejected,
+      rejectedOmitted: c.rejectedOmitted,
+      duplicateRows: c.duplicates.rows,
+      ignoredColumns: c.ignoredColumns,
+      distributionCentresChecked: c.dcChecked,
+    };
+    if (c.kind === 'shipment_confirmations') {
+      return { ...common, confirmations: planConfirmations(db, c) };
+    }
+    const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+    const cmp = db
+      ? compareWithRemote(db, kind, c.stock.values())
+      : { changed: 0, unchanged: 0, unknown: c.stock.size };
+    const batchSize = batchSizeFor(db, kind, options.bulkBatchSize);
+    return {
+      ...common,
+      stock: {
+        changed: cmp.changed,
+        unchanged: cmp.unchanged,
+        unknownToPortal: cmp.unknown,
+        batchSize,
+        calls: minimumCalls(cmp.changed + cmp.unknown, batchSize),
+      },
+    };
+  } finally {
+    db?.close();
+  }
+}
+
+function planConfirmations(db: StateDb | undefined, c: CollectedFile) {
+  const outcomes = classifyConfirmations(db, c.confirmations);
+  const tally = { new: 0, duplicate: 0, conflict: 0 };
+  for (const o of outcomes) tally[o]++;
+  return { ...tally, calls: tally.new };
+}
+
+/** The configured batch size, or the smaller size the portal was found to accept. */
+function batchSizeFor(db: StateDb | undefined, kind: StockKind, configured: number): number {
+  if (db === undefined) return configured;
+  try {
+    const raw = db
+      .prepare('SELECT value FROM kv WHERE key = ?')
+      .pluck(true)
+      .get(LEARNT_BATCH_KEYS[kind]) as string | undefined;
+    const learnt = raw === undefined ? undefined : Number(JSON.parse(raw));
+    return learnt !== undefined && Number.isInteger(learnt) && learnt >= 1
+      ? Math.min(configured, learnt)
+      : configured;
+  } catch {
+    return configured;
+  }
+}
+
+/** state.db read-only, or undefined when there is none (or it is not ours). */
+function openReadOnly(path: string): StateDb | undefined {
+  if (!existsSync(path)) return undefined;
+  let db: StateDb | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    db.prepare('SELECT 1 FROM remote_stock LIMIT 1').get();
+    db.prepare('SELECT 1 FROM distribution_centres LIMIT 1').get();
+    return db;
+  } catch {
+    db?.close();
+    return undefined;
+  }
+}
