@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Simulator } from '../../src/simulator/index.ts';
+import { DISTRIBUTION_CENTRES } from '../../src/simulator/seed.ts';
+import { DEFAULT_PASSWORD, type Harness, harness, simulator } from './helpers.ts';
+
+let sim: Simulator;
+let h: Harness;
+
+afterEach(async () => {
+  h.logs.expectNoSecrets([DEFAULT_PASSWORD]);
+  await h.cleanup();
+  await sim.close();
+});
+
+function bulkRequests(route: string) {
+  return sim.stats().requests.filter((r) => r.route === route);
+}
+
+describe('bulk split and learnt size', () => {
+  it('splits a batch refused as too large, remembers the size, and a new client uses it', async () => {
+    sim = await simulator({ products: 60, maxBulkItems: 7 });
+    h = harness(sim, 'bulk');
+    const client = h.client({ settings: { bulkBatchSize: 50 } });
+    const skus = (await client.factoryStock.list()).items.map((r) => r.sku);
+    expect(client.maxBatchSize('factory')).toBe(50);
+
+    const items = skus.slice(0, 30).map((sku, i) => ({ sku, stock_quantity: 100 + i }));
+    const result = await client.factoryStock.bulkUpdate(items);
+    expect(result.updated).toHaveLength(30);
+    expect(result.errors).toEqual([]);
+    expect(result.missing).toEqual([]);
+    for (const item of items) {
+      expect(sim.store.factoryStock(item.sku)?.stock_quantity).toBe(item.stock_quantity);
+    }
+    const sent = bulkRequests('POST /factory-stocks/bulk-update');
+    expect(sent.filter((r) => r.status === 422).every((r) => (r.items ?? 0) > 7)).toBe(true);
+    expect(sent.filter((r) => r.status === 200).every((r) => (r.items ?? 0) <= 7)).toBe(true);
+    expect(client.maxBatchSize('factory')).toBe(7);
+    expect(h.logs.events('api.bulk_split').length).toBeGreaterThan(0);
+    client.close();
+
+    // A restart: the learnt size is used at once, nothing is refused.
+    sim.resetStats();
+    const restarted = h.client({ settings: { bulkBatchSize: 50 } });
+    expect(restarted.maxBatchSize('factory')).toBe(7);
+    expect(restarted.maxBatchSize('dc')).toBe(50);
+    const again = await restarted.factoryStock.bulkUpdate(
+      skus.slice(0, 20).map((sku) => ({ sku, stock_quantity: 1 })),
+    );
+    expect(again.updated).toHaveLength(20);
+    expect(again.requests).toBe(3);
+    expect(bulkRequests('POST /factory-stocks/bulk-update').map((r) => r.status)).toEqual([
+      200, 200, 200,
+    ]);
+
+    // A smaller configured size still wins over the learnt one.
+    const small = h.client({ settings: { bulkBatchSize: 3 } });
+    expect(small.maxBatchSize('factory')).toBe(3);
+  });
+
+  it('works for DC stock refused with 413, matching items by centre and sku', async () => {
+    sim = await simulator({ products: 30, maxBulkItems: 4, bulkTooLargeStatus: 413 });
+    h = harness(sim, 'bulk-dc');
+    const client = h.client({ settings: { bulkBatchSize: 10 } });
+    const active = DISTRIBUTION_CENTRES.filter((d) => d.is_active).map((d) => d.code);
+    const skus = (await client.factoryStock.list()).items.map((r) => r.sku).slice(0, 5);
+    const items = skus.flatMap((sku) =>
+      active
+        .slice(0, 2)
+        .map((code) => ({ distribution_centre_code: code, sku, stock_quantity: 9 })),
+    );
+    items.push({ distribution_centre_code: active[0]!, sku: 'UNKNOWN-SKU', stock_quantity: 1 });
+    const result = await client.dcStock.bulkUpdate(items);
+    expect(result.updated).toHaveLength(10);
+    expect(result.errors.map((e) => e.sku)).toEqual(['UNKNOWN-SKU']);
+    expect(result.missing).toEqual([]);
+    const sent = bulkRequests('POST /distribution-centre-stocks/bulk-update');
+    expect(sent.map((r) => r.status)).toContain(413);
+    // the largest batch that went through (halving 10 → 5 → 3 + 2 finds 3, not the limit 4)
+    const largestAccepted = Math.max(
+      ...sent.filter((r) => r.status === 200).map((r) => r.items ?? 0),
+    );
+    expect(client.maxBatchSize('dc')).toBe(largestAccepted);
+    expect(largestAccepted).toBeLessThanOrEqual(4);
+  });
+});
