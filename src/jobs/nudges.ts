@@ -13,8 +13,16 @@ export class Nudges {
     this.#queues = queues;
   }
 
+  /**
+   * A file's job is removed as soon as it ends, so that a file still in inbox/ after a failure (a
+   * portal outage while checking its distribution centres) is offered again by the next scan.
+   */
   ingest(path: string, name: string, identity: string): Promise<unknown> {
-    return this.#queues.ingest.add('ingest', { path, name }, { jobId: jobId('ingest', identity) });
+    return this.#queues.ingest.add(
+      'ingest',
+      { path, name },
+      { jobId: jobId('ingest', identity), removeOnComplete: true, removeOnFail: true },
+    );
   }
 
   push(reason: string): Promise<unknown> {

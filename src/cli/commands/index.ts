@@ -1,8 +1,15 @@
 import type { Command } from '../command.ts';
 import { failuresCommand } from './failures.ts';
 import { healthCommand } from './health.ts';
+import { runCommand } from './run.ts';
 import { simulateCommand } from './simulate.ts';
 import { statusCommand } from './status.ts';
 
 /** Every command of the CLI, in the order `--help` lists them. */
-export const commands: readonly Command[] = [statusCommand, failuresCommand, simulateCommand, healthCommand];
+export const commands: readonly Command[] = [
+  runCommand,
+  statusCommand,
+  failuresCommand,
+  simulateCommand,
+  healthCommand,
+];

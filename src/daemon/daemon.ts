@@ -1,0 +1,205 @@
+import { join } from 'node:path';
+import { createPortalClient, portalClientOptions } from '../api/index.ts';
+import { type Config, describeConfig } from '../config/index.ts';
+import { type Clock, systemClock } from '../domain/clock.ts';
+import { createDcDirectory } from '../inventory/dcDirectory.ts';
+import { ensureDataDirs } from '../inventory/dirs.ts';
+import { processInboxFile } from '../inventory/ingest/process.ts';
+import { redisConnection } from '../jobs/connection.ts';
+import type { IngestResult, JobDeps } from '../jobs/deps.ts';
+import { Nudges } from '../jobs/nudges.ts';
+import { processors } from '../jobs/processors/index.ts';
+import { recoverWork } from '../jobs/processors/maintenance.ts';
+import { closeQueues, createQueues } from '../jobs/queues.ts';
+import { type Schedule, startSchedules } from '../jobs/schedules.ts';
+import { startWorkers } from '../jobs/workers.ts';
+import type { Logger } from '../log/logger.ts';
+import { registerSecret } from '../log/redact.ts';
+import { recoverOutbox } from '../shipments/outbox.ts';
+import { openStateDb } from '../state/db.ts';
+import { startHeartbeat } from './heartbeat.ts';
+import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
+import { updateConfirmationReports } from './reports.ts';
+import { startSources } from './sources.ts';
+
+export interface DaemonOptions {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly clock?: Clock;
+}
+
+export interface Daemon {
+  /** Graceful stop: no new work, the call in flight finishes, everything closes. */
+  stop(reason: string): Promise<void>;
+}
+
+/** How often work is re-derived from state.db (lost nudges, due failures, a Redis that restarted). */
+const RECOVER_CRON = '*/30 * * * * *';
+/** The longest a graceful stop waits for jobs in flight before it closes anyway. */
+const STOP_GRACE_MS = 8000;
+
+/**
+ * The daemon: state.db, the portal client, queues and workers, the inbox and snapshot sources,
+ * the schedules and the heartbeat — started in that order, stopped in reverse.
+ */
+export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const { config, log } = options;
+  const clock = options.clock ?? systemClock;
+  registerSecret(config.password);
+  const paths = await ensureDataDirs(config.dataDir);
+  const db = openStateDb(join(config.dataDir, 'state.db'));
+  const client = createPortalClient(
+    portalClientOptions(config, { db, log, clock, lane: 'operator' }),
+  );
+  const stopping = new AbortController();
+
+  const connection = redisConnection(config.redisUrl);
+  connection.on('error', (err) => log.warn({ event: 'redis.error', err }, `redis: ${err.message}`));
+  const queues = createQueues(connection, config.queuePrefix);
+  const nudges = new Nudges(queues);
+
+  const dcDirectory = createDcDirectory({
+    db,
+    log,
+    clock,
+    fetchDistributionCentres: () =>
+      client.reference.distributionCentres({ lane: 'stock', signal: stopping.signal }),
+  });
+  const retry = {
+    baseMs: config.failureBackoffBaseMs,
+    maxMs: config.failureBackoffMaxMs,
+    notFoundMs: config.notFoundRetryMs,
+  };
+  const outbox = { db, outboxDir: paths.outbox, format: config.outboxFormat, clock, log };
+
+  const deps: JobDeps = {
+    config,
+    db,
+    log,
+    clock,
+    signal: stopping.signal,
+    nudges,
+    writer: stockWriter(client),
+    reader: stockReader(client),
+    shipments: shipmentsPort(client),
+    retry,
+    ingestFile: async (path): Promise<IngestResult> => {
+      const outcome = await processInboxFile(path, {
+        db,
+        log,
+        dataDir: config.dataDir,
+        dcDirectory,
+        clock,
+        maxSkuLength: config.maxSkuLength,
+      });
+      return {
+        status: outcome.status,
+        stockChanged: (outcome.touchedKeys ?? 0) > 0,
+        confirmationsAdded: (outcome.confirmations?.new ?? 0) > 0,
+      };
+    },
+    readSnapshot: sourcesReadSnapshot,
+    refreshDistributionCentres: () => dcDirectory.refresh(),
+    updateConfirmationReports: (fileIds) =>
+      updateConfirmationReports(db, config.dataDir, fileIds, log),
+  };
+
+  recoverOutbox(outbox);
+  const workers = startWorkers({
+    redisUrl: config.redisUrl,
+    prefix: config.queuePrefix,
+    queues,
+    processors: processors(deps),
+    log,
+    now: clock.now,
+  });
+  const sources = await startSources({ config, db, log, clock, nudges, dcDirectory });
+  async function sourcesReadSnapshot(): Promise<boolean> {
+    return sources.readSnapshot();
+  }
+
+  const schedules: Schedule[] = [
+    {
+      name: 'shipments-poll',
+      expression: config.shipmentsPollCron,
+      onTick: (slot) => nudges.poll('schedule', slot),
+    },
+    {
+      name: 'reconcile',
+      expression: config.reconcileCron,
+      onTick: (slot) => nudges.reconcile('schedule', slot),
+    },
+    {
+      name: 'failures',
+      expression: config.failureRetryCron,
+      onTick: (slot) => nudges.maintenance('recover', 'failure retry schedule', slot),
+    },
+    {
+      name: 'dc-refresh',
+      expression: config.dcRefreshCron,
+      onTick: (slot) => nudges.maintenance('dc-refresh', 'schedule', slot),
+    },
+    {
+      name: 'recover',
+      expression: RECOVER_CRON,
+      onTick: () => recoverWork(deps, 'periodic recovery'),
+    },
+  ];
+  if (config.snapshotDb) {
+    schedules.push({
+      name: 'snapshot',
+      expression: config.snapshotCron,
+      onTick: (slot) => nudges.maintenance('snapshot', 'schedule', slot),
+    });
+  }
+  const cron = startSchedules(schedules, config.timezone, log);
+  const heartbeat = startHeartbeat(db, clock.now);
+
+  // Work that was pending when the daemon last stopped (or that Redis lost) is asked for again.
+  const recoverOnReady = () => {
+    recoverWork(deps, 'redis ready').catch((err) =>
+      log.warn({ event: 'recover.failed', err }, 'could not re-enqueue pending work'),
+    );
+  };
+  connection.on('ready', recoverOnReady);
+  await nudges
+    .poll('start')
+    .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue the first poll'));
+  if (config.snapshotDb) await nudges.maintenance('snapshot', 'start').catch(() => {});
+
+  log.info(
+    { event: 'daemon.started', pid: process.pid, config: describeConfig(config) },
+    `supplier-sync running on ${config.dataDir}`,
+  );
+
+  let stopped: Promise<void> | undefined;
+  return {
+    stop(reason) {
+      stopped ??= (async () => {
+        const started = clock.now();
+        log.info(
+          { event: 'daemon.stopping', reason },
+          'stopping: no new work, finishing the call in flight',
+        );
+        connection.off('ready', recoverOnReady);
+        await cron.stop();
+        await sources.stop();
+        stopping.abort(new Error(`daemon stopping (${reason})`));
+        const closed = await Promise.race([
+          workers.close().then(() => true),
+          new Promise<false>((r) => setTimeout(() => r(false), STOP_GRACE_MS).unref()),
+        ]);
+        client.close();
+        heartbeat.stop();
+        await closeQueues(queues);
+        connection.disconnect();
+        db.close();
+        log.info(
+          { event: 'daemon.stopped', reason, ms: clock.now() - started, clean: closed },
+          'stopped',
+        );
+      })();
+      return stopped;
+    },
+  };
+}

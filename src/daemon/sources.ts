@@ -1,0 +1,88 @@
+import type { Config } from '../config/index.ts';
+import type { Clock } from '../domain/clock.ts';
+import {
+  type DcDirectory,
+  fileIdentity,
+  InboxWatcher,
+  readSnapshot,
+  recoverInbox,
+  SnapshotWatcher,
+} from '../inventory/index.ts';
+import type { Nudges } from '../jobs/nudges.ts';
+import type { Logger } from '../log/logger.ts';
+import type { StateDb } from '../state/db.ts';
+
+export interface Sources {
+  /** Reads the ERP snapshot into desired stock; true when keys now differ from the portal. */
+  readSnapshot(): Promise<boolean>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Where the ERP's wishes come from: the inbox (every ready file becomes an ingest job keyed by
+ * the file's identity) and, with SNAPSHOT_DB set, the snapshot (a change asks for a read).
+ */
+export async function startSources(deps: {
+  readonly config: Config;
+  readonly db: StateDb;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly nudges: Nudges;
+  readonly dcDirectory: DcDirectory;
+}): Promise<Sources> {
+  const { config, db, log, clock, nudges } = deps;
+  await recoverInbox({ db, log, dataDir: config.dataDir, clock });
+
+  const inbox = new InboxWatcher({
+    dataDir: config.dataDir,
+    stabilityMs: config.inboxStabilityMs,
+    polling: config.inboxPolling,
+    pollIntervalMs: config.inboxPollIntervalMs,
+    scanIntervalMs: config.inboxScanIntervalMs,
+    log,
+    onFile: async (entry) => {
+      try {
+        await nudges.ingest(entry.path, entry.name, fileIdentity(entry));
+      } catch (err) {
+        log.warn(
+          { event: 'queue.error', file: entry.name, err },
+          `could not enqueue ${entry.name}; the next scan offers it again`,
+        );
+      }
+    },
+  });
+  await inbox.start();
+
+  const snapshotDb = config.snapshotDb;
+  const snapshot = snapshotDb
+    ? new SnapshotWatcher({
+        path: snapshotDb,
+        log,
+        polling: config.inboxPolling,
+        pollIntervalMs: config.inboxPollIntervalMs,
+        onChange: () => nudges.maintenance('snapshot', 'snapshot changed'),
+      })
+    : undefined;
+  await snapshot?.start();
+
+  return {
+    async readSnapshot() {
+      if (!snapshotDb) return false;
+      const outcome = await readSnapshot({
+        db,
+        log,
+        clock,
+        snapshotDb,
+        factoryQuery: config.snapshotFactoryQuery,
+        dcQuery: config.snapshotDcQuery,
+        dcDirectory: deps.dcDirectory,
+        maxSkuLength: config.maxSkuLength,
+      });
+      if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
+      return outcome.touchedKeys > 0;
+    },
+    async stop() {
+      await Promise.allSettled([inbox.stop(), snapshot?.stop()]);
+    },
+  };
+}
