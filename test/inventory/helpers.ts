@@ -1,0 +1,107 @@
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import type { DcDirectory } from '../../src/inventory/dcDirectory.ts';
+import { createDcDirectory } from '../../src/inventory/dcDirectory.ts';
+import { dataPaths } from '../../src/inventory/dirs.ts';
+import type { FileReport } from '../../src/inventory/ingest/report.ts';
+import { type FileOutcome, type IngestDeps, processInboxFile } from '../../src/inventory/index.ts';
+import { createLogger, type Logger } from '../../src/log/logger.ts';
+import { openStateDb, type StateDb } from '../../src/state/db.ts';
+import type { DistributionCentreRecord } from '../../src/state/distributionCentres.ts';
+import { makeSandbox } from '../helpers/sandbox.ts';
+
+export interface LogCapture {
+  readonly log: Logger;
+  /** Every line written so far, parsed. */
+  lines(): Array<Record<string, unknown>>;
+  events(name: string): Array<Record<string, unknown>>;
+}
+
+export function captureLog(): LogCapture {
+  const stream = new PassThrough();
+  const chunks: string[] = [];
+  stream.on('data', (c: Buffer) => chunks.push(c.toString()));
+  const log = createLogger({ destination: stream, pretty: false, level: 'debug' });
+  const lines = () =>
+    chunks
+      .join('')
+      .split('\n')
+      .filter((l) => l.trim() !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { log, lines, events: (name) => lines().filter((l) => l.event === name) };
+}
+
+/** A data dir with its folders, a real state.db, a capturing logger and a DC list to serve. */
+export function makeIngestEnv(label = 'ingest') {
+  const sandbox = makeSandbox(label);
+  const dataDir = sandbox.dataDir;
+  const paths = dataPaths(dataDir);
+  for (const d of Object.values(paths)) mkdirSync(d, { recursive: true });
+  const db: StateDb = openStateDb(join(dataDir, 'state.db'));
+  const capture = captureLog();
+  const portal = {
+    centres: [
+      { code: 'DC1', is_active: true },
+      { code: 'DC2', is_active: true },
+      { code: 'OLD', is_active: false },
+    ] as DistributionCentreRecord[],
+    fetches: 0,
+    down: false,
+  };
+  const dcDirectory: DcDirectory = createDcDirectory({
+    db,
+    log: capture.log,
+    fetchDistributionCentres: async () => {
+      portal.fetches++;
+      if (portal.down) throw new Error('portal unreachable');
+      return portal.centres;
+    },
+  });
+  const deps: IngestDeps = { db, log: capture.log, dataDir, dcDirectory, maxSkuLength: 64 };
+
+  return {
+    dataDir,
+    paths,
+    db,
+    capture,
+    portal,
+    dcDirectory,
+    deps,
+    /** Writes a file into inbox/ and returns its path. */
+    drop(name: string, content: string | Buffer): string {
+      const path = join(paths.inbox, name);
+      writeFileSync(path, content);
+      return path;
+    },
+    process(name: string, extra: Partial<IngestDeps> = {}): Promise<FileOutcome> {
+      return processInboxFile(join(paths.inbox, name), { ...deps, ...extra });
+    },
+    report(outcome: FileOutcome): FileReport {
+      return JSON.parse(readFileSync(outcome.reportPath!, 'utf8')) as FileReport;
+    },
+    list(folder: 'inbox' | 'processed' | 'failed'): string[] {
+      return readdirSync(paths[folder]).sort();
+    },
+    desired(): Array<{ kind: string; dc: string; sku: string; quantity: number; source: string }> {
+      return db
+        .prepare('SELECT kind, dc, sku, quantity, source FROM desired_stock ORDER BY kind, dc, sku')
+        .all() as Array<{ kind: string; dc: string; sku: string; quantity: number; source: string }>;
+    },
+    dirty(): string[] {
+      return (
+        db.prepare('SELECT kind, dc, sku FROM stock_dirty ORDER BY kind, dc, sku').all() as Array<{
+          kind: string;
+          dc: string;
+          sku: string;
+        }>
+      ).map((r) => (r.kind === 'dc' ? `dc:${r.dc}:${r.sku}` : `factory:${r.sku}`));
+    },
+    async cleanup() {
+      db.close();
+      await sandbox.cleanup();
+    },
+  };
+}
+
+export type IngestEnv = ReturnType<typeof makeIngestEnv>;
