@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { errorDetails } from './body.ts';
-import { type Caller, checkBody } from './caller.ts';
+import type { Caller } from './caller.ts';
 import { type CallOptions, httpError } from './request.ts';
 import { type StockError, type StockUpdated, stockUpdateResultSchema } from './schemas.ts';
 
@@ -121,9 +121,18 @@ export async function bulkUpdate<I extends FactoryStockItem>(
     );
     if (response.status >= 200 && response.status < 300) {
       deps.sizes.accepted(kind, batch.length);
-      const body = checkBody(stockUpdateResultSchema, response, where);
-      updated.push(...body.updated);
-      errors.push(...body.errors);
+      // The spec does not show every bulk answer (DC stock): any 2xx is success, and an answer
+      // that cannot be read leaves its items `missing`, never silently updated.
+      const body = stockUpdateResultSchema.safeParse(response.body);
+      if (body.success) {
+        updated.push(...body.data.updated);
+        errors.push(...body.data.errors);
+      } else {
+        deps.logger.warn(
+          { event: 'api.bulk_unreadable', kind, size: batch.length, status: response.status },
+          'bulk update answered without a readable updated/errors body; items count as missing',
+        );
+      }
       return;
     }
     const details = errorDetails(response.raw);

@@ -5,7 +5,7 @@ import { backoffDelay, parseRetryAfter } from './backoff.ts';
 import { errorDetails, parseJson } from './body.ts';
 import type { Lane } from './budget/plan.ts';
 import type { CallBudget } from './budget/store.ts';
-import { PortalError, PortalHttpError, RateLimitedError } from './errors.ts';
+import { ClientClosedError, PortalError, PortalHttpError, RateLimitedError } from './errors.ts';
 import type { RawRequest, RawResponse, Transport } from './http.ts';
 
 /**
@@ -90,6 +90,7 @@ export async function sendCall(
       response = await deps.transport.send({ ...spec, token, signal });
     } catch (err) {
       unanswered = true;
+      if (deps.signal.aborted) throw closed(err);
       if (!(err instanceof PortalError) || !err.retryable || signal.aborted) throw err;
       if (spec.resend === 'never' || retries >= deps.retryLimit) throw err;
       retries++;
@@ -212,5 +213,16 @@ function backoff(deps: RequestDeps, attempt: number, jitter: number, retryAfter?
 }
 
 async function sleep(deps: RequestDeps, ms: number, signal: AbortSignal): Promise<void> {
-  await deps.clock.sleep(ms, signal);
+  try {
+    await deps.clock.sleep(ms, signal);
+  } catch (err) {
+    throw deps.signal.aborted ? closed(err) : err;
+  }
+}
+
+function closed(cause: unknown): ClientClosedError {
+  return new ClientClosedError('portal client closed during the call', {
+    cause: cause instanceof PortalError ? cause : undefined,
+    outcomeUnknown: true,
+  });
 }
