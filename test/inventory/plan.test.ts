@@ -1,0 +1,133 @@
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planCommand } from '../../src/cli/commands/plan.ts';
+import { UsageError } from '../../src/cli/usage.ts';
+import { replaceDistributionCentres } from '../../src/state/distributionCentres.ts';
+import { KeyValueStore } from '../../src/state/kv.ts';
+import { type IngestEnv, makeIngestEnv } from './helpers.ts';
+
+let env: IngestEnv;
+let work: string;
+beforeEach(() => {
+  env = makeIngestEnv('plan');
+  work = join(env.dataDir, 'work');
+  mkdirSync(work);
+});
+afterEach(async () => {
+  await env.cleanup();
+});
+
+async function plan(args: string[], dataDir = env.dataDir) {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  stderr.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  const code = await planCommand.run({
+    argv: args,
+    env: { SYNC_DATA_DIR: dataDir },
+    stdout,
+    stderr,
+    signal: new AbortController().signal,
+  });
+  return { code, out, err };
+}
+
+function file(name: string, content: string): string {
+  const p = join(work, name);
+  writeFileSync(p, content);
+  return p;
+}
+
+describe('plan FILE', () => {
+  beforeEach(() => {
+    const remote = env.db.prepare(
+      'INSERT INTO remote_stock (kind, dc, sku, quantity, seen_at) VALUES (?, ?, ?, ?, 0)',
+    );
+    remote.run('factory', '', 'SAME', 5);
+    remote.run('factory', '', 'DIFF', 5);
+    remote.run('dc', 'DC1', 'SAME', 1);
+    replaceDistributionCentres(env.db, [{ code: 'DC1', is_active: true }], 0);
+  });
+
+  it('prints changed, unchanged, unknown and rejected rows and the calls they cost', async () => {
+    const rows = Array.from({ length: 1500 }, (_, i) => `NEW${i},1`).join('\n');
+    const p = file('stock.csv', `sku,stock_quantity\nSAME,5\nDIFF,6\nBAD,-1\n${rows}\n`);
+    const r = await plan([p]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('stock.csv: factory stock (csv)');
+    expect(r.out).toMatch(/changed\s+1\n/);
+    expect(r.out).toMatch(/unchanged\s+1\n/);
+    expect(r.out).toMatch(/unknown to portal\s+1500\n/);
+    expect(r.out).toMatch(/rejected rows\s+1\n/);
+    expect(r.out).toContain('calls              2 bulk updates (batch size 1000)');
+    expect(r.out).toContain('line 4: stock_quantity not a whole number ≥ 0 ("-1")');
+    // Nothing written: no desired stock, no ledger row, no inbox files.
+    expect(env.desired()).toEqual([]);
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM inbox_files').get()).toEqual({ n: 0 });
+    expect(existsSync(p)).toBe(true);
+  });
+
+  it('uses the batch size learnt from the portal when it is smaller, and --json', async () => {
+    new KeyValueStore(env.db).set('api.bulk_max.dc', 1);
+    const p = file(
+      'dc.jsonl',
+      '{"distribution_centre_code":"DC1","sku":"SAME","stock_quantity":2}\n{"distribution_centre_code":"DC1","sku":"B","stock_quantity":2}\n{"distribution_centre_code":"ZZ","sku":"B","stock_quantity":2}\n',
+    );
+    const r = await plan([p, '--json']);
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out);
+    expect(json).toMatchObject({
+      file: 'dc.jsonl',
+      kind: 'dc_stock',
+      readable: true,
+      stateDb: true,
+      distributionCentresChecked: true,
+      rowsRead: 3,
+      rowsAccepted: 2,
+      rowsRejected: 1,
+      rejected: [{ line: 3, field: 'distribution_centre_code', reason: 'unknown distribution centre' }],
+      stock: { changed: 1, unchanged: 0, unknownToPortal: 1, batchSize: 1, calls: 2 },
+    });
+  });
+
+  it('plans confirmations against those already stored', async () => {
+    env.db
+      .prepare(
+        `INSERT INTO shipment_confirmations (order_number, action, carrier, tracking_number, is_collected, status, next_attempt_at, created_at)
+         VALUES ('O1', 'shipped', 'UPS', 'T1', 0, 'pending', 0, 0)`,
+      )
+      .run();
+    const p = file('c.csv', 'order_number,carrier,tracking_number\nO1,UPS,T1\nO1,UPS,T2\nO2,DHL,T3\n');
+    const r = await plan([p, '--json']);
+    expect(JSON.parse(r.out).confirmations).toEqual({ new: 1, duplicate: 1, conflict: 1, calls: 1 });
+  });
+
+  it('with no state.db, everything is unknown to the portal and DCs are not checked', async () => {
+    const empty = join(env.dataDir, 'empty-data');
+    const p = file('dc.csv', 'distribution_centre_code,sku,stock_quantity\nANY,A,1\nANY,B,2\n');
+    const r = await plan([p], empty);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('no state.db: nothing is known of the portal yet');
+    expect(r.out).toContain('distribution centres not checked');
+    expect(r.out).toMatch(/unknown to portal\s+2\n/);
+    expect(existsSync(join(empty, 'state.db'))).toBe(false);
+  });
+
+  it('exits 1 and says why for a file that would fail', async () => {
+    const r = await plan([file('x.csv', 'item,qty\nA,1\n')]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain('would go to failed/: no columns naming a kind');
+  });
+
+  it('needs exactly one FILE', async () => {
+    await expect(plan([])).rejects.toBeInstanceOf(UsageError);
+  });
+});
