@@ -49,7 +49,12 @@ export async function deleteKeys(redisUrl: string, pattern: string): Promise<voi
 /** Polls a condition until it holds or the deadline passes; tests wait on facts, not on sleeps. */
 export async function waitUntil<T>(
   check: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 25, message = 'condition' } = {},
+  {
+    timeoutMs = 10_000,
+    intervalMs = 25,
+    message = 'condition',
+    onTimeout = undefined as (() => void) | undefined,
+  } = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
@@ -61,6 +66,7 @@ export async function waitUntil<T>(
       last = err;
     }
     if (Date.now() > deadline) {
+      onTimeout?.();
       throw new Error(
         `timed out after ${timeoutMs} ms waiting for ${message}${last ? `: ${String(last)}` : ''}`,
       );

@@ -1,0 +1,152 @@
+import { writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACTIVE_DC_CODES, SEED_BRANDS } from '../../src/simulator/seed.ts';
+import {
+  dcCsv,
+  factoryCsv,
+  type Harness,
+  seededSku,
+  startHarness,
+} from '../helpers/daemonHarness.ts';
+import { waitUntil } from '../helpers/sandbox.ts';
+
+let h: Harness;
+
+/** Waits until no push or ingest job waits or runs. */
+async function waitForIdle(h: Harness): Promise<void> {
+  await waitUntil(
+    async () => {
+      const r = await h.cli(['status', '--json']);
+      const s = JSON.parse(r.output.slice(r.output.indexOf('{')));
+      return ['push', 'ingest'].every(
+        (q) => s.queues[q].waiting + s.queues[q].active + s.queues[q].prioritized === 0,
+      );
+    },
+    { timeoutMs: 15_000, intervalMs: 200, message: 'idle queues' },
+  );
+}
+afterEach(async () => {
+  await h?.cleanup();
+});
+
+const writes = (h: Harness, kind: 'factory' | 'dc') =>
+  h.sim
+    .stats()
+    .requests.filter(
+      (r) =>
+        r.route ===
+        (kind === 'factory'
+          ? 'POST /factory-stocks/bulk-update'
+          : 'POST /distribution-centre-stocks/bulk-update'),
+    );
+
+describe('the daemon keeps the portal in step with inbox files', () => {
+  it('pushes a factory and a DC file in the fewest calls; the same files again cost no write', async () => {
+    h = await startHarness('sync', { maxBulkItems: 40 }, { BULK_BATCH_SIZE: '40' });
+    await h.start();
+    const factory = Array.from({ length: 100 }, (_, i) => [seededSku(i), 5000 + i] as const);
+    const dc = Array.from(
+      { length: 90 },
+      (_, i) => [ACTIVE_DC_CODES[i % 3]!, seededSku(i), 700 + i] as const,
+    );
+    h.drop('factory.csv', factoryCsv(factory));
+    h.drop('dc.csv', dcCsv(dc));
+
+    await waitUntil(
+      () =>
+        factory.every(([s, q]) => h.sim.store.factoryStock(s)?.stock_quantity === q) &&
+        dc.every(([d, s, q]) => h.sim.store.dcStock(d, s)?.stock_quantity === q),
+      { timeoutMs: 20_000, message: 'the portal to hold the desired stock' },
+    );
+    expect(writes(h, 'factory')).toHaveLength(Math.ceil(100 / 40));
+    expect(writes(h, 'dc')).toHaveLength(Math.ceil(90 / 40));
+    // The same content again (a duplicate), and the same values in a new file: no write call.
+    await waitForIdle(h);
+    h.sim.resetStats();
+    const handled = () =>
+      h.daemon!.lines.filter((l) => /^file\.(processed|duplicate)$/.test(String(l.event))).length;
+    const before = handled();
+    h.drop('factory-again.csv', factoryCsv(factory));
+    h.drop('dc-renamed.csv', dcCsv(dc).replaceAll('\n', '\r\n'));
+    await waitUntil(() => handled() >= before + 2, {
+      timeoutMs: 15_000,
+      message: 'the second pair of files to be handled',
+      onTimeout: () => writeFileSync('/tmp/daemon-out.log', h.daemon!.output()),
+    });
+    await waitForIdle(h);
+    expect(writes(h, 'factory')).toHaveLength(0);
+    expect(writes(h, 'dc')).toHaveLength(0);
+    expect(await h.stop()).toBe(0);
+  });
+
+  it('lists unknown SKUs as failures; once the products exist, failures retry --all lands them', async () => {
+    h = await startHarness('unknown');
+    await h.start();
+    h.drop(
+      'new-products.csv',
+      factoryCsv([
+        ['NEW-1', 10],
+        ['NEW-2', 20],
+        [seededSku(0), 3],
+      ]),
+    );
+    await waitUntil(() => h.sim.store.factoryStock(seededSku(0))?.stock_quantity === 3, {
+      timeoutMs: 15_000,
+    });
+    await h.daemon!.waitFor((l) => l.event === 'stock.item_failed' && l.sku === 'NEW-2', 10_000);
+
+    const listed = await h.cli(['failures', '--json']);
+    expect(listed.code).toBe(0);
+    const body = JSON.parse(listed.output.slice(listed.output.indexOf('{'))) as {
+      stock: Array<{ key: string; error: string }>;
+    };
+    expect(body.stock.map((f) => [f.key, f.error]).sort()).toEqual([
+      ['factory:NEW-1', 'Product not found'],
+      ['factory:NEW-2', 'Product not found'],
+    ]);
+
+    for (const sku of ['NEW-1', 'NEW-2'])
+      h.sim.store.addProduct({ sku, name: sku, brand: SEED_BRANDS[0]!.name });
+    const retry = await h.cli(['failures', 'retry', '--all']);
+    expect(retry.code).toBe(0);
+    expect(retry.output).toMatch(/2 stock items/);
+    await waitUntil(
+      () =>
+        h.sim.store.factoryStock('NEW-1')?.stock_quantity === 10 &&
+        h.sim.store.factoryStock('NEW-2')?.stock_quantity === 20,
+      {
+        timeoutMs: 15_000,
+        message: 'the retried items to land',
+      },
+    );
+    const after = await h.cli(['failures', '--json']);
+    expect(JSON.parse(after.output.slice(after.output.indexOf('{'))).stock).toEqual([]);
+  });
+
+  it('never sends more calls than the hourly budget; the rest waits', async () => {
+    h = await startHarness(
+      'budget',
+      { maxBulkItems: 10 },
+      {
+        BULK_BATCH_SIZE: '10',
+        API_REQUESTS_PER_HOUR: '6',
+        API_STOCK_RESERVE: '0',
+        API_RECONCILE_RESERVE: '0',
+      },
+    );
+    await h.start();
+    h.drop(
+      'big.csv',
+      factoryCsv(Array.from({ length: 100 }, (_, i) => [seededSku(i), 9000 + i] as const)),
+    );
+    await h.daemon!.waitForEvent('queue.paused', 20_000);
+    const seen = h.sim.stats().requests.filter((r) => r.route !== 'POST /login');
+    expect(seen.length).toBeLessThanOrEqual(6);
+    expect(h.sim.stats().rateLimited).toBe(0);
+    const status = await h.cli(['status', '--json']);
+    const s = JSON.parse(status.output.slice(status.output.indexOf('{')));
+    expect(s.budget.usedLastHour).toBeLessThanOrEqual(6);
+    expect(s.pendingDifferences.factory).toBeGreaterThan(0);
+    expect(s.budget.freesAt).toBeGreaterThan(Date.now());
+  });
+});
