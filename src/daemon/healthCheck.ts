@@ -1,0 +1,105 @@
+import type { Redis } from 'ioredis';
+import { redisConnection } from '../jobs/connection.ts';
+import { HEARTBEAT_STALE_MS, type Heartbeat } from './heartbeat.ts';
+
+/** The answers a health check needs; the caller decides where they come from. */
+export interface HealthProbes {
+  /** Resolves when Redis answers PING; rejects with the reason otherwise. */
+  readonly pingRedis: () => Promise<void>;
+  /** The daemon's last heartbeat; throws when state.db cannot be opened or read. */
+  readonly readHeartbeat: () => Heartbeat | undefined;
+  readonly now: () => number;
+  /** A heartbeat older than this is a problem, in milliseconds; HEARTBEAT_STALE_MS by default. */
+  readonly staleAfterMs?: number;
+}
+
+export interface HealthReport {
+  readonly healthy: boolean;
+  /** One line per problem, e.g. `redis: connect ECONNREFUSED …`, `daemon: no heartbeat yet`. */
+  readonly problems: readonly string[];
+  readonly redis: 'ok' | 'error';
+  readonly stateDb: 'ok' | 'error';
+  /** Age of the last heartbeat in milliseconds; null when there is none (or state.db failed). */
+  readonly heartbeatAgeMs: number | null;
+  readonly checkedAt: number;
+}
+
+/**
+ * Healthy means: Redis answers, state.db opens and the daemon's heartbeat is recent. Shared by the
+ * `health` command (a separate process) and the daemon's own `/healthz`; both only differ in how
+ * they reach Redis and state.db.
+ */
+export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
+  const staleAfterMs = probes.staleAfterMs ?? HEARTBEAT_STALE_MS;
+  // Started first so that the state.db read happens while Redis is being asked.
+  const ping = probes.pingRedis().then(
+    () => null,
+    (err: unknown) => `redis: ${err instanceof Error ? err.message : String(err)}`,
+  );
+  const problems: string[] = [];
+
+  let stateDb: 'ok' | 'error' = 'ok';
+  let heartbeatAgeMs: number | null = null;
+  try {
+    const beat = probes.readHeartbeat();
+    if (beat === undefined) problems.push('daemon: no heartbeat yet');
+    else {
+      heartbeatAgeMs = Math.max(0, probes.now() - beat.at);
+      if (heartbeatAgeMs > staleAfterMs)
+        problems.push(`daemon: last heartbeat ${Math.round(heartbeatAgeMs / 1000)} s ago`);
+    }
+  } catch (err) {
+    stateDb = 'error';
+    problems.push(`state.db: ${err instanceof Error ? err.message : String(err)}`);
+  }
+
+  const redisProblem = await ping;
+  if (redisProblem !== null) problems.unshift(redisProblem);
+  return {
+    healthy: problems.length === 0,
+    problems,
+    redis: redisProblem === null ? 'ok' : 'error',
+    stateDb,
+    heartbeatAgeMs,
+    checkedAt: probes.now(),
+  };
+}
+
+/** Rejects with `what timed out after N ms` when `promise` takes longer than `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+    timer.unref();
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** PING over an existing connection (the daemon's), which may be waiting through a Redis outage. */
+export async function pingConnection(redis: Redis, timeoutMs = 2000): Promise<void> {
+  const answer = await withTimeout(redis.ping(), timeoutMs, 'PING');
+  if (answer !== 'PONG') throw new Error(`no PONG (got ${String(answer)})`);
+}
+
+/** PING over a connection of its own that tries once and is closed afterwards. */
+export async function pingRedisUrl(url: string, timeoutMs = 2000): Promise<void> {
+  const redis = redisConnection(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    connectTimeout: timeoutMs,
+    retryStrategy: () => null,
+  });
+  // ioredis rejects connect() with a bare "Connection is closed."; the error event says why.
+  let cause: Error | undefined;
+  redis.on('error', (err: Error) => {
+    cause ??= err;
+  });
+  try {
+    await withTimeout(redis.connect(), timeoutMs + 500, 'connect').catch((err: unknown) => {
+      throw cause ?? err;
+    });
+    await pingConnection(redis, timeoutMs);
+  } finally {
+    redis.disconnect();
+  }
+}

@@ -1,0 +1,113 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Config } from '../config/index.ts';
+import type { Queues } from '../jobs/queues.ts';
+import type { Logger } from '../log/logger.ts';
+import type { StateDb } from '../state/db.ts';
+import { checkHealth, pingRedisUrl, withTimeout } from './healthCheck.ts';
+import { readHeartbeat } from './heartbeat.ts';
+import { createMetrics, type MetricsSettings } from './metrics.ts';
+
+export interface HttpServerOptions {
+  /** TCP port; 0 picks a free one (the returned `port` says which). */
+  readonly port: number;
+  /** Interface to listen on; all interfaces when omitted (what a container needs). */
+  readonly host?: string | undefined;
+  readonly db: StateDb;
+  readonly config: MetricsSettings & Pick<Config, 'redisUrl'>;
+  /** The daemon's queues: Redis is checked over their connection and /metrics shows their depths. */
+  readonly queues?: Queues | undefined;
+  readonly log: Logger;
+  readonly now?: () => number;
+}
+
+export interface HttpServer {
+  readonly port: number;
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>;
+}
+
+/**
+ * The optional operations endpoint (HTTP_PORT > 0):
+ * - `GET /healthz`: 200 and the health report as JSON when Redis answers, state.db reads and the
+ *   heartbeat is recent; 503 and the same JSON (with `problems`) otherwise;
+ * - `GET /metrics`: Prometheus text format, gauges read from state.db (and the queues) per scrape.
+ */
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const { db, config, queues, log } = options;
+  const now = options.now ?? Date.now;
+  const metrics = createMetrics({ db, config, queues, now });
+  const pingRedis = async () => {
+    // Over the daemon's own connection when there is one: the cheapest query its queues make.
+    if (queues) await withTimeout(queues.shipments.getJobCounts('waiting'), 2000, 'redis query');
+    else await pingRedisUrl(config.redisUrl);
+  };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' });
+      res.end('method not allowed\n');
+      return;
+    }
+    if (path === '/healthz') {
+      const report = await checkHealth({ pingRedis, readHeartbeat: () => readHeartbeat(db), now });
+      send(res, req, report.healthy ? 200 : 503, 'application/json', JSON.stringify(report));
+      return;
+    }
+    if (path === '/metrics') {
+      send(res, req, 200, metrics.contentType, await metrics.render());
+      return;
+    }
+    send(res, req, 404, 'text/plain', 'not found: try /healthz or /metrics\n');
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      log.warn({ event: 'http.error', path: req.url, err }, 'operations endpoint failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error\n');
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port: options.port, host: options.host }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (err) => log.warn({ event: 'http.error', err }, 'operations endpoint error'));
+  const port = (server.address() as AddressInfo).port;
+  log.info(
+    { event: 'http.listening', port, host: options.host ?? '*' },
+    `operations endpoint on port ${port}: /healthz, /metrics`,
+  );
+
+  let closed: Promise<void> | undefined;
+  return {
+    port,
+    close() {
+      closed ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closed;
+    },
+  };
+}
+
+function send(
+  res: ServerResponse,
+  req: IncomingMessage,
+  status: number,
+  type: string,
+  body: string,
+): void {
+  res.writeHead(status, {
+    'content-type': type,
+    'content-length': Buffer.byteLength(body),
+    'cache-control': 'no-store',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
+}

@@ -1,0 +1,90 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { healthCommand } from '../../src/cli/commands/health.ts';
+import { HEARTBEAT_KEY, startHeartbeat } from '../../src/daemon/heartbeat.ts';
+import { openStateDb } from '../../src/state/db.ts';
+import { KeyValueStore } from '../../src/state/kv.ts';
+import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
+import { textSink } from './helpers.ts';
+
+let sandbox: Sandbox;
+
+beforeEach(() => {
+  sandbox = makeSandbox('health');
+});
+afterEach(async () => {
+  await sandbox.cleanup();
+});
+
+async function health(argv: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const stdout = textSink();
+  const stderr = textSink();
+  const code = await healthCommand.run({
+    argv,
+    env: { SYNC_DATA_DIR: sandbox.dataDir, REDIS_URL: sandbox.redisUrl, ...env },
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    signal: new AbortController().signal,
+  });
+  return { code, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+const stateDb = () => openStateDb(join(sandbox.dataDir, 'state.db'));
+
+describe('health command', () => {
+  it('exits 1 naming state.db when the daemon never ran on this data dir', async () => {
+    const r = await health();
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^unhealthy: state\.db: no state\.db in /);
+
+    const both = await health([], { REDIS_URL: 'redis://127.0.0.1:1' });
+    expect(both.code).toBe(1);
+    expect(both.stderr).toMatch(/^unhealthy: redis: .*ECONNREFUSED.*; state\.db: no state\.db in /);
+  });
+
+  it('exits 1 when there is no heartbeat yet, 0 with a fresh one and Redis answering', async () => {
+    const db = stateDb();
+    try {
+      let r = await health();
+      expect(r).toEqual({ code: 1, stdout: '', stderr: 'unhealthy: daemon: no heartbeat yet\n' });
+
+      const heartbeat = startHeartbeat(db);
+      heartbeat.stop();
+      r = await health();
+      expect(r).toEqual({ code: 0, stdout: 'healthy\n', stderr: '' });
+
+      r = await health(['--json']);
+      expect(r.code).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        healthy: true,
+        problems: [],
+        redis: 'ok',
+        stateDb: 'ok',
+      });
+    } finally {
+      db.close();
+    }
+  });
+
+  it('exits 1 for an old heartbeat, and for a Redis that does not answer', async () => {
+    const db = stateDb();
+    try {
+      const kv = new KeyValueStore(db);
+      kv.set(HEARTBEAT_KEY, { at: Date.now() - 5 * 60_000, pid: 1, startedAt: 0 });
+      let r = await health();
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^unhealthy: daemon: last heartbeat 30\d s ago\n$/);
+
+      kv.set(HEARTBEAT_KEY, { at: Date.now(), pid: 1, startedAt: 0 });
+      r = await health(['--json'], { REDIS_URL: 'redis://127.0.0.1:1' });
+      expect(r.code).toBe(1);
+      const report = JSON.parse(r.stdout);
+      expect(report.healthy).toBe(false);
+      expect(report.redis).toBe('error');
+      expect(report.problems).toEqual([expect.stringMatching(/^redis: .*ECONNREFUSED/)]);
+    } finally {
+      db.close();
+    }
+  });
+});
