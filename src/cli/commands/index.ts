@@ -1,4 +1,5 @@
 import type { Command } from '../command.ts';
+import { apiCommand } from './api.ts';
 import { failuresCommand } from './failures.ts';
 import { healthCommand } from './health.ts';
 import { runCommand } from './run.ts';
