@@ -1,0 +1,50 @@
+# syntax=docker/dockerfile:1
+# supplier-sync: the daemon in a container. Build: docker build -t supplier-sync .
+# scripts/check-image.sh repeats the build and runtime steps below without Docker (CI runs it);
+# keep the two in step.
+
+# ---- build: compile TypeScript to dist/ --------------------------------------------------------
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+# Dependencies first, in their own layer, so a source change does not reinstall them.
+# --ignore-scripts: the package's `prepare` script would run tsc before src/ is copied, and the
+# dev-only `node` package's preinstall would download a second Node binary the image already has.
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# ---- runtime: production dependencies, dist/ and config/ only ----------------------------------
+FROM node:24-bookworm-slim AS runtime
+# tini as PID 1 forwards SIGTERM/SIGINT to the daemon (which then stops gracefully) and reaps
+# zombies. Baked into the image rather than relying on `docker run --init`, so it holds however the
+# container is started (compose, Kubernetes, a plain docker run that forgot the flag).
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends tini \
+ && rm -rf /var/lib/apt/lists/*
+
+ENV NODE_ENV=production \
+    SYNC_DATA_DIR=/data
+WORKDIR /app
+# No install scripts needed: better-sqlite3 loads its prebuilt binary from prebuilds/ (glibc
+# x64/arm64 both ship), and nothing else in the production tree builds anything.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY config ./config
+
+# The data dir (state.db, inbox/, processed/, failed/, outbox/) belongs to the unprivileged `node`
+# user (uid 1000) of the base image; a new named volume inherits this ownership.
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME /data
+
+# Healthy: Redis answers, state.db opens and the daemon's heartbeat (every 10 s) is under 60 s old.
+HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
+  CMD ["node", "dist/cli/main.js", "health"]
+
+# `docker run IMAGE` runs the daemon; `docker run IMAGE status` (or any command) runs that instead.
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/cli/main.js"]
+CMD ["run"]
