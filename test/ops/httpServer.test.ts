@@ -136,6 +136,44 @@ describe('/healthz', () => {
   });
 });
 
+describe('with the daemon queues on a Redis that does not answer', () => {
+  it('is 503 on /healthz and shows redis_up 0 on /metrics, each within the timeout', async () => {
+    beat(NOW);
+    // Like the daemon's own connection: commands wait for a Redis that may come back.
+    const deadConnection = redisConnection('redis://127.0.0.1:1');
+    deadConnection.on('error', () => {});
+    const deadQueues = createQueues(deadConnection, sandbox.prefix);
+    for (const q of Object.values(deadQueues)) q.on('error', () => {}); // expected, and noisy
+    const captured = captureLog();
+    const server = await startHttpServer({
+      port: 0,
+      host: '127.0.0.1',
+      db,
+      config,
+      queues: deadQueues,
+      log: captured.log,
+      now: () => NOW,
+    });
+    try {
+      const url = `http://127.0.0.1:${server.port}`;
+      const started = Date.now();
+      const health = await fetch(`${url}/healthz`);
+      expect(health.status).toBe(503);
+      const report = (await health.json()) as { problems: string[] };
+      expect(report.problems).toEqual(['redis: redis query timed out after 2000 ms']);
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(sample(metrics, 'supplier_sync_redis_up')).toBe(0);
+      expect(metrics).not.toContain('supplier_sync_queue_jobs{');
+      expect(sample(metrics, 'supplier_sync_api_budget_limit')).toBe(100);
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      await server.close();
+      deadConnection.disconnect();
+      await closeQueues(deadQueues);
+    }
+  });
+});
+
 describe('/metrics', () => {
   it('shows the gauges read from state.db and the queues at scrape time', async () => {
     // 7 calls in the last hour, 2 older ones that no longer count.
