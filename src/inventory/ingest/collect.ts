@@ -16,6 +16,7 @@ import {
   validateConfirmationRow,
   validateStockRow,
 } from '../validate/rows.ts';
+import { StockRows } from './stockRows.ts';
 
 /** Most rejected rows listed in a report; the rest are counted in `rejectedOmitted`. */
 export const MAX_REJECTED_LISTED = 1000;
@@ -24,15 +25,9 @@ export const MAX_DUPLICATE_KEYS_LISTED = 1000;
 const MAX_LINES_PER_DUPLICATE = 10;
 const MAX_IGNORED_COLUMNS = 50;
 
-export interface RejectedRow extends RowError {
-  readonly line: number;
-}
+export type { StockEntry } from './stockRows.ts';
 
-/** The row kept for one stock key (the last one in the file). */
-export interface StockEntry {
-  readonly dc: string;
-  readonly sku: string;
-  readonly quantity: number;
+export interface RejectedRow extends RowError {
   readonly line: number;
 }
 
@@ -60,7 +55,7 @@ export interface CollectedFile extends Common {
   readonly rejectedOmitted: number;
   readonly ignoredColumns: string[];
   /** Stock rows by key (dedup: last row wins); empty for confirmations. */
-  readonly stock: Map<string, StockEntry>;
+  readonly stock: StockRows;
   /** Confirmation rows in file order; empty for stock. */
   readonly confirmations: ConfirmationInput[];
   readonly duplicates: { rows: number; keys: DuplicateKey[]; keysOmitted: number };
@@ -101,7 +96,7 @@ export async function collectFile(
   let rowsRejected = 0;
   const rejected: RejectedRow[] = [];
   const ignored = new Set<string>();
-  const stock = new Map<string, StockEntry>();
+  const stock = new StockRows();
   const confirmations: ConfirmationInput[] = [];
   const dupLines = new Map<string, number[]>();
   let dupRows = 0;
@@ -145,85 +140,85 @@ export async function collectFile(
   };
 
   try {
-    for await (const event of readRecords(format, source, tap)) {
-      if (event.type === 'columns') {
-        const detected = detectKind(event.columns);
-        if (!detected.ok) return fail(detected.reason);
-        kind = detected.kind;
-        for (const c of detected.ignored) ignored.add(c);
-        continue;
-      }
-      rowsRead++;
-      if (options.onProgress && rowsRead % 10_000 === 0) options.onProgress(rowsRead);
-      if (event.type === 'bad') {
-        const { line, field, reason, value } = event;
-        reject(line, value === undefined ? { field, reason } : { field, reason, value });
-        continue;
-      }
-      const { line, fields } = event;
-      if (format !== 'csv') {
-        const keys = Object.keys(fields);
-        const claims = objectKind(keys);
-        if (claims === undefined) {
-          reject(line, { field: '(row)', reason: 'names none of the known columns' });
+    for await (const batch of readRecords(format, source, tap)) {
+      for (const event of batch) {
+        if (event.type === 'columns') {
+          const detected = detectKind(event.columns);
+          if (!detected.ok) return fail(detected.reason);
+          kind = detected.kind;
+          for (const c of detected.ignored) ignored.add(c);
           continue;
         }
-        if (kind === undefined) kind = claims;
-        else if (claims !== kind) {
-          return fail(
-            `mixed kinds: ${positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${kind.replace('_', ' ')}`,
-          );
+        rowsRead++;
+        if (options.onProgress && rowsRead % 10_000 === 0) options.onProgress(rowsRead);
+        if (event.type === 'bad') {
+          const { line, field, reason, value } = event;
+          reject(line, value === undefined ? { field, reason } : { field, reason, value });
+          continue;
         }
-        if (ignored.size < MAX_IGNORED_COLUMNS)
-          for (const c of ignoredColumns(kind, keys)) ignored.add(c);
-      }
-      if (kind === 'shipment_confirmations') {
-        const r = validateConfirmationRow(fields);
+        const { line, fields } = event;
+        if (format !== 'csv') {
+          const keys = Object.keys(fields);
+          const claims = objectKind(keys);
+          if (claims === undefined) {
+            reject(line, { field: '(row)', reason: 'names none of the known columns' });
+            continue;
+          }
+          if (kind === undefined) kind = claims;
+          else if (claims !== kind) {
+            return fail(
+              `mixed kinds: ${positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${kind.replace('_', ' ')}`,
+            );
+          }
+          if (ignored.size < MAX_IGNORED_COLUMNS)
+            for (const c of ignoredColumns(kind, keys)) ignored.add(c);
+        }
+        if (kind === 'shipment_confirmations') {
+          const r = validateConfirmationRow(fields);
+          if (!r.ok) {
+            reject(line, r);
+            continue;
+          }
+          confirmations.push({ ...r.row, line });
+          rowsAccepted++;
+          continue;
+        }
+        const stockKind = kind!;
+        const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', fields, options);
         if (!r.ok) {
           reject(line, r);
           continue;
         }
-        confirmations.push({ ...r.row, line });
+        const row = r.row;
+        if (stockKind === 'dc_stock' && dcs !== undefined) {
+          const status = dcSeen.get(row.dc) ?? (await dcStatus(row.dc));
+          if (status !== 'active') {
+            reject(line, {
+              field: 'distribution_centre_code',
+              reason:
+                status === 'unknown'
+                  ? 'unknown distribution centre'
+                  : 'inactive distribution centre',
+              value: showValue(row.dc),
+            });
+            continue;
+          }
+        }
         rowsAccepted++;
-        continue;
-      }
-      const stockKind = kind!;
-      const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', fields, options);
-      if (!r.ok) {
-        reject(line, r);
-        continue;
-      }
-      const row = r.row;
-      if (stockKind === 'dc_stock' && dcs !== undefined) {
-        const status = await dcStatus(row.dc);
-        if (status !== 'active') {
-          reject(line, {
-            field: 'distribution_centre_code',
-            reason:
-              status === 'unknown' ? 'unknown distribution centre' : 'inactive distribution centre',
-            value: showValue(row.dc),
-          });
-          continue;
+        const previous = stock.put(row.dc, row.sku, row.quantity, line);
+        if (previous !== undefined) {
+          dupRows++;
+          const shown = stockKind === 'dc_stock' ? `dc:${row.dc}:${row.sku}` : `factory:${row.sku}`;
+          let lines = dupLines.get(shown);
+          if (lines === undefined) {
+            if (dupLines.size < MAX_DUPLICATE_KEYS_LISTED) {
+              lines = [previous];
+              dupLines.set(shown, lines);
+            } else dupKeysOmitted++;
+          }
+          if (lines !== undefined && lines.length < MAX_LINES_PER_DUPLICATE) lines.push(line);
         }
       }
-      rowsAccepted++;
-      const mapKey = stockKind === 'dc_stock' ? `${row.dc}\u0000${row.sku}` : row.sku;
-      const previous = stock.get(mapKey);
-      if (previous !== undefined) {
-        dupRows++;
-        const shown = stockKind === 'dc_stock' ? `dc:${row.dc}:${row.sku}` : `factory:${row.sku}`;
-        let lines = dupLines.get(shown);
-        if (lines === undefined) {
-          if (dupLines.size < MAX_DUPLICATE_KEYS_LISTED) {
-            lines = [previous.line];
-            dupLines.set(shown, lines);
-          } else dupKeysOmitted++;
-        }
-        if (lines !== undefined && lines.length < MAX_LINES_PER_DUPLICATE) lines.push(line);
-        // Delete first so that the map's order follows the winning rows.
-        stock.delete(mapKey);
-      }
-      stock.set(mapKey, { dc: row.dc, sku: row.sku, quantity: row.quantity, line });
     }
   } catch (err) {
     if (err instanceof FileFormatError) {

@@ -2,6 +2,7 @@ import { pipeline, type Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { showValue } from '../validate/rows.ts';
+import { readBatches } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
 import { FileFormatError, type RecordEvent } from './records.ts';
 
@@ -17,7 +18,7 @@ interface CsvItem {
  * error. A quoting error makes the whole file unreadable. Lines are physical lines of the file
  * where the row starts, counted from the byte offsets csv-parse reports.
  */
-export async function* readCsv(source: Readable, tap: ByteTap): AsyncGenerator<RecordEvent> {
+export async function* readCsv(source: Readable, tap: ByteTap): AsyncGenerator<RecordEvent[]> {
   const parser = parse({
     bom: true,
     relax_column_count: true,
@@ -28,35 +29,41 @@ export async function* readCsv(source: Readable, tap: ByteTap): AsyncGenerator<R
   let header: string[] | undefined;
   let prevEnd = 0;
   try {
-    for await (const item of out as AsyncIterable<CsvItem>) {
-      const line = tap.lineFeedsBefore(prevEnd) + 1;
-      prevEnd = item.info.bytes;
-      const record = item.record;
-      if (isBlank(record)) continue;
-      if (header === undefined) {
-        header = record.map(normalizeColumn);
-        const seen = new Set<string>();
-        for (const c of header) {
-          if (c !== '' && seen.has(c))
-            throw new FileFormatError(`column "${c}" appears twice in the header`);
-          seen.add(c);
+    for await (const items of readBatches<CsvItem>(out)) {
+      const events: RecordEvent[] = [];
+      for (const item of items) {
+        const line = tap.lineFeedsBefore(prevEnd) + 1;
+        prevEnd = item.info.bytes;
+        const record = item.record;
+        if (isBlank(record)) continue;
+        if (header === undefined) {
+          const names = record.map(normalizeColumn);
+          header = names;
+          const seen = new Set<string>();
+          for (const c of names) {
+            if (c !== '' && seen.has(c))
+              throw new FileFormatError(`column "${c}" appears twice in the header`);
+            seen.add(c);
+          }
+          events.push({ type: 'columns', columns: names.filter((c) => c !== '') });
+          continue;
         }
-        yield { type: 'columns', columns: header.filter((c) => c !== '') };
-        continue;
+        const cols: string[] = header;
+        if (record.length !== cols.length) {
+          events.push({
+            type: 'bad',
+            line,
+            field: '(row)',
+            reason: `has ${record.length} fields, the header has ${cols.length}`,
+            value: showValue(record.join(',')),
+          } as RecordEvent);
+          continue;
+        }
+        const fields: Record<string, unknown> = {};
+        for (let i = 0; i < cols.length; i++) fields[cols[i]!] = record[i];
+        events.push({ type: 'record', line, fields });
       }
-      if (record.length !== header.length) {
-        yield {
-          type: 'bad',
-          line,
-          field: '(row)',
-          reason: `has ${record.length} fields, the header has ${header.length}`,
-          value: showValue(record.join(',')),
-        } as RecordEvent;
-        continue;
-      }
-      const fields: Record<string, unknown> = {};
-      for (let i = 0; i < header.length; i++) fields[header[i]!] = record[i];
-      yield { type: 'record', line, fields };
+      yield events;
     }
   } catch (err) {
     if (err instanceof FileFormatError) throw err;

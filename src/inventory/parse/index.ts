@@ -9,12 +9,15 @@ export { ByteTap } from './byteTap.ts';
 export { MAX_JSON_BYTES } from './json.ts';
 export * from './records.ts';
 
-/** Reads the records of a file of the given format from a byte stream that goes through `tap`. */
+/**
+ * Reads the records of a file of the given format from a byte stream that goes through `tap`, in
+ * batches (one await per batch, not per row).
+ */
 export function readRecords(
   format: InboxFormat,
   source: Readable,
   tap: ByteTap,
-): AsyncGenerator<RecordEvent> {
+): AsyncGenerator<RecordEvent[]> {
   switch (format) {
     case 'csv':
       return readCsv(source, tap);

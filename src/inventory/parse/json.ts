@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { BATCH } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
 import { FileFormatError, lowerKeys, type RecordEvent } from './records.ts';
 
@@ -17,7 +18,7 @@ export async function* readJsonArray(
   source: Readable,
   tap: ByteTap,
   maxBytes = MAX_JSON_BYTES,
-): AsyncGenerator<RecordEvent> {
+): AsyncGenerator<RecordEvent[]> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of source.pipe(tap) as AsyncIterable<Buffer>) {
@@ -39,12 +40,22 @@ export async function* readJsonArray(
     throw new FileFormatError(`not readable as JSON: ${(err as Error).message}`, { cause: err });
   }
   if (!Array.isArray(value)) throw new FileFormatError('not a JSON array of objects');
+  let events: RecordEvent[] = [];
   for (let i = 0; i < value.length; i++) {
     const item: unknown = value[i];
     if (item === null || typeof item !== 'object' || Array.isArray(item)) {
-      yield { type: 'bad', line: i + 1, field: '(row)', reason: 'not a JSON object' };
-      continue;
+      events.push({ type: 'bad', line: i + 1, field: '(row)', reason: 'not a JSON object' });
+    } else {
+      events.push({
+        type: 'record',
+        line: i + 1,
+        fields: lowerKeys(item as Record<string, unknown>),
+      });
     }
-    yield { type: 'record', line: i + 1, fields: lowerKeys(item as Record<string, unknown>) };
+    if (events.length >= BATCH) {
+      yield events;
+      events = [];
+    }
   }
+  if (events.length > 0) yield events;
 }

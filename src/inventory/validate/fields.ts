@@ -38,7 +38,9 @@ export function checkSku(value: unknown, maxLength: number): FieldResult<string>
   if (!text.ok) return text;
   const sku = text.value;
   if (sku === '') return fail('empty');
-  if ([...sku].length > maxLength) return fail(`longer than ${maxLength} characters`);
+  // Length in characters (code points); UTF-16 length is an upper bound, so count only when needed.
+  if (sku.length > maxLength && [...sku].length > maxLength)
+    return fail(`longer than ${maxLength} characters`);
   if (CONTROL.test(sku)) return fail('contains control characters or invalid UTF-8');
   return { ok: true, value: sku };
 }

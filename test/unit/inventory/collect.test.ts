@@ -67,7 +67,7 @@ describe('CSV', () => {
 
   it('keeps the last row of a key and lists the duplicates', async () => {
     const c = await ok('csv', 'sku,stock_quantity\nA,1\nB,2\nA,3\nA,4\n');
-    expect(stock(c)).toEqual(['B=2@3', 'A=4@5']);
+    expect(stock(c)).toEqual(['A=4@5', 'B=2@3']);
     expect(c.duplicates).toEqual({ rows: 2, keys: [{ key: 'factory:A', lines: [2, 4, 5] }], keysOmitted: 0 });
     expect(c.rowsAccepted).toBe(4);
   });

@@ -1,0 +1,98 @@
+/**
+ * Ingest benchmark (not a test): generates a factory stock CSV, ingests it with processInboxFile,
+ * and compares with the floor: the same rows bulk-inserted into a fresh SQLite table with a bare
+ * prepared statement in one transaction.
+ *
+ *   node bench/ingest.ts [--rows 1000000] [--keep]
+ */
+import { once } from 'node:events';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { createDcDirectory } from '../src/inventory/dcDirectory.ts';
+import { ensureDataDirs } from '../src/inventory/dirs.ts';
+import { processInboxFile } from '../src/inventory/ingest/process.ts';
+import { createLogger } from '../src/log/logger.ts';
+import { openStateDb } from '../src/state/db.ts';
+
+const { values } = parseArgs({
+  options: { rows: { type: 'string', default: '1000000' }, keep: { type: 'boolean', default: false } },
+});
+const rows = Number(values.rows);
+if (!Number.isInteger(rows) || rows < 1) throw new Error('--rows must be a whole number ≥ 1');
+
+const sku = (i: number) => `SKU-${String(i).padStart(7, '0')}`;
+const qty = (i: number) => (i * 7919) % 10_000;
+
+const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-bench-'));
+try {
+  const paths = await ensureDataDirs(dir);
+  const file = join(paths.inbox, 'stock.csv');
+
+  let t = performance.now();
+  const out = createWriteStream(file);
+  out.write('sku,stock_quantity\n');
+  const CHUNK = 10_000;
+  for (let i = 0; i < rows; i += CHUNK) {
+    let text = '';
+    for (let j = i; j < Math.min(rows, i + CHUNK); j++) text += `${sku(j)},${qty(j)}\n`;
+    if (!out.write(text)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  const genS = (performance.now() - t) / 1000;
+  const bytes = statSync(file).size;
+
+  // Ingest through the real path: hash, stream-parse, validate, one transaction, move, report.
+  const db = openStateDb(join(dir, 'state.db'));
+  const log = createLogger({ level: 'warn', pretty: false });
+  t = performance.now();
+  const outcome = await processInboxFile(file, {
+    db,
+    log,
+    dataDir: dir,
+    dcDirectory: createDcDirectory({ db }),
+    maxSkuLength: 64,
+  });
+  const ingestS = (performance.now() - t) / 1000;
+  if (outcome.status !== 'processed' || outcome.rowsAccepted !== rows)
+    throw new Error(`unexpected outcome: ${JSON.stringify(outcome)}`);
+  db.close();
+
+  // The floor: a bare prepared INSERT of the same rows into a fresh table, one transaction.
+  const floorDb = new Database(join(dir, 'floor.db'));
+  floorDb.pragma('journal_mode = WAL');
+  floorDb.pragma('synchronous = NORMAL');
+  floorDb.exec(
+    'CREATE TABLE t (kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, quantity INTEGER NOT NULL, PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID',
+  );
+  const insert = floorDb.prepare("INSERT INTO t VALUES ('factory', '', ?, ?)");
+  t = performance.now();
+  floorDb.transaction(() => {
+    for (let i = 0; i < rows; i++) insert.run(sku(i), qty(i));
+  })();
+  const floorS = (performance.now() - t) / 1000;
+  floorDb.close();
+
+  const rss = process.resourceUsage().maxRSS / 1024;
+  const line = (name: string, s: number) =>
+    `| ${name.padEnd(38)} | ${s.toFixed(2).padStart(8)} | ${Math.round(rows / s)
+      .toLocaleString('en-US')
+      .padStart(11)} |`;
+  console.log(`rows: ${rows.toLocaleString('en-US')}, file: ${(bytes / 1e6).toFixed(1)} MB`);
+  console.log(`node ${process.version}, ${availableParallelism()} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`);
+  console.log('');
+  console.log(`| ${'phase'.padEnd(38)} | ${'seconds'.padStart(8)} | ${'rows/s'.padStart(11)} |`);
+  console.log(`| ${'-'.repeat(38)} | ${'-'.repeat(8)}:| ${'-'.repeat(11)}:|`);
+  console.log(line('generate CSV', genS));
+  console.log(line('processInboxFile (hash+parse+apply+move)', ingestS));
+  console.log(line('floor: bare INSERT, one transaction', floorS));
+  console.log('');
+  console.log(`ingest / floor: ${(ingestS / floorS).toFixed(2)}×`);
+  console.log(`peak RSS: ${rss.toFixed(0)} MiB`);
+} finally {
+  if (!values.keep) rmSync(dir, { recursive: true, force: true });
+  else console.log(`kept ${dir}`);
+}
