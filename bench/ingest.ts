@@ -18,7 +18,10 @@ import { createLogger } from '../src/log/logger.ts';
 import { openStateDb } from '../src/state/db.ts';
 
 const { values } = parseArgs({
-  options: { rows: { type: 'string', default: '1000000' }, keep: { type: 'boolean', default: false } },
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    keep: { type: 'boolean', default: false },
+  },
 });
 const rows = Number(values.rows);
 if (!Number.isInteger(rows) || rows < 1) throw new Error('--rows must be a whole number ≥ 1');
@@ -78,14 +81,16 @@ try {
 
   const rss = process.resourceUsage().maxRSS / 1024;
   const line = (name: string, s: number) =>
-    `| ${name.padEnd(38)} | ${s.toFixed(2).padStart(8)} | ${Math.round(rows / s)
+    `| ${name.padEnd(42)} | ${s.toFixed(2).padStart(8)} | ${Math.round(rows / s)
       .toLocaleString('en-US')
       .padStart(11)} |`;
   console.log(`rows: ${rows.toLocaleString('en-US')}, file: ${(bytes / 1e6).toFixed(1)} MB`);
-  console.log(`node ${process.version}, ${availableParallelism()} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`);
+  console.log(
+    `node ${process.version}, ${availableParallelism()} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+  );
   console.log('');
-  console.log(`| ${'phase'.padEnd(38)} | ${'seconds'.padStart(8)} | ${'rows/s'.padStart(11)} |`);
-  console.log(`| ${'-'.repeat(38)} | ${'-'.repeat(8)}:| ${'-'.repeat(11)}:|`);
+  console.log(`| ${'phase'.padEnd(42)} | ${'seconds'.padStart(8)} | ${'rows/s'.padStart(11)} |`);
+  console.log(`| ${'-'.repeat(42)} | ${'-'.repeat(8)}:| ${'-'.repeat(11)}:|`);
   console.log(line('generate CSV', genS));
   console.log(line('processInboxFile (hash+parse+apply+move)', ingestS));
   console.log(line('floor: bare INSERT, one transaction', floorS));
