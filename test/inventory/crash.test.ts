@@ -17,7 +17,10 @@ afterEach(async () => {
 });
 
 function crashAfterCommit(name: string) {
-  const child = spawnSync(NODE, [FIXTURE, env.dataDir, name], { encoding: 'utf8', timeout: 20_000 });
+  const child = spawnSync(NODE, [FIXTURE, env.dataDir, name], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
   expect(child.signal, child.stderr).toBe('SIGKILL');
 }
 
@@ -43,7 +46,11 @@ describe('a crash between commit and move', () => {
     expect(env.list('inbox')).toEqual([]);
     expect(env.list('failed')).toEqual([]);
     expect(env.list('processed')).toHaveLength(2);
-    expect(env.report(out)).toMatchObject({ file: 'stock.csv', outcome: 'processed', rowsAccepted: 2 });
+    expect(env.report(out)).toMatchObject({
+      file: 'stock.csv',
+      outcome: 'processed',
+      rowsAccepted: 2,
+    });
     expect(ledger.committed()).toEqual([]);
     expect(env.db.prepare('SELECT id, status FROM inbox_files').all()).toEqual([
       { id: 1, status: 'processed' },
@@ -56,7 +63,9 @@ describe('a crash between commit and move', () => {
     crashAfterCommit('c.csv');
     const out = await env.process('c.csv');
     expect(out.status).toBe('processed');
-    expect(env.db.prepare('SELECT COUNT(*) AS n FROM shipment_confirmations').get()).toEqual({ n: 1 });
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM shipment_confirmations').get()).toEqual({
+      n: 1,
+    });
   });
 
   it('a failed file committed before the crash still ends in failed/', async () => {

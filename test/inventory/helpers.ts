@@ -4,8 +4,8 @@ import { PassThrough } from 'node:stream';
 import type { DcDirectory } from '../../src/inventory/dcDirectory.ts';
 import { createDcDirectory } from '../../src/inventory/dcDirectory.ts';
 import { dataPaths } from '../../src/inventory/dirs.ts';
-import type { FileReport } from '../../src/inventory/ingest/report.ts';
 import { type FileOutcome, type IngestDeps, processInboxFile } from '../../src/inventory/index.ts';
+import type { FileReport } from '../../src/inventory/ingest/report.ts';
 import { createLogger, type Logger } from '../../src/log/logger.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import type { DistributionCentreRecord } from '../../src/state/distributionCentres.ts';
@@ -86,7 +86,13 @@ export function makeIngestEnv(label = 'ingest') {
     desired(): Array<{ kind: string; dc: string; sku: string; quantity: number; source: string }> {
       return db
         .prepare('SELECT kind, dc, sku, quantity, source FROM desired_stock ORDER BY kind, dc, sku')
-        .all() as Array<{ kind: string; dc: string; sku: string; quantity: number; source: string }>;
+        .all() as Array<{
+        kind: string;
+        dc: string;
+        sku: string;
+        quantity: number;
+        source: string;
+      }>;
     },
     dirty(): string[] {
       return (

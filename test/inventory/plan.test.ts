@@ -93,7 +93,9 @@ describe('plan FILE', () => {
       rowsRead: 3,
       rowsAccepted: 2,
       rowsRejected: 1,
-      rejected: [{ line: 3, field: 'distribution_centre_code', reason: 'unknown distribution centre' }],
+      rejected: [
+        { line: 3, field: 'distribution_centre_code', reason: 'unknown distribution centre' },
+      ],
       stock: { changed: 1, unchanged: 0, unknownToPortal: 1, batchSize: 1, calls: 2 },
     });
   });
@@ -105,9 +107,17 @@ describe('plan FILE', () => {
          VALUES ('O1', 'shipped', 'UPS', 'T1', 0, 'pending', 0, 0)`,
       )
       .run();
-    const p = file('c.csv', 'order_number,carrier,tracking_number\nO1,UPS,T1\nO1,UPS,T2\nO2,DHL,T3\n');
+    const p = file(
+      'c.csv',
+      'order_number,carrier,tracking_number\nO1,UPS,T1\nO1,UPS,T2\nO2,DHL,T3\n',
+    );
     const r = await plan([p, '--json']);
-    expect(JSON.parse(r.out).confirmations).toEqual({ new: 1, duplicate: 1, conflict: 1, calls: 1 });
+    expect(JSON.parse(r.out).confirmations).toEqual({
+      new: 1,
+      duplicate: 1,
+      conflict: 1,
+      calls: 1,
+    });
   });
 
   it('with no state.db, everything is unknown to the portal and DCs are not checked', async () => {

@@ -16,7 +16,10 @@ afterEach(async () => {
 
 describe('processInboxFile: stock files', () => {
   it('applies a factory CSV, moves it to processed/ under a unique name with its report', async () => {
-    env.drop('stock.csv', '\ufeffsku,stock_quantity,note\r\nA,1,x\r\n"B,""2""",2,\r\nC,1.5,\r\nA,3,\r\n');
+    env.drop(
+      'stock.csv',
+      '\ufeffsku,stock_quantity,note\r\nA,1,x\r\n"B,""2""",2,\r\nC,1.5,\r\nA,3,\r\n',
+    );
     const out = await env.process('stock.csv');
     expect(out).toMatchObject({
       status: 'processed',
@@ -41,7 +44,9 @@ describe('processInboxFile: stock files', () => {
       rowsRead: 4,
       rowsAccepted: 3,
       rowsRejected: 1,
-      rejected: [{ line: 4, field: 'stock_quantity', reason: 'not a whole number ≥ 0', value: '1.5' }],
+      rejected: [
+        { line: 4, field: 'stock_quantity', reason: 'not a whole number ≥ 0', value: '1.5' },
+      ],
       rejectedOmitted: 0,
       duplicates: { rows: 1, keys: [{ key: 'factory:A', lines: [2, 5] }] },
       ignoredColumns: ['note'],
@@ -59,7 +64,10 @@ describe('processInboxFile: stock files', () => {
       rowsAccepted: 3,
       rowsRejected: 1,
     });
-    expect(new InboxLedger(env.db).get(1)).toMatchObject({ status: 'processed', kind: 'factory_stock' });
+    expect(new InboxLedger(env.db).get(1)).toMatchObject({
+      status: 'processed',
+      kind: 'factory_stock',
+    });
   });
 
   it('applies DC stock from JSONL and NDJSON, rejecting unknown and inactive centres', async () => {
@@ -74,15 +82,37 @@ describe('processInboxFile: stock files', () => {
       ].join('\n'),
     );
     const out = await env.process('dc.ndjson');
-    expect(out).toMatchObject({ status: 'processed', kind: 'dc_stock', rowsAccepted: 1, rowsRejected: 3 });
+    expect(out).toMatchObject({
+      status: 'processed',
+      kind: 'dc_stock',
+      rowsAccepted: 1,
+      rowsRejected: 3,
+    });
     expect(env.report(out).rejected).toEqual([
-      { line: 2, field: 'distribution_centre_code', reason: 'inactive distribution centre', value: 'OLD' },
-      { line: 3, field: 'distribution_centre_code', reason: 'unknown distribution centre', value: 'NOPE' },
-      { line: 4, field: 'distribution_centre_code', reason: 'unknown distribution centre', value: 'NOPE' },
+      {
+        line: 2,
+        field: 'distribution_centre_code',
+        reason: 'inactive distribution centre',
+        value: 'OLD',
+      },
+      {
+        line: 3,
+        field: 'distribution_centre_code',
+        reason: 'unknown distribution centre',
+        value: 'NOPE',
+      },
+      {
+        line: 4,
+        field: 'distribution_centre_code',
+        reason: 'unknown distribution centre',
+        value: 'NOPE',
+      },
     ]);
     // The list is fetched once for the first unknown code (DC1 was unknown too: the cache was empty).
     expect(env.portal.fetches).toBe(1);
-    expect(env.desired()).toEqual([{ kind: 'dc', dc: 'DC1', sku: 'A', quantity: 4, source: 'file:1' }]);
+    expect(env.desired()).toEqual([
+      { kind: 'dc', dc: 'DC1', sku: 'A', quantity: 4, source: 'file:1' },
+    ]);
     expect(env.dirty()).toEqual(['dc:DC1:A']);
 
     env.portal.centres.push({ code: 'NEW', is_active: true });
@@ -102,7 +132,13 @@ describe('processInboxFile: stock files', () => {
   });
 
   it('applies a JSON array of factory stock', async () => {
-    env.drop('s.json', JSON.stringify([{ sku: 'A', stock_quantity: 1 }, { sku: 'B', stock_quantity: '2' }]));
+    env.drop(
+      's.json',
+      JSON.stringify([
+        { sku: 'A', stock_quantity: 1 },
+        { sku: 'B', stock_quantity: '2' },
+      ]),
+    );
     const out = await env.process('s.json');
     expect(out).toMatchObject({ status: 'processed', rowsAccepted: 2 });
     expect(env.report(out).positions).toBe('element');
@@ -193,7 +229,10 @@ describe('processInboxFile: shipment confirmations', () => {
       [4, 'O1', 'duplicate'],
       [5, 'O1', 'conflict'],
     ]);
-    expect(report.confirmations?.rows[3]?.existing).toEqual({ carrier: 'UPS', trackingNumber: 'T1' });
+    expect(report.confirmations?.rows[3]?.existing).toEqual({
+      carrier: 'UPS',
+      trackingNumber: 'T1',
+    });
     expect(report.rejected).toEqual([{ line: 6, field: 'carrier', reason: 'empty', value: '' }]);
     const rows = env.db
       .prepare(
@@ -201,14 +240,45 @@ describe('processInboxFile: shipment confirmations', () => {
       )
       .all();
     expect(rows).toEqual([
-      { order_number: 'O1', action: 'shipped', tracking_number: 'T1', is_collected: 0, status: 'pending', file_id: 1, line: 2 },
-      { order_number: 'O2', action: 'collected', tracking_number: 'T2', is_collected: 1, status: 'pending', file_id: 1, line: 3 },
-      { order_number: 'O1', action: 'shipped', tracking_number: 'T9', is_collected: 0, status: 'conflict', file_id: 1, line: 5 },
+      {
+        order_number: 'O1',
+        action: 'shipped',
+        tracking_number: 'T1',
+        is_collected: 0,
+        status: 'pending',
+        file_id: 1,
+        line: 2,
+      },
+      {
+        order_number: 'O2',
+        action: 'collected',
+        tracking_number: 'T2',
+        is_collected: 1,
+        status: 'pending',
+        file_id: 1,
+        line: 3,
+      },
+      {
+        order_number: 'O1',
+        action: 'shipped',
+        tracking_number: 'T9',
+        is_collected: 0,
+        status: 'conflict',
+        file_id: 1,
+        line: 5,
+      },
     ]);
 
     // A later file with the same confirmation and a different order: one duplicate, one new.
-    env.drop('c2.jsonl', '{"order_number":"O2","carrier":"DHL","tracking_number":"T2","action":"collected"}\n{"order_number":"O4","carrier":"DHL","tracking_number":"T4"}\n');
-    expect((await env.process('c2.jsonl')).confirmations).toEqual({ new: 1, duplicate: 1, conflict: 0 });
+    env.drop(
+      'c2.jsonl',
+      '{"order_number":"O2","carrier":"DHL","tracking_number":"T2","action":"collected"}\n{"order_number":"O4","carrier":"DHL","tracking_number":"T4"}\n',
+    );
+    expect((await env.process('c2.jsonl')).confirmations).toEqual({
+      new: 1,
+      duplicate: 1,
+      conflict: 0,
+    });
   });
 });
 
@@ -221,7 +291,11 @@ describe('processInboxFile: whole-file failures', () => {
     ['broken.csv', 'sku,stock_quantity\n"A,1\n', 'not readable as CSV'],
     ['broken.json', '[{"sku":', 'not readable as JSON'],
     ['object.json', '{"sku":"A","stock_quantity":1}', 'not a JSON array of objects'],
-    ['mixed.jsonl', '{"sku":"A","stock_quantity":1}\n{"order_number":"O","carrier":"C","tracking_number":"T"}\n', 'mixed kinds'],
+    [
+      'mixed.jsonl',
+      '{"sku":"A","stock_quantity":1}\n{"order_number":"O","carrier":"C","tracking_number":"T"}\n',
+      'mixed kinds',
+    ],
     ['allbad.csv', 'sku,stock_quantity\nA,-1\nB,x\n', 'every row was rejected'],
   ])('%s goes to failed/ with a report saying why', async (name, content, reason) => {
     env.drop(name, content);

@@ -17,7 +17,11 @@ afterEach(async () => {
   await env.cleanup();
 });
 
-function writeSnapshot(path: string, factory: Array<[unknown, unknown]>, dc: Array<[unknown, unknown, unknown]>) {
+function writeSnapshot(
+  path: string,
+  factory: Array<[unknown, unknown]>,
+  dc: Array<[unknown, unknown, unknown]>,
+) {
   mkdirSync(join(path, '..'), { recursive: true });
   const db = new Database(path);
   db.exec(`CREATE TABLE factory_stock (sku TEXT, stock_quantity);
@@ -46,8 +50,18 @@ describe('readSnapshot', () => {
   it('reads both tables with the default queries, validates rows, stores desired stock', async () => {
     writeSnapshot(
       snapPath,
-      [['A', 1], ['B', '2'], ['', 3], ['C', 1.5], ['A', 4]],
-      [['DC1', 'A', 5], ['NOPE', 'A', 1], ['DC2', 'B', -1]],
+      [
+        ['A', 1],
+        ['B', '2'],
+        ['', 3],
+        ['C', 1.5],
+        ['A', 4],
+      ],
+      [
+        ['DC1', 'A', 5],
+        ['NOPE', 'A', 1],
+        ['DC2', 'B', -1],
+      ],
     );
     const out = await readSnapshot(deps());
     expect(out).toMatchObject({
@@ -81,7 +95,8 @@ describe('readSnapshot', () => {
     db.close();
     const out = await readSnapshot(
       deps({
-        factoryQuery: "SELECT code AS sku, on_hand AS stock_quantity FROM items WHERE site = 'factory'",
+        factoryQuery:
+          "SELECT code AS sku, on_hand AS stock_quantity FROM items WHERE site = 'factory'",
         dcQuery:
           "SELECT site AS distribution_centre_code, code AS sku, on_hand AS stock_quantity FROM items WHERE site != 'factory'",
       }),

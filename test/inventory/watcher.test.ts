@@ -1,9 +1,21 @@
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, rmSync, renameSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processInboxFile } from '../../src/inventory/ingest/process.ts';
-import { InboxWatcher, type InboxWatcherOptions } from '../../src/inventory/watcher/inboxWatcher.ts';
+import {
+  InboxWatcher,
+  type InboxWatcherOptions,
+} from '../../src/inventory/watcher/inboxWatcher.ts';
 import { fileIdentity, type InboxEntry, isIgnoredName } from '../../src/inventory/watcher/names.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
@@ -37,7 +49,8 @@ function start(options: Partial<InboxWatcherOptions> = {}) {
 
 describe('names', () => {
   it('ignores hidden and temporary names', () => {
-    for (const n of ['.x.csv', 'a.tmp', 'a.csv.PART', 'a.partial']) expect(isIgnoredName(n)).toBe(true);
+    for (const n of ['.x.csv', 'a.tmp', 'a.csv.PART', 'a.partial'])
+      expect(isIgnoredName(n)).toBe(true);
     for (const n of ['a.csv', 'tmp.csv', 'part.json']) expect(isIgnoredName(n)).toBe(false);
   });
 
@@ -55,7 +68,11 @@ describe('InboxWatcher', () => {
     for (const d of ['processed', 'failed', 'outbox'] as const)
       rmSync(t.env.paths[d], { recursive: true });
     const now = Date.now() / 1000;
-    for (const [name, age] of [['b.csv', 100], ['a.csv', 50], ['c.csv', 300]] as const) {
+    for (const [name, age] of [
+      ['b.csv', 100],
+      ['a.csv', 50],
+      ['c.csv', 300],
+    ] as const) {
       const p = t.env.drop(name, 'sku,stock_quantity\nA,1\n');
       utimesSync(p, now - age, now - age);
     }
@@ -63,7 +80,8 @@ describe('InboxWatcher', () => {
     await waitUntil(() => t.seen.length === 3, { message: 'three files offered' });
     expect(t.names()).toEqual(['c.csv', 'b.csv', 'a.csv']);
     expect(t.seen[0]).toMatchObject({ path: join(t.env.paths.inbox, 'c.csv'), size: 23 });
-    for (const d of ['processed', 'failed', 'outbox'] as const) expect(existsSync(t.env.paths[d])).toBe(true);
+    for (const d of ['processed', 'failed', 'outbox'] as const)
+      expect(existsSync(t.env.paths[d])).toBe(true);
   });
 
   it('offers a file dropped while it runs, once', async () => {

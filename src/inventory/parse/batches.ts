@@ -31,8 +31,11 @@ export async function* readBatches<T>(stream: Readable): AsyncGenerator<T[]> {
     for (;;) {
       if (error !== undefined) throw error;
       const batch: T[] = [];
-      let item: T | null;
-      while (batch.length < BATCH && (item = stream.read() as T | null) !== null) batch.push(item);
+      while (batch.length < BATCH) {
+        const item = stream.read() as T | null;
+        if (item === null) break;
+        batch.push(item);
+      }
       if (batch.length > 0) {
         yield batch;
         continue;

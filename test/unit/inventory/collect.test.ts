@@ -68,7 +68,11 @@ describe('CSV', () => {
   it('keeps the last row of a key and lists the duplicates', async () => {
     const c = await ok('csv', 'sku,stock_quantity\nA,1\nB,2\nA,3\nA,4\n');
     expect(stock(c)).toEqual(['A=4@5', 'B=2@3']);
-    expect(c.duplicates).toEqual({ rows: 2, keys: [{ key: 'factory:A', lines: [2, 4, 5] }], keysOmitted: 0 });
+    expect(c.duplicates).toEqual({
+      rows: 2,
+      keys: [{ key: 'factory:A', lines: [2, 4, 5] }],
+      keysOmitted: 0,
+    });
     expect(c.rowsAccepted).toBe(4);
   });
 
@@ -119,13 +123,33 @@ describe('JSON', () => {
       'json',
       JSON.stringify([
         { order_number: 'O1', carrier: 'UPS', tracking_number: 'T1' },
-        { order_number: 'O2', carrier: 'DHL', tracking_number: 'T2', is_collected: true, action: 'collected' },
+        {
+          order_number: 'O2',
+          carrier: 'DHL',
+          tracking_number: 'T2',
+          is_collected: true,
+          action: 'collected',
+        },
       ]),
     );
     expect(c.kind).toBe('shipment_confirmations');
     expect(c.confirmations).toEqual([
-      { orderNumber: 'O1', carrier: 'UPS', trackingNumber: 'T1', isCollected: false, action: 'shipped', line: 1 },
-      { orderNumber: 'O2', carrier: 'DHL', trackingNumber: 'T2', isCollected: true, action: 'collected', line: 2 },
+      {
+        orderNumber: 'O1',
+        carrier: 'UPS',
+        trackingNumber: 'T1',
+        isCollected: false,
+        action: 'shipped',
+        line: 1,
+      },
+      {
+        orderNumber: 'O2',
+        carrier: 'DHL',
+        trackingNumber: 'T2',
+        isCollected: true,
+        action: 'collected',
+        line: 2,
+      },
     ]);
   });
 
@@ -134,7 +158,10 @@ describe('JSON', () => {
     ['[]', 'no data rows'],
     ['{"sku":"A","stock_quantity":1}', 'not a JSON array of objects'],
     ['[{"sku":"A",', 'not readable as JSON'],
-    ['[{"sku":"A","stock_quantity":1},{"order_number":"O","carrier":"C","tracking_number":"T"}]', 'mixed kinds'],
+    [
+      '[{"sku":"A","stock_quantity":1},{"order_number":"O","carrier":"C","tracking_number":"T"}]',
+      'mixed kinds',
+    ],
     ['[{"colour":"red"}]', 'no row names a kind'],
   ])('fails the whole file for %j', async (text, reason) => {
     expect((await bad('json', text)).reason).toContain(reason);

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectKind, objectKind } from '../../../src/inventory/validate/kinds.ts';
-import {
-  validateConfirmationRow,
-  validateStockRow,
-} from '../../../src/inventory/validate/rows.ts';
+import { validateConfirmationRow, validateStockRow } from '../../../src/inventory/validate/rows.ts';
 
 describe('detectKind', () => {
   it('tells each kind and lists ignored columns', () => {
@@ -26,7 +23,13 @@ describe('detectKind', () => {
     const none = detectKind(['sku', 'qty']);
     expect(none.ok).toBe(false);
     expect(!none.ok && none.reason).toContain('no columns naming a kind');
-    const both = detectKind(['sku', 'stock_quantity', 'order_number', 'carrier', 'tracking_number']);
+    const both = detectKind([
+      'sku',
+      'stock_quantity',
+      'order_number',
+      'carrier',
+      'tracking_number',
+    ]);
     expect(!both.ok && both.reason).toContain('ambiguous');
   });
 
@@ -64,7 +67,11 @@ describe('row validation', () => {
       reason: 'missing',
     });
     expect(
-      validateStockRow('dc_stock', { distribution_centre_code: '', sku: 'A', stock_quantity: 1 }, rules),
+      validateStockRow(
+        'dc_stock',
+        { distribution_centre_code: '', sku: 'A', stock_quantity: 1 },
+        rules,
+      ),
     ).toMatchObject({ ok: false, field: 'distribution_centre_code', reason: 'empty' });
   });
 
@@ -108,7 +115,12 @@ describe('row validation', () => {
       }),
     ).toMatchObject({ ok: false, field: 'is_collected' });
     expect(
-      validateConfirmationRow({ order_number: 'O1', carrier: 'UPS', tracking_number: 'T', action: 'lost' }),
+      validateConfirmationRow({
+        order_number: 'O1',
+        carrier: 'UPS',
+        tracking_number: 'T',
+        action: 'lost',
+      }),
     ).toMatchObject({ ok: false, field: 'action' });
   });
 });
