@@ -8,7 +8,7 @@ export interface SnapshotWatcherOptions {
   /**
    * Called (debounced) after the snapshot or its -wal/-journal changed, was created, or was
    * replaced by a rename. Calls never overlap: a change during a call runs it once more after.
-   * A call that throws or resolves to `{status: 'failed'}` is retried after `retryMs`.
+   * A call that throws, or resolves to `false` or `{status: 'failed'}`, is retried after `retryMs`.
    */
   readonly onChange: () => unknown;
   readonly log: Logger;
@@ -95,7 +95,8 @@ export class SnapshotWatcher {
     let failed = false;
     try {
       const result = await this.#opts.onChange();
-      failed = (result as { status?: unknown } | undefined)?.status === 'failed';
+      failed =
+        result === false || (result as { status?: unknown } | undefined)?.status === 'failed';
     } catch (err) {
       failed = true;
       this.#opts.log.error({ event: 'snapshot.failed', err }, 'snapshot read threw');
