@@ -111,7 +111,7 @@ export const settings = {
   ),
   timezone: setting(
     'SYNC_TIMEZONE',
-    text,
+    timezone,
     'UTC',
     'IANA time zone for the cron schedules (for example Europe/London).',
   ),
@@ -177,6 +177,12 @@ export const settings = {
     'Largest bulk-update batch to send; halved and remembered when the portal rejects a batch as too large.',
   ),
 
+  jobLockMs: setting(
+    'JOB_LOCK_MS',
+    int(1000, 600_000),
+    20_000,
+    'Lock of a running job, in milliseconds, renewed while it runs; after a crash its jobs run again once it lapses.',
+  ),
   shipmentsPollCron: setting(
     'SHIPMENTS_POLL_CRON',
     cron,

@@ -110,6 +110,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     prefix: config.queuePrefix,
     queues,
     processors: processors(deps),
+    lockMs: config.jobLockMs,
     log,
     now: clock.now,
   });

@@ -40,7 +40,10 @@ export async function updateConfirmationReports(
       };
       await writeFileAtomic(path, `${JSON.stringify(report, null, 2)}\n`);
     } catch (err) {
-      log.warn({ event: 'report.update_failed', file: entry.destName, err }, `could not update the report of ${entry.destName}`);
+      log.warn(
+        { event: 'report.update_failed', file: entry.destName, err },
+        `could not update the report of ${entry.destName}`,
+      );
     }
   }
 }

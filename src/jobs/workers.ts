@@ -6,14 +6,13 @@ import type { JobPayloads, QueueName, Queues } from './queues.ts';
 export type Processor<N extends QueueName> = (job: Job<JobPayloads[N]>) => Promise<unknown>;
 export type Processors = { readonly [N in QueueName]: Processor<N> };
 
-/** Lock time per queue: ingesting a large file holds the event loop in long transactions. */
-const LOCK_MS: Record<QueueName, number> = {
-  shipments: 60_000,
-  ingest: 300_000,
-  push: 120_000,
-  reconcile: 120_000,
-  maintenance: 60_000,
-};
+/**
+ * A job's lock lasts `lockMs` and is renewed every half of it while the job runs. After a crash
+ * the dead process's jobs stay locked until then, and the stalled check (every quarter of it) puts
+ * them back in line: short values make recovery quick. A job whose lock lapsed while the event loop
+ * was busy (a very large file) may run twice; every job is safe to run twice.
+ */
+const stalledCheckMs = (lockMs: number) => Math.max(500, Math.floor(lockMs / 4));
 
 /** An error that says the call budget is spent until `retryAt` (the API client's BudgetExhaustedError). */
 function budgetRetryAt(err: unknown): number | undefined {
@@ -36,6 +35,7 @@ export function startWorkers(opts: {
   readonly queues: Queues;
   readonly processors: Processors;
   readonly log: Logger;
+  readonly lockMs: number;
   readonly now?: () => number;
 }): WorkerSet {
   const now = opts.now ?? Date.now;
@@ -65,7 +65,9 @@ export function startWorkers(opts: {
         connection,
         prefix: opts.prefix,
         concurrency: 1,
-        lockDuration: LOCK_MS[name],
+        lockDuration: opts.lockMs,
+        stalledInterval: stalledCheckMs(opts.lockMs),
+        maxStalledCount: 5,
         autorun: true,
       },
     );

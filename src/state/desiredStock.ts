@@ -17,6 +17,8 @@ export interface ApplyResult {
   readonly dirtied: number;
   /** Stored failures removed because a newer, different quantity replaces them. */
   readonly failuresCleared: number;
+  /** Rows not applied because a newer source already set their key. */
+  readonly superseded: number;
 }
 
 const STAGE_BATCH = 5000;
@@ -40,11 +42,19 @@ function build(db: StateDb) {
       `INSERT INTO temp.ingest_rows (dc, sku, quantity)
        SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`,
     ),
-    upsert: db.prepare<[{ kind: StockKind; source: string; now: number }]>(
-      `INSERT INTO desired_stock (kind, dc, sku, quantity, source, updated_at)
-       SELECT @kind, dc, sku, quantity, @source, @now FROM temp.ingest_rows WHERE true ORDER BY dc, sku
+    // Rows older than what is stored (a file applied after a newer one) are dropped first.
+    superseded: db.prepare<[{ kind: StockKind; sourceAt: number }]>(
+      `DELETE FROM temp.ingest_rows WHERE (dc, sku) IN (
+         SELECT d.dc, d.sku FROM temp.ingest_rows i
+           JOIN desired_stock d ON d.kind = @kind AND d.dc = i.dc AND d.sku = i.sku
+          WHERE d.source_at > @sourceAt)`,
+    ),
+    upsert: db.prepare<[{ kind: StockKind; source: string; now: number; sourceAt: number }]>(
+      `INSERT INTO desired_stock (kind, dc, sku, quantity, source, updated_at, source_at)
+       SELECT @kind, dc, sku, quantity, @source, @now, @sourceAt FROM temp.ingest_rows WHERE true ORDER BY dc, sku
        ON CONFLICT (kind, dc, sku) DO UPDATE
-         SET quantity = excluded.quantity, source = excluded.source, updated_at = excluded.updated_at`,
+         SET quantity = excluded.quantity, source = excluded.source, updated_at = excluded.updated_at,
+             source_at = excluded.source_at`,
     ),
     differing: db.prepare<[{ kind: StockKind }]>(
       `INSERT INTO temp.ingest_differing (dc, sku)
@@ -97,6 +107,8 @@ export function applyDesiredStock(
   rows: Iterable<DesiredInput>,
   source: string,
   now: number,
+  /** When the ERP wrote the source (a file's mtime); rows of an older source than stored lose. */
+  sourceAt: number = now,
 ): ApplyResult {
   const s = statements(db);
   const run = db.transaction(() => {
@@ -114,13 +126,14 @@ export function applyDesiredStock(
     }
     if (batch.length > 0) s.stage.run(JSON.stringify(batch));
     count += batch.length;
+    const superseded = s.superseded.run({ kind, sourceAt }).changes;
     const failuresCleared = s.clearFailures.run({ kind }).changes;
-    s.upsert.run({ kind, source, now });
+    s.upsert.run({ kind, source, now, sourceAt });
     const differing = s.differing.run({ kind }).changes;
     const dirtied = s.markDirty.run({ kind, now }).changes;
     s.clear.run();
     s.clearDiffering.run();
-    return { rows: count, differing, dirtied, failuresCleared };
+    return { rows: count, differing, dirtied, failuresCleared, superseded };
   });
   return run();
 }

@@ -1,4 +1,4 @@
-import { renameSync, writeFileSync } from 'node:fs';
+import { renameSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Simulator,
@@ -19,7 +19,7 @@ export interface Harness {
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | string>;
   /** Writes a file into inbox/ atomically (temp name, then rename), as an ERP should. */
-  drop(name: string, content: string): void;
+  drop(name: string, content: string, mtime?: Date): void;
   /** Runs another CLI command with the same environment. */
   cli(args: readonly string[]): ReturnType<typeof runCliToEnd>;
   cleanup(): Promise<void>;
@@ -44,6 +44,8 @@ export async function startHarness(
     API_BACKOFF_BASE_MS: '20',
     API_BACKOFF_MAX_MS: '200',
     LOG_LEVEL: 'debug',
+    // Crash tests wait for a dead process's job locks to lapse: keep that short here.
+    JOB_LOCK_MS: '4000',
     ...env,
   };
   const h: Harness = {
@@ -64,9 +66,10 @@ export async function startHarness(
       d.kill('SIGTERM');
       return d.exited;
     },
-    drop(name, content) {
+    drop(name, content, mtime) {
       const temp = join(box.dataDir, 'inbox', `.${name}.tmp`);
       writeFileSync(temp, content);
+      if (mtime) utimesSync(temp, mtime, mtime);
       renameSync(temp, join(box.dataDir, 'inbox', name));
     },
     cli: (args) => runCliToEnd(args, baseEnv),

@@ -1,5 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DcListUnavailableError } from '../../src/inventory/dcDirectory.ts';
@@ -50,7 +57,13 @@ describe('processInboxFile: stock files', () => {
       rejectedOmitted: 0,
       duplicates: { rows: 1, keys: [{ key: 'factory:A', lines: [2, 5] }] },
       ignoredColumns: ['note'],
-      stock: { keys: 2, differingFromPortal: 2, newlyPending: 2, failuresReplaced: 0 },
+      stock: {
+        keys: 2,
+        differingFromPortal: 2,
+        newlyPending: 2,
+        failuresReplaced: 0,
+        supersededByNewerFile: 0,
+      },
     });
     expect(report.contentHash).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(report.timing.ms).toBeGreaterThanOrEqual(0);
@@ -159,6 +172,7 @@ describe('processInboxFile: stock files', () => {
       differingFromPortal: 2,
       newlyPending: 2,
       failuresReplaced: 0,
+      supersededByNewerFile: 0,
     });
   });
 
@@ -360,5 +374,25 @@ describe('processInboxFile: progress', () => {
     const out = await env.process('big.csv', { clock });
     expect(out.rowsAccepted).toBe(30_000);
     expect(env.capture.events('file.progress').length).toBeGreaterThan(0);
+  });
+});
+
+describe('processInboxFile: order of files', () => {
+  it('never lets an older file, applied late, overwrite the rows of a newer one', async () => {
+    {
+      env.drop('old.csv', 'sku,stock_quantity\nA,1\nB,1\n');
+      env.drop('new.csv', 'sku,stock_quantity\nA,2\n');
+      const past = new Date(Date.now() - 60_000);
+      utimesSync(join(env.paths.inbox, 'old.csv'), past, past);
+      await env.process('new.csv'); // the newer file first (as after a crash)
+      const late = await env.process('old.csv');
+      expect(late.status).toBe('processed');
+      const report = JSON.parse(readFileSync(late.reportPath!, 'utf8'));
+      expect(report.stock.supersededByNewerFile).toBe(1);
+      expect(Object.fromEntries(env.desired().map((d) => [d.sku, d.quantity]))).toEqual({
+        A: 2,
+        B: 1,
+      });
+    }
   });
 });

@@ -142,12 +142,6 @@ describe('ready to ship → outbox', () => {
 });
 
 describe('confirmations → portal', () => {
-  const pendingOrders = () =>
-    sim.store
-      .allShipments()
-      .filter((s) => s.status === 'pending')
-      .map((s) => s.order_number);
-
   it('sends shipped, shipped+collected and collected; fails an unknown order; sends a duplicate once; keeps a conflict', async () => {
     await poll();
     const listed = exportedOrders();
@@ -276,9 +270,9 @@ describe('confirmations → portal', () => {
       await new Promise((r) => setTimeout(r, 6));
     }
     expect(sends.counts(0)).toMatchObject({ pending: 0, failed: 0, confirmedToday: 6 });
-    orders.forEach((o, i) =>
-      expect(sim.store.shipment(o)).toMatchObject({ status: 'shipped', tracking_number: `T-${i}` }),
-    );
+    for (const [i, o] of orders.entries()) {
+      expect(sim.store.shipment(o)).toMatchObject({ status: 'shipped', tracking_number: `T-${i}` });
+    }
     const landed = sim
       .stats()
       .requests.filter(

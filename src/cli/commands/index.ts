@@ -2,6 +2,7 @@ import type { Command } from '../command.ts';
 import { apiCommand } from './api.ts';
 import { failuresCommand } from './failures.ts';
 import { healthCommand } from './health.ts';
+import { planCommand } from './plan.ts';
 import { runCommand } from './run.ts';
 import { simulateCommand } from './simulate.ts';
 import { statusCommand } from './status.ts';
@@ -11,6 +12,8 @@ export const commands: readonly Command[] = [
   runCommand,
   statusCommand,
   failuresCommand,
+  planCommand,
+  apiCommand,
   simulateCommand,
   healthCommand,
 ];

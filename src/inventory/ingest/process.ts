@@ -356,12 +356,15 @@ async function commitCollected(
         };
       }
       const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+      // The file's modification time orders files: one applied late (after a crash) never
+      // overwrites the rows of a newer file.
       const applied = applyDesiredStock(
         ctx.deps.db,
         kind,
         c.stock.values(),
         `file:${ledgerId}`,
         now,
+        Math.floor(st.mtimeMs),
       );
       touchedKeys = applied.differing;
       return {
@@ -372,6 +375,7 @@ async function commitCollected(
           differingFromPortal: applied.differing,
           newlyPending: applied.dirtied,
           failuresReplaced: applied.failuresCleared,
+          supersededByNewerFile: applied.superseded,
         },
       };
     },

@@ -42,6 +42,8 @@ export interface FileReport {
     readonly differingFromPortal: number;
     readonly newlyPending: number;
     readonly failuresReplaced: number;
+    /** Rows not applied because a newer file (by modification time) or snapshot set the key. */
+    readonly supersededByNewerFile: number;
   };
   readonly confirmations?: {
     readonly new: number;

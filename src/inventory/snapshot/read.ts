@@ -91,9 +91,18 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     }
     await checkDcs(deps, dc, rejections);
     const now = clock.now();
+    // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
+    const writtenAt = snapshotWrittenAt(deps.snapshotDb);
     const touched = deps.db.transaction(() => {
-      const a = applyDesiredStock(deps.db, 'factory', factory.rows.values(), 'snapshot', now);
-      const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now);
+      const a = applyDesiredStock(
+        deps.db,
+        'factory',
+        factory.rows.values(),
+        'snapshot',
+        now,
+        writtenAt,
+      );
+      const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now, writtenAt);
       new KeyValueStore(deps.db).set(SNAPSHOT_APPLIED_KEY, now, now);
       return a.differing + b.differing;
     })();
@@ -139,6 +148,14 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     );
     return { status: 'failed', ...failure };
   }
+}
+
+function snapshotWrittenAt(path: string): number {
+  return Math.max(
+    ...[path, `${path}-wal`].map((p) =>
+      Math.floor(statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? 0),
+    ),
+  );
 }
 
 function fingerprint(path: string): string {

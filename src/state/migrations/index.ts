@@ -1,4 +1,5 @@
 import { initialSchema } from './001-initial.ts';
+import { desiredSourceTime } from './002-desired-source-time.ts';
 
 export interface Migration {
   readonly version: number;
@@ -9,4 +10,5 @@ export interface Migration {
 /** Ordered, append-only: never edit a migration that has shipped; add the next one. */
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initialSchema },
+  { version: 2, name: 'desired-source-time', sql: desiredSourceTime },
 ];
