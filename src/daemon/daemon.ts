@@ -18,9 +18,11 @@ import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
 import { openStateDb } from '../state/db.ts';
 import { startHeartbeat } from './heartbeat.ts';
+import { startHttpServer } from './httpServer.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { startSources } from './sources.ts';
+import { startStaleWatch } from './staleWatch.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -35,6 +37,8 @@ export interface Daemon {
 
 /** How often work is re-derived from state.db (lost nudges, due failures, a Redis that restarted). */
 const RECOVER_CRON = '*/30 * * * * *';
+/** How often a stale sync is looked for; also the gap between two `sync.stale` warnings. */
+const STALE_CHECK_MS = 15 * 60_000;
 /** The longest a graceful stop waits for jobs in flight before it closes anyway. */
 const STOP_GRACE_MS = 8000;
 
@@ -155,6 +159,17 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   const cron = startSchedules(schedules, config.timezone, log);
   const heartbeat = startHeartbeat(db, clock.now);
+  const staleWatch = startStaleWatch({
+    db,
+    log,
+    staleAfterMs: config.staleAfterMs,
+    everyMs: STALE_CHECK_MS,
+    now: clock.now,
+  });
+  const http =
+    config.httpPort > 0
+      ? await startHttpServer({ port: config.httpPort, db, config, queues, log, now: clock.now })
+      : undefined;
 
   // Work that was pending when the daemon last stopped (or that Redis lost) is asked for again.
   const recoverOnReady = () => {
@@ -192,6 +207,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         ]);
         client.close();
         heartbeat.stop();
+        staleWatch.stop();
+        await http?.close();
         await closeQueues(queues);
         connection.disconnect();
         db.close();
