@@ -1,5 +1,6 @@
 import type { Command } from '../command.ts';
 import { apiCommand } from './api.ts';
+import { demoCommand } from './demo.ts';
 import { failuresCommand } from './failures.ts';
 import { healthCommand } from './health.ts';
 import { planCommand } from './plan.ts';
@@ -15,5 +16,6 @@ export const commands: readonly Command[] = [
   planCommand,
   apiCommand,
   simulateCommand,
+  demoCommand,
   healthCommand,
 ];

@@ -1,0 +1,157 @@
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { budgetStatus } from '../api/budget/store.ts';
+import { loadConfig } from '../config/index.ts';
+import { startDaemon } from '../daemon/daemon.ts';
+import { createLogger } from '../log/logger.ts';
+import { startSimulator } from '../simulator/index.ts';
+import { DEFAULT_EMAIL, DEFAULT_PASSWORD } from '../simulator/seed.ts';
+import { ConfirmationSends } from '../state/confirmationSends.ts';
+import { openStateDb } from '../state/db.ts';
+import { StockFailures } from '../state/stockFailures.ts';
+import { Narrator } from './narrator.ts';
+import { demoRedis } from './redis.ts';
+
+export interface DemoOptions {
+  readonly env: NodeJS.ProcessEnv;
+  readonly out: NodeJS.WritableStream;
+  readonly signal: AbortSignal;
+  /** Keep the daemon and the simulator running after the tour, until SIGINT/SIGTERM. */
+  readonly keep: boolean;
+  /** Print the daemon's JSON log lines instead of the narration. */
+  readonly verbose: boolean;
+}
+
+/** The sample files the tour drops (also the README's examples). */
+const EXAMPLES = new URL('../../examples/', import.meta.url);
+
+/**
+ * The whole loop on this machine: the simulator, Redis, and the daemon on a fresh data dir; sample
+ * stock files in, stock pushed, shipments out to the ERP, confirmations back, a failure listed.
+ */
+export async function runDemo(o: DemoOptions): Promise<void> {
+  const say = (text = '') => o.out.write(`${text}\n`);
+  const sim = await startSimulator({ products: 1000 });
+  const cleanups: Array<() => Promise<void>> = [() => sim.close()];
+  try {
+    const redis = await demoRedis(o.env);
+    cleanups.unshift(() => redis.stop());
+    const dataDir = mkdtempSync(join(tmpdir(), 'supplier-sync-demo-'));
+    say('supplier-sync demo');
+    say(`  simulator: ${sim.baseUrl} (1,000 seeded products, 3 active distribution centres)`);
+    say(`  redis:     ${redis.url} (${redis.origin})`);
+    say(`  data dir:  ${dataDir}`);
+    say();
+
+    const narrator = new Narrator(o.out, o.verbose);
+    const log = createLogger({ destination: narrator.stream, pretty: false, level: 'info' });
+    const config = loadConfig({
+      env: {
+        SUPPLIER_API_URL: sim.baseUrl,
+        SUPPLIER_EMAIL: DEFAULT_EMAIL,
+        SUPPLIER_PASSWORD: DEFAULT_PASSWORD,
+        REDIS_URL: redis.url,
+        SYNC_DATA_DIR: dataDir,
+        SYNC_QUEUE_PREFIX: `demo-${randomBytes(3).toString('hex')}`,
+        INBOX_STABILITY_MS: '300',
+        INBOX_SCAN_INTERVAL_MS: '2000',
+        SHIPMENTS_POLL_CRON: '*/20 * * * * *',
+      },
+    });
+    const daemon = await startDaemon({ config, log });
+    cleanups.unshift(() => daemon.stop('demo finished'));
+
+    say('1. The ERP drops two stock files into inbox/ (one row of each is bad on purpose).');
+    for (const name of ['factory-stock.csv', 'dc-stock.json'])
+      dropIntoInbox(dataDir, name, join(EXAMPLES.pathname, name));
+    await narrator.waitFor(
+      (l) => l.event === 'file.processed' || l.event === 'file.failed',
+      'both stock files',
+      2,
+    );
+    await narrator.waitFor((l) => l.event === 'sync.pushed', 'the stock push');
+    say();
+
+    say('2. The daemon polls the orders ready to ship today and hands them to the ERP (outbox/).');
+    const [exported] = await narrator.waitFor(
+      (l) => l.event === 'shipments.exported',
+      'the ready-to-ship export',
+    );
+    const file = String(exported?.file);
+    const orders = (
+      JSON.parse(readFileSync(join(dataDir, 'outbox', file), 'utf8')) as {
+        shipments: Array<{ order_number: string }>;
+      }
+    ).shipments.map((s) => s.order_number);
+    say();
+
+    say(
+      '3. The ERP ships three of them and drops its confirmations (plus one for an unknown order).',
+    );
+    const rows = [
+      'order_number,carrier,tracking_number,is_collected,action',
+      `${orders[0]},DPD,DPD-${randomBytes(4).toString('hex')},false,shipped`,
+      `${orders[1]},UPS,1Z${randomBytes(5).toString('hex')},true,shipped`,
+      `${orders[2]},DHL,JD${randomBytes(5).toString('hex')},,collected`,
+      'ORD-DOES-NOT-EXIST,DPD,DPD-000,false,shipped',
+    ];
+    dropContent(dataDir, 'confirmations.csv', `${rows.join('\n')}\n`);
+    await narrator.waitFor((l) => l.event === 'shipment.confirmed', 'three confirmations', 3);
+    await narrator.waitFor(
+      (l) => l.event === 'shipment.confirm_failed',
+      'the refused confirmation',
+    );
+    say();
+
+    say('4. What the portal rejected is kept for retry (supplier-sync failures):');
+    const db = openStateDb(join(dataDir, 'state.db'));
+    try {
+      for (const f of new StockFailures(db).list())
+        say(
+          `  ${f.key}  quantity ${f.quantity}  ${f.error}  (next try ${new Date(f.nextAttemptAt).toISOString()})`,
+        );
+      for (const c of new ConfirmationSends(db).failures())
+        say(`  ${c.key}  ${c.status}: ${c.error ?? ''}`);
+      const pushed = narrator.lines
+        .filter((l) => l.event === 'sync.pushed')
+        .reduce((n, l) => n + Number(l.updated ?? 0), 0);
+      const budget = budgetStatus(db, config, Date.now());
+      const failures =
+        new StockFailures(db).count().total + new ConfirmationSends(db).failures().length;
+      say();
+      say(
+        `Summary: ${budget.usedLastHour} portal calls used (of ${budget.limit} an hour), ${pushed} stock items pushed, ${failures} failures kept for retry.`,
+      );
+      say(
+        `Reports are in ${join(dataDir, 'processed')} and ${join(dataDir, 'failed')}; the ERP's files in ${join(dataDir, 'outbox')}.`,
+      );
+    } finally {
+      db.close();
+    }
+    if (o.keep) {
+      say();
+      say(
+        `Still running (--keep): drop files into ${join(dataDir, 'inbox')}; the portal is at ${sim.baseUrl}. Ctrl-C stops.`,
+      );
+      if (!o.signal.aborted) await once(o.signal, 'abort');
+    }
+  } finally {
+    for (const c of cleanups) await c().catch(() => {});
+  }
+}
+
+/** Copies a file into inbox/ the way an ERP should: a temporary name, then a rename. */
+function dropIntoInbox(dataDir: string, name: string, from: string): void {
+  const temp = join(dataDir, 'inbox', `${name}.part`);
+  copyFileSync(from, temp);
+  renameSync(temp, join(dataDir, 'inbox', name));
+}
+
+function dropContent(dataDir: string, name: string, content: string): void {
+  const temp = join(dataDir, 'inbox', `${name}.part`);
+  writeFileSync(temp, content);
+  renameSync(temp, join(dataDir, 'inbox', name));
+}

@@ -1,0 +1,21 @@
+import { describe, expect, inject, it } from 'vitest';
+import { runCliToEnd } from '../helpers/daemonProcess.ts';
+
+describe('supplier-sync demo (real child process)', () => {
+  it('shows the whole loop and ends with a summary, exit 0', async () => {
+    const r = await runCliToEnd(['demo'], { REDIS_URL: inject('redisUrl') }, 60_000);
+    expect(r.code, r.output).toBe(0);
+    expect(r.output).toMatch(/factory-stock\.csv processed: 6 of 7 rows accepted/);
+    expect(r.output).toMatch(/bulk update of \d+ factory rows/);
+    expect(r.output).toMatch(/handed \d+ orders to the ERP/);
+    expect(r.output.match(/marked (shipped|collected)/g)).toHaveLength(3);
+    expect(r.output).toMatch(/factory:SKU-NOT-ON-PORTAL .*Product not found/);
+    expect(r.output).toMatch(/Summary: \d+ portal calls used/);
+  });
+
+  it('says clearly when REDIS_URL does not answer', async () => {
+    const r = await runCliToEnd(['demo'], { REDIS_URL: 'redis://127.0.0.1:1' }, 30_000);
+    expect(r.code).toBe(1);
+    expect(r.output).toMatch(/REDIS_URL=redis:\/\/127\.0\.0\.1:1 does not answer/);
+  });
+});
