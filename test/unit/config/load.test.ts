@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { defaultConfigJson } from '../../../src/config/defaults.ts';
+import { defaultConfigJson, withSettingsTable } from '../../../src/config/defaults.ts';
 import { ConfigError, extractConfigFlags, loadConfig } from '../../../src/config/index.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'supplier-sync-config-'));
@@ -134,6 +134,13 @@ describe('extractConfigFlags', () => {
     expect(out.flags).toEqual({ SYNC_DATA_DIR: '/d', LOG_LEVEL: 'debug' });
     expect(out.configFile).toBe('/c.json');
     expect(out.rest).toEqual(['--json', 'KEY']);
+  });
+});
+
+describe('README settings table', () => {
+  it('lists every setting with its default (regenerate with node scripts/write-default-config.ts)', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    expect(readme).toBe(withSettingsTable(readme));
   });
 });
 
