@@ -65,33 +65,38 @@ export async function reconcileKind(kind: StockKind, deps: ReconcileDeps): Promi
   }
 
   let complete = false;
-  for await (const page of deps.reader.pages(kind, state.cursor, deps.signal)) {
-    const now = deps.clock.now();
-    deps.db.transaction(() => {
-      state.differences += remote.storeRead(page.rows, now);
-      state.rowsRead += page.rows.length;
-      state.pages++;
-      state.cursor = page.nextCursor;
-      kv.set(stateKey(kind), state, now);
-    })();
-    if (now - lastProgress >= every) {
-      lastProgress = now;
-      deps.log.info(
-        {
-          event: 'reconcile.progress',
-          kind,
-          pages: state.pages,
-          rowsRead: state.rowsRead,
-          differences: state.differences,
-        },
-        `read ${state.rowsRead} ${kind} stock rows so far`,
-      );
+  try {
+    for await (const page of deps.reader.pages(kind, state.cursor, deps.signal)) {
+      const now = deps.clock.now();
+      deps.db.transaction(() => {
+        state.differences += remote.storeRead(page.rows, now);
+        state.rowsRead += page.rows.length;
+        state.pages++;
+        state.cursor = page.nextCursor;
+        kv.set(stateKey(kind), state, now);
+      })();
+      if (now - lastProgress >= every) {
+        lastProgress = now;
+        deps.log.info(
+          {
+            event: 'reconcile.progress',
+            kind,
+            pages: state.pages,
+            rowsRead: state.rowsRead,
+            differences: state.differences,
+          },
+          `read ${state.rowsRead} ${kind} stock rows so far`,
+        );
+      }
+      if (page.nextCursor === null) {
+        complete = true;
+        break;
+      }
+      if (deps.signal?.aborted) break;
     }
-    if (page.nextCursor === null) {
-      complete = true;
-      break;
-    }
-    if (deps.signal?.aborted) break;
+  } catch (err) {
+    // Stopped mid-call (shutdown): what was read is kept; the next read resumes from the cursor.
+    if (!deps.signal?.aborted) throw err;
   }
   if (!complete) {
     return {

@@ -14,7 +14,7 @@ import { PendingStock } from '../../src/state/pendingStock.ts';
 import { StockFailures } from '../../src/state/stockFailures.ts';
 import { establishRemote } from '../../src/sync/establish.ts';
 import { pushPending } from '../../src/sync/push.ts';
-import { reconcileAll } from '../../src/sync/reconcile.ts';
+import { reconcileAll, reconcileKind } from '../../src/sync/reconcile.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 
 const BATCH = 50;
@@ -162,6 +162,43 @@ describe('push against the simulator', () => {
     expect(logText.join('')).toContain('"event":"reconcile.completed"');
     await pushPending(deps());
     expect(sim.store.factoryStock(sku(5))?.stock_quantity).toBe(42);
+  });
+
+  it('retries a "Product not found" at once when a reconciliation shows the SKU', async () => {
+    applyDesiredStock(db, 'factory', [{ dc: '', sku: 'LATE-1', quantity: 4 }], 'test', Date.now());
+    await pushPending(deps());
+    expect(new StockFailures(db).list()[0]).toMatchObject({
+      key: 'factory:LATE-1',
+      notFound: true,
+    });
+    sim.store.addProduct({ sku: 'LATE-1', name: 'Late', brand: SEED_BRANDS[0]!.name });
+    await reconcileAll(deps());
+    const pushed = await pushPending(deps());
+    expect(pushed).toMatchObject({ updated: 1, failed: 0 });
+    expect(sim.store.factoryStock('LATE-1')?.stock_quantity).toBe(4);
+  });
+
+  it('resumes an interrupted reconciliation from its last page', async () => {
+    const stop = new AbortController();
+    const reader = stockReader(client);
+    let pages = 0;
+    // The real reader, cut after its second page as a crash or a shutdown would.
+    const cut = {
+      async *pages(kind: 'factory' | 'dc', cursor: string | null, signal?: AbortSignal) {
+        for await (const page of reader.pages(kind, cursor, signal)) {
+          yield page;
+          if (++pages === 2) stop.abort();
+        }
+      },
+    };
+    sim.resetStats();
+    const first = await reconcileKind('dc', { ...deps(), reader: cut, signal: stop.signal });
+    expect(first).toMatchObject({ complete: false, rowsRead: 200 });
+    const second = await reconcileKind('dc', deps());
+    expect(second).toMatchObject({ complete: true, resumed: true, rowsRead: 900 });
+    // No page was read twice: 9 pages of 100 in all.
+    expect(bulkCalls('GET /distribution-centre-stocks')).toBe(9);
+    expect(logText.join('')).toContain('"event":"reconcile.resumed"');
   });
 
   it('on a first start reads factory stock (cheaper) and pushes DC stock (cheaper)', async () => {

@@ -1,0 +1,55 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { redisConnection } from '../../src/jobs/connection.ts';
+import { Nudges } from '../../src/jobs/nudges.ts';
+import { closeQueues, createQueues, type Queues } from '../../src/jobs/queues.ts';
+import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
+
+let box: Sandbox;
+let a: { queues: Queues; close(): Promise<void> };
+let b: { queues: Queues; close(): Promise<void> };
+
+function daemonSide() {
+  const connection = redisConnection(box.redisUrl);
+  const queues = createQueues(connection, box.prefix);
+  return {
+    queues,
+    async close() {
+      await closeQueues(queues);
+      connection.disconnect();
+    },
+  };
+}
+
+beforeEach(() => {
+  box = makeSandbox('nudges');
+  a = daemonSide();
+  b = daemonSide();
+});
+afterEach(async () => {
+  await a.close();
+  await b.close();
+  await box.cleanup();
+});
+
+describe('nudges (real Redis)', () => {
+  it('a schedule slot gives one job, whichever daemon sharing the Redis adds it, and however often', async () => {
+    const slot = '2026-11-22T02:05:00';
+    await new Nudges(a.queues).poll('schedule', slot);
+    await new Nudges(b.queues).poll('schedule', slot);
+    await new Nudges(a.queues).poll('schedule', slot);
+    await new Nudges(b.queues).reconcile('schedule', slot);
+    await new Nudges(a.queues).reconcile('schedule', slot);
+    expect(await a.queues.shipments.count()).toBe(1);
+    expect(await a.queues.reconcile.count()).toBe(1);
+    await new Nudges(a.queues).poll('schedule', '2026-11-22T02:10:00');
+    expect(await a.queues.shipments.count()).toBe(2);
+  });
+
+  it('push nudges never pile up, and a file is one job whoever offers it', async () => {
+    for (let i = 0; i < 5; i++) await new Nudges(i % 2 ? a.queues : b.queues).push(`file ${i}`);
+    expect(await a.queues.push.count()).toBe(1);
+    await new Nudges(a.queues).ingest('/x/inbox/f.csv', 'f.csv', 'inbox-abc');
+    await new Nudges(b.queues).ingest('/x/inbox/f.csv', 'f.csv', 'inbox-abc');
+    expect(await a.queues.ingest.count()).toBe(1);
+  });
+});
