@@ -33,7 +33,8 @@ function stockFiles(count: number, base: number) {
 /** Drops the files with modification times a second apart, in order: the last is the newest. */
 function dropInOrder(h: Harness, files: ReturnType<typeof stockFiles>) {
   const start = Date.now() - files.length * 1000;
-  for (const [i, f] of files.entries()) h.drop(f.name, factoryCsv(f.rows), new Date(start + i * 1000));
+  for (const [i, f] of files.entries())
+    h.drop(f.name, factoryCsv(f.rows), new Date(start + i * 1000));
 }
 
 /** What the portal should hold after all files: the newest file wins. */
