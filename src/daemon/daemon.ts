@@ -178,10 +178,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     );
   };
   connection.on('ready', recoverOnReady);
-  await nudges
+  // Not awaited: with Redis down these wait for it, and the daemon must start (and stop) anyway.
+  nudges
     .poll('start')
     .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue the first poll'));
-  if (config.snapshotDb) await nudges.maintenance('snapshot', 'start').catch(() => {});
+  if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
 
   log.info(
     { event: 'daemon.started', pid: process.pid, config: describeConfig(config) },

@@ -178,6 +178,46 @@ describe('the daemon converges through faults', { timeout: 120_000 }, () => {
     }
   });
 
+  it('starts while Redis is down, stays healthy-but-waiting, and catches up when Redis comes', async () => {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-redis-late-'));
+    let redis: ChildProcess | undefined;
+    try {
+      h = await startHarness('redis-late', {}, { REDIS_URL: `redis://127.0.0.1:${port}` });
+      await h.start();
+      h.drop('early.csv', factoryCsv([[seededSku(3), 4242]]));
+      const health = await h.cli(['health']);
+      expect(health.code).toBe(1);
+      expect(health.output).toMatch(/redis/);
+      redis = spawn(
+        'redis-server',
+        [
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--dir',
+          dir,
+        ],
+        {
+          stdio: 'ignore',
+        },
+      );
+      await waitUntil(() => h.sim.store.factoryStock(seededSku(3))?.stock_quantity === 4242, {
+        timeoutMs: 30_000,
+        message: 'the file pushed once Redis came',
+      });
+      expect(await h.stop()).toBe(0);
+    } finally {
+      redis?.kill('SIGKILL');
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('converges through 500s with HTML bodies, resets, slow answers and 429 bursts', async () => {
     h = await startHarness(
       'portal-faults',
