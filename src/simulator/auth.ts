@@ -5,6 +5,7 @@ import type { AuthState } from './context.ts';
 export function createAuth(email: string, password: string): AuthState {
   let current: Buffer | null = null;
   let issued = 0;
+  const all: string[] = [];
   return {
     email,
     password,
@@ -12,6 +13,7 @@ export function createAuth(email: string, password: string): AuthState {
       issued++;
       const token = `${issued}|${randomBytes(30).toString('base64url')}`;
       current = Buffer.from(token);
+      all.push(token);
       return token;
     },
     isValid(token) {
@@ -22,6 +24,7 @@ export function createAuth(email: string, password: string): AuthState {
     invalidateAll() {
       current = null;
     },
+    issuedTokens: () => [...all],
   };
 }
 

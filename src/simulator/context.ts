@@ -21,6 +21,8 @@ export interface AuthState {
   issueToken(): string;
   isValid(token: string): boolean;
   invalidateAll(): void;
+  /** Every token issued so far, oldest first (read-only; tests check none of them leaks). */
+  issuedTokens(): readonly string[];
 }
 
 export interface ApiRequest {

@@ -81,6 +81,8 @@ export interface Simulator {
   readonly faults: FaultControls;
   stats(): SimulatorStats;
   resetStats(): void;
+  /** Every token the account was issued, oldest first (tests check that none leaks). */
+  issuedTokens(): readonly string[];
   /** Closes the server and every keep-alive socket promptly. */
   close(): Promise<void>;
 }
@@ -173,6 +175,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     faults,
     stats: () => stats.snapshot(),
     resetStats: () => stats.reset(),
+    issuedTokens: () => auth.issuedTokens(),
     close() {
       closed ??= new Promise<void>((resolve) => {
         closing.abort();
