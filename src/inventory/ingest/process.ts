@@ -1,5 +1,5 @@
 import { constants, existsSync, lstatSync, type Stats } from 'node:fs';
-import { type FileHandle, lstat, open, rename } from 'node:fs/promises';
+import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
@@ -16,6 +16,7 @@ import type { FileKind } from '../validate/kinds.ts';
 import { isIgnoredName } from '../watcher/names.ts';
 import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
 import { hashHandle } from './hash.ts';
+import { moveInboxEntry, type RenameFn } from './move.ts';
 import {
   type FileReport,
   MAX_CONFIRMATIONS_LISTED,
@@ -35,8 +36,11 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
-  /** Test seams: `afterCommit` runs right after the data and ledger row are committed. */
-  readonly hooks?: { readonly afterCommit?: () => void };
+  /**
+   * Test seams: `afterCommit` runs right after the data and ledger row are committed; `rename`
+   * replaces the rename that moves a file (to make it fail with EXDEV).
+   */
+  readonly hooks?: { readonly afterCommit?: () => void; readonly rename?: RenameFn };
 }
 
 export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing';
@@ -546,25 +550,29 @@ function countsOf(report: FileReport) {
 }
 
 /**
- * Renames the inbox file into place, unless it is no longer the file that was read (removed, or
- * replaced by a new file of the same name: that one is left for its own turn).
+ * Moves the inbox file into place (see moveInboxEntry: a rename, or a durable copy when inbox/
+ * is another file system), unless it is no longer the file that was read (removed, or replaced
+ * by a new file of the same name: that one is left for its own turn).
  */
 async function moveIfSame(ctx: Ctx, destination: string, read: Stats): Promise<void> {
-  let now: Stats;
-  try {
-    now = await lstat(ctx.path);
-  } catch (err) {
-    if (isCode(err, 'ENOENT')) return; // moved already (a second pass) or removed by the operator
-    throw err;
-  }
-  if (now.ino !== read.ino || now.dev !== read.dev) {
-    ctx.deps.log.warn(
+  const { log } = ctx.deps;
+  const moved = await moveInboxEntry(ctx.path, destination, read, ctx.deps.hooks?.rename);
+  if (moved === 'replaced') {
+    log.warn(
       { event: 'file.replaced', file: ctx.name },
       `${ctx.name} was replaced while it was handled; the new file is read on its own`,
     );
-    return;
+  } else if (moved === 'copied') {
+    log.info(
+      { event: 'file.moved_by_copy', file: ctx.name },
+      `${ctx.name} copied out of inbox/ (another file system), then removed there`,
+    );
+  } else if (moved === 'removed') {
+    log.warn(
+      { event: 'file.special_removed', file: ctx.name },
+      `${ctx.name} is a special file on another file system: removed from inbox/, see its report`,
+    );
   }
-  await rename(ctx.path, destination);
 }
 
 function nothing(status: 'missing' | 'skipped', reason: string): FileOutcome {

@@ -72,9 +72,41 @@ export function compactStamp(ms: number): string {
     .replace(/\.\d{3}/, '');
 }
 
-/** The name a handled file is stored under: unique by the ledger id, readable by time. */
+/**
+ * The longest stored name, in bytes. File names are limited to 255 bytes (NAME_MAX), and the
+ * longest name made from a stored one is the report's temp file,
+ * `.<stored>.report.json.<8 hex>.tmp`: 26 bytes more.
+ */
+export const MAX_STORED_NAME_BYTES = 255 - 26;
+
+/**
+ * The name a handled file is stored under: unique by the ledger id, readable by time. An
+ * original name too long to fit behind the prefix is shortened in the middle of its stem (whole
+ * characters, never half a UTF-8 sequence) with `~` marking the cut, its extension kept; the
+ * report keeps the original name in `file`.
+ */
 export function storedName(receivedAt: number, ledgerId: number, name: string): string {
-  return `${compactStamp(receivedAt)}-${ledgerId}-${name}`;
+  const prefix = `${compactStamp(receivedAt)}-${ledgerId}-`;
+  const room = MAX_STORED_NAME_BYTES - Buffer.byteLength(prefix);
+  return `${prefix}${fitName(name, room)}`;
+}
+
+/** `name` if it fits in `maxBytes` of UTF-8, else its stem cut to fit, `~`, and its extension. */
+export function fitName(name: string, maxBytes: number): string {
+  if (Buffer.byteLength(name) <= maxBytes) return name;
+  const dot = name.lastIndexOf('.');
+  // An extension is kept when it is short (`.csv`, `.ndjson`); a long "extension" is just text.
+  const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : '';
+  const budget = maxBytes - Buffer.byteLength(ext) - 1;
+  let stem = '';
+  let used = 0;
+  for (const ch of name.slice(0, name.length - ext.length)) {
+    const size = Buffer.byteLength(ch);
+    if (used + size > budget) break;
+    stem += ch;
+    used += size;
+  }
+  return `${stem}~${ext}`;
 }
 
 export function reportPathFor(storedPath: string): string {

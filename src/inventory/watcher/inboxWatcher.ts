@@ -1,8 +1,9 @@
-import { lstat, readdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { link, lstat, readdir, unlink } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import type { Logger } from '../../log/logger.ts';
 import { ensureDataDirs } from '../dirs.ts';
+import { fitName } from '../ingest/report.ts';
 import { type InboxEntry, isIgnoredName } from './names.ts';
 
 export interface InboxWatcherOptions {
@@ -109,16 +110,58 @@ export class InboxWatcher {
   /** Looks at every entry of inbox/ now; files still there are offered again once stable. */
   async scan(): Promise<void> {
     if (this.#stopped) return;
-    let names: string[];
+    let names: Buffer[];
     try {
-      names = await readdir(this.#inbox);
+      names = await readdir(this.#inbox, { encoding: 'buffer' });
     } catch (err) {
       this.#opts.log.error({ event: 'inbox.scan_failed', err }, 'could not list inbox/');
       return;
     }
     // One time for the whole scan: files found together become ready together, oldest first.
     const now = Date.now();
-    for (const name of names) await this.#observe(name, true, now);
+    for (const raw of names) {
+      const name = raw.toString('utf8');
+      if (Buffer.from(name).equals(raw)) await this.#observe(name, true, now);
+      else await this.#repairName(raw, name);
+    }
+  }
+
+  /**
+   * A name that is not valid UTF-8 (Latin-1 from an old ERP, say) cannot be reached through a
+   * string path: the file would sit in inbox/ unseen forever. It is given the valid name its
+   * bytes decode to (each invalid byte becomes U+FFFD, shortened to 255 bytes if need be, `-2`,
+   * `-3`… if taken) by a hard link and an unlink, which never replace an existing file; the
+   * renamed file is then handled like any other. Temporary and hidden names are left alone.
+   */
+  async #repairName(raw: Buffer, decoded: string): Promise<void> {
+    if (isIgnoredName(decoded)) return;
+    const from = Buffer.concat([Buffer.from(`${this.#inbox}/`), raw]);
+    const ext = extname(decoded);
+    for (let n = 1; n < 100 && !this.#stopped; n++) {
+      const wanted =
+        n === 1 ? decoded : `${decoded.slice(0, decoded.length - ext.length)}-${n}${ext}`;
+      const name = fitName(wanted, 255);
+      try {
+        await link(from, join(this.#inbox, name));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST') continue;
+        if (code !== 'ENOENT' && code !== 'EPERM') {
+          this.#opts.log.error(
+            { event: 'inbox.name_repair_failed', file: decoded, err },
+            'could not give a file with an invalid UTF-8 name a valid one',
+          );
+        }
+        return; // gone, or a folder (EPERM): folders are not read anyway
+      }
+      await unlink(from).catch(() => undefined);
+      this.#opts.log.warn(
+        { event: 'inbox.name_repaired', file: name, bytes: raw.toString('hex') },
+        `a file name in inbox/ was not valid UTF-8; renamed to ${name}`,
+      );
+      await this.#observe(name, true);
+      return;
+    }
   }
 
   #forget(name: string): void {
