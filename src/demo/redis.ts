@@ -1,9 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pingRedisUrl } from '../daemon/healthCheck.ts';
+import { startRedisServer } from './redisServer.ts';
 
 export interface DemoRedis {
   readonly url: string;
@@ -28,70 +24,14 @@ export async function demoRedis(env: NodeJS.ProcessEnv): Promise<DemoRedis> {
       );
     }
   }
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-demo-redis-'));
-  const child: ChildProcess = spawn(
-    'redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'no',
-      '--dir',
-      dir,
-    ],
-    { stdio: 'ignore' },
-  );
-  const failed = new Promise<Error>((resolve) => {
-    child.once('error', (err) => resolve(err));
-    child.once('exit', (code) => resolve(new Error(`redis-server exited with code ${code}`)));
-  });
-  const url = `redis://127.0.0.1:${port}`;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const outcome = await Promise.race([
-      pingRedisUrl(url, 500).then(
-        () => 'up' as const,
-        () => 'down' as const,
-      ),
-      failed,
-    ]);
-    if (outcome === 'up') break;
-    if (outcome instanceof Error) {
-      rmSync(dir, { recursive: true, force: true });
-      throw new Error(
-        `the demo needs Redis: set REDIS_URL, or install redis-server (Debian: apt-get install redis-server) — ${outcome.message}`,
-      );
-    }
-    if (Date.now() > deadline) throw new Error(`redis-server did not answer on ${url}`);
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    const server = await startRedisServer();
+    return {
+      url: server.url,
+      origin: `a private redis-server on port ${server.port}`,
+      stop: () => server.stop(),
+    };
+  } catch (err) {
+    throw new Error(`the demo needs Redis: set REDIS_URL, or ${(err as Error).message}`);
   }
-  return {
-    url,
-    origin: `a private redis-server on port ${port}`,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const address = srv.address();
-      srv.close(() =>
-        typeof address === 'object' && address
-          ? resolve(address.port)
-          : reject(new Error('no free port')),
-      );
-    });
-  });
 }

@@ -1,8 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort, type RedisServer, startRedisServer } from '../../src/demo/redisServer.ts';
 import { ACTIVE_DC_CODES } from '../../src/simulator/seed.ts';
 import {
   dcCsv,
@@ -12,7 +11,6 @@ import {
   startHarness,
 } from '../helpers/daemonHarness.ts';
 import { deleteKeys, waitUntil } from '../helpers/sandbox.ts';
-import { freePort } from '../setup/redis.ts';
 
 let h: Harness;
 afterEach(async () => {
@@ -125,42 +123,21 @@ describe('the daemon converges through faults', { timeout: 120_000 }, () => {
     );
   });
 
-  it('converges through a Redis restart (a private redis-server, stopped and started empty)', async () => {
-    const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-redis-restart-'));
-    const startRedis = (): ChildProcess =>
-      spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--dir',
-          dir,
-        ],
-        { stdio: 'ignore' },
-      );
-    let redis = startRedis();
+  it('converges through a Redis restart (a private redis-server, killed and started empty)', async () => {
+    let redis = await startRedisServer();
     try {
       h = await startHarness(
         'redis-restart',
         { maxBulkItems: 15 },
-        { BULK_BATCH_SIZE: '15', REDIS_URL: `redis://127.0.0.1:${port}` },
+        { BULK_BATCH_SIZE: '15', REDIS_URL: redis.url },
       );
       await h.start();
       h.sim.faults.set({ slowMs: 20 });
       const files = stockFiles(3, 500);
       dropInOrder(h, files);
       await h.daemon!.waitForEvent('stock.pushed', 20_000);
-      redis.kill('SIGKILL');
-      await new Promise((r) => redis.once('exit', r));
-      await new Promise((r) => setTimeout(r, 500));
-      redis = startRedis();
+      await redis.stop({ kill: true });
+      redis = await startRedisServer({ port: redis.port });
       h.sim.faults.clear();
       const want = expected(files);
       await waitUntil(() => converged(h, want), {
@@ -173,15 +150,13 @@ describe('the daemon converges through faults', { timeout: 120_000 }, () => {
       );
       expect(await h.stop()).toBe(0);
     } finally {
-      redis.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
+      await redis.stop({ kill: true });
     }
   });
 
-  it('starts while Redis is down, stays healthy-but-waiting, and catches up when Redis comes', async () => {
+  it('starts while Redis is down, and catches up when Redis comes', async () => {
     const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-redis-late-'));
-    let redis: ChildProcess | undefined;
+    let redis: RedisServer | undefined;
     try {
       h = await startHarness('redis-late', {}, { REDIS_URL: `redis://127.0.0.1:${port}` });
       await h.start();
@@ -189,32 +164,14 @@ describe('the daemon converges through faults', { timeout: 120_000 }, () => {
       const health = await h.cli(['health']);
       expect(health.code).toBe(1);
       expect(health.output).toMatch(/redis/);
-      redis = spawn(
-        'redis-server',
-        [
-          '--port',
-          String(port),
-          '--bind',
-          '127.0.0.1',
-          '--save',
-          '',
-          '--appendonly',
-          'no',
-          '--dir',
-          dir,
-        ],
-        {
-          stdio: 'ignore',
-        },
-      );
+      redis = await startRedisServer({ port });
       await waitUntil(() => h.sim.store.factoryStock(seededSku(3))?.stock_quantity === 4242, {
         timeoutMs: 30_000,
         message: 'the file pushed once Redis came',
       });
       expect(await h.stop()).toBe(0);
     } finally {
-      redis?.kill('SIGKILL');
-      rmSync(dir, { recursive: true, force: true });
+      await redis?.stop({ kill: true });
     }
   });
 
