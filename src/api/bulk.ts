@@ -52,11 +52,21 @@ export class BatchSizes {
     this.#configured = configured;
   }
 
-  /** min(bulkBatchSize, the learnt size). */
+  /**
+   * min(bulkBatchSize, the learnt size). While the largest size accepted and the smallest refused
+   * are more than 5 % apart, the size between them is tried (a binary search over real batches):
+   * halving alone would settle far below the portal's limit (1000 → 500 → 250 for a limit of
+   * 400) and every later push would pay for it.
+   */
   max(kind: BulkKind): number {
     const s = this.#state(kind);
     if (s === undefined) return this.#configured;
-    const learnt = s.maxAccepted ?? Math.max(1, s.minRejected - 1);
+    const accepted = s.maxAccepted;
+    let learnt: number;
+    if (accepted === null) learnt = Math.max(1, s.minRejected - 1);
+    else if (s.minRejected - accepted > Math.max(1, Math.floor(accepted * 0.05))) {
+      learnt = Math.floor((accepted + s.minRejected) / 2);
+    } else learnt = accepted;
     return Math.max(1, Math.min(this.#configured, learnt));
   }
 

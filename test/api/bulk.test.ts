@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/index.ts';
-import { DISTRIBUTION_CENTRES } from '../../src/simulator/seed.ts';
+import { DISTRIBUTION_CENTRES, seededSku } from '../../src/simulator/seed.ts';
 import { DEFAULT_PASSWORD, type Harness, harness, simulator } from './helpers.ts';
 
 let sim: Simulator;
@@ -76,11 +76,33 @@ describe('bulk split and learnt size', () => {
     expect(result.missing).toEqual([]);
     const sent = bulkRequests('POST /distribution-centre-stocks/bulk-update');
     expect(sent.map((r) => r.status)).toContain(413);
-    // the largest batch that went through (halving 10 → 5 → 3 + 2 finds 3, not the limit 4)
+    // Halving 10 → 5 → 3 + 2 finds 3; the next batch tries between 3 and 5: the limit, 4.
     const largestAccepted = Math.max(
       ...sent.filter((r) => r.status === 200).map((r) => r.items ?? 0),
     );
-    expect(client.maxBatchSize('dc')).toBe(largestAccepted);
     expect(largestAccepted).toBeLessThanOrEqual(4);
+    expect(client.maxBatchSize('dc')).toBe(4);
+  });
+
+  it('finds the portal limit between the halves instead of settling below it', async () => {
+    sim = await simulator({ products: 3000, maxBulkItems: 400 });
+    h = harness(sim, 'bulk-search');
+    const client = h.client({ settings: { bulkBatchSize: 1000 } });
+    const items = Array.from({ length: 3000 }, (_, i) => ({
+      sku: seededSku(i),
+      stock_quantity: i,
+    }));
+    for (let i = 0; i < items.length; ) {
+      const size = client.maxBatchSize('factory');
+      await client.factoryStock.bulkUpdate(items.slice(i, i + size));
+      i += size;
+    }
+    const learnt = client.maxBatchSize('factory');
+    expect(learnt).toBeLessThanOrEqual(400);
+    expect(learnt).toBeGreaterThanOrEqual(380); // within 5 % of the real limit, not 250
+    const refused = bulkRequests('POST /factory-stocks/bulk-update').filter(
+      (r) => r.status !== 200,
+    );
+    expect(refused.length).toBeLessThanOrEqual(8);
   });
 });
