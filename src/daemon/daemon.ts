@@ -21,7 +21,7 @@ import { startHeartbeat } from './heartbeat.ts';
 import { startHttpServer } from './httpServer.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
-import { startSources } from './sources.ts';
+import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
 
 export interface DaemonOptions {
@@ -102,7 +102,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         confirmationsAdded: (outcome.confirmations?.new ?? 0) > 0,
       };
     },
-    readSnapshot: sourcesReadSnapshot,
+    readSnapshot: () => readSnapshotSource({ config, db, log, clock, dcDirectory }),
     refreshDistributionCentres: () => dcDirectory.refresh(),
     updateConfirmationReports: (fileIds) =>
       updateConfirmationReports(db, config.dataDir, fileIds, log),
@@ -119,9 +119,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     now: clock.now,
   });
   const sources = await startSources({ config, db, log, clock, nudges, dcDirectory });
-  async function sourcesReadSnapshot(): Promise<boolean> {
-    return sources.readSnapshot();
-  }
 
   const schedules: Schedule[] = [
     {

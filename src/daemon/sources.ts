@@ -13,23 +13,45 @@ import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 
 export interface Sources {
-  /** Reads the ERP snapshot into desired stock; true when keys now differ from the portal. */
-  readSnapshot(): Promise<boolean>;
   stop(): Promise<void>;
+}
+
+interface SourceDeps {
+  readonly config: Config;
+  readonly db: StateDb;
+  readonly log: Logger;
+  readonly clock: Clock;
+  readonly dcDirectory: DcDirectory;
+}
+
+/**
+ * Reads the ERP snapshot (SNAPSHOT_DB) into desired stock; true when keys now differ from the
+ * portal. A failed read throws, so that its job is retried with back-off.
+ */
+export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
+  const { config } = deps;
+  if (!config.snapshotDb) return false;
+  const outcome = await readSnapshot({
+    db: deps.db,
+    log: deps.log,
+    clock: deps.clock,
+    snapshotDb: config.snapshotDb,
+    factoryQuery: config.snapshotFactoryQuery,
+    dcQuery: config.snapshotDcQuery,
+    dcDirectory: deps.dcDirectory,
+    maxSkuLength: config.maxSkuLength,
+  });
+  if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
+  return outcome.touchedKeys > 0;
 }
 
 /**
  * Where the ERP's wishes come from: the inbox (every ready file becomes an ingest job keyed by
  * the file's identity) and, with SNAPSHOT_DB set, the snapshot (a change asks for a read).
  */
-export async function startSources(deps: {
-  readonly config: Config;
-  readonly db: StateDb;
-  readonly log: Logger;
-  readonly clock: Clock;
-  readonly nudges: Nudges;
-  readonly dcDirectory: DcDirectory;
-}): Promise<Sources> {
+export async function startSources(
+  deps: SourceDeps & { readonly nudges: Nudges },
+): Promise<Sources> {
   const { config, db, log, clock, nudges } = deps;
   await recoverInbox({ db, log, dataDir: config.dataDir, clock });
 
@@ -66,21 +88,6 @@ export async function startSources(deps: {
   await snapshot?.start();
 
   return {
-    async readSnapshot() {
-      if (!snapshotDb) return false;
-      const outcome = await readSnapshot({
-        db,
-        log,
-        clock,
-        snapshotDb,
-        factoryQuery: config.snapshotFactoryQuery,
-        dcQuery: config.snapshotDcQuery,
-        dcDirectory: deps.dcDirectory,
-        maxSkuLength: config.maxSkuLength,
-      });
-      if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
-      return outcome.touchedKeys > 0;
-    },
     async stop() {
       await Promise.allSettled([inbox.stop(), snapshot?.stop()]);
     },

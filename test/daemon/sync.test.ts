@@ -1,4 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVE_DC_CODES, SEED_BRANDS } from '../../src/simulator/seed.ts';
 import {
@@ -121,6 +124,44 @@ describe('the daemon keeps the portal in step with inbox files', () => {
     );
     const after = await h.cli(['failures', '--json']);
     expect(JSON.parse(after.output.slice(after.output.indexOf('{'))).stock).toEqual([]);
+  });
+
+  it('takes stock from an ERP SQLite snapshot, at start and when the file is replaced', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-erp-'));
+    const snapshot = join(dir, 'erp.db');
+    const write = (path: string, factory: number, dc: number) => {
+      const db = new Database(path);
+      db.exec(
+        'CREATE TABLE factory_stock (sku TEXT, stock_quantity INTEGER); CREATE TABLE dc_stock (distribution_centre_code TEXT, sku TEXT, stock_quantity INTEGER);',
+      );
+      db.prepare('INSERT INTO factory_stock VALUES (?, ?)').run(seededSku(1), factory);
+      db.prepare('INSERT INTO dc_stock VALUES (?, ?, ?)').run(
+        ACTIVE_DC_CODES[1]!,
+        seededSku(1),
+        dc,
+      );
+      db.close();
+    };
+    write(snapshot, 111, 11);
+    try {
+      h = await startHarness('snapshot', {}, { SNAPSHOT_DB: snapshot });
+      await h.start();
+      await waitUntil(
+        () =>
+          h.sim.store.factoryStock(seededSku(1))?.stock_quantity === 111 &&
+          h.sim.store.dcStock(ACTIVE_DC_CODES[1]!, seededSku(1))?.stock_quantity === 11,
+        { timeoutMs: 15_000, message: 'the snapshot pushed' },
+      );
+      write(`${snapshot}.new`, 222, 22);
+      renameSync(`${snapshot}.new`, snapshot);
+      await waitUntil(() => h.sim.store.factoryStock(seededSku(1))?.stock_quantity === 222, {
+        timeoutMs: 15_000,
+        message: 'the replaced snapshot pushed',
+      });
+      expect(h.sim.store.dcStock(ACTIVE_DC_CODES[1]!, seededSku(1))?.stock_quantity).toBe(22);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('never sends more calls than the hourly budget; the rest waits', async () => {
