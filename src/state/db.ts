@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Migration, migrations } from './migrations/index.ts';
@@ -20,6 +20,8 @@ export interface OpenOptions {
 export function openStateDb(path: string, options: OpenOptions = {}): StateDb {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
+  // It holds the portal token: readable by the owner only (SQLite gives -wal/-shm the same mode).
+  if (path !== ':memory:') chmodSync(path, 0o600);
   db.pragma('journal_mode = WAL');
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
   db.pragma('synchronous = NORMAL');
