@@ -155,7 +155,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     });
   }
   const cron = startSchedules(schedules, config.timezone, log);
-  const heartbeat = startHeartbeat(db, clock.now);
+  const heartbeat = startHeartbeat(db, clock.now, (err) =>
+    log.warn({ event: 'heartbeat.failed', err }, 'could not write the heartbeat'),
+  );
   const staleWatch = startStaleWatch({
     db,
     log,

@@ -22,6 +22,13 @@ export const runCommand: Command = {
     const { configFlags } = parseCommand(ctx, {});
     const config = commandConfig(ctx, configFlags, ['apiUrl', 'email', 'password']);
     const log = createLogger({ level: config.logLevel });
+    // A safety net: a promise nobody awaited must not take the daemon down; it is logged.
+    process.on('unhandledRejection', (err) => {
+      log.error(
+        { event: 'daemon.unhandled_rejection', err },
+        'unhandled rejection (the daemon goes on)',
+      );
+    });
     const daemon = await startDaemon({ config, log });
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
     await daemon.stop(String(ctx.signal.reason ?? 'signal'));
