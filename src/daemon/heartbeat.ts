@@ -13,11 +13,20 @@ export interface Heartbeat {
 }
 
 /** Writes the daemon's heartbeat to state.db every HEARTBEAT_EVERY_MS until stopped. */
-export function startHeartbeat(db: StateDb, now: () => number = Date.now): { stop(): void } {
+export function startHeartbeat(
+  db: StateDb,
+  now: () => number = Date.now,
+  onError: (err: unknown) => void = () => {},
+): { stop(): void } {
   const kv = new KeyValueStore(db);
   const startedAt = now();
-  const beat = () =>
-    kv.set(HEARTBEAT_KEY, { at: now(), pid: process.pid, startedAt } satisfies Heartbeat);
+  const beat = () => {
+    try {
+      kv.set(HEARTBEAT_KEY, { at: now(), pid: process.pid, startedAt } satisfies Heartbeat);
+    } catch (err) {
+      onError(err); // a busy database this once: the next beat tries again
+    }
+  };
   beat();
   const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
   timer.unref();
