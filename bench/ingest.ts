@@ -3,33 +3,42 @@
  * and compares with the floor: the same rows bulk-inserted into a fresh SQLite table with a bare
  * prepared statement in one transaction.
  *
- *   node bench/ingest.ts [--rows 1000000] [--keep]
+ *   node bench/ingest.ts [--rows 1000000] [--keep] [--quick | --scale S] [--json]
+ *
+ * --quick (= --scale 0.1) and --scale size the row count down unless --rows is given; --json also
+ * prints the BENCH_RESULT line that bench/run.ts reads.
  */
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
 import { createDcDirectory } from '../src/inventory/dcDirectory.ts';
 import { ensureDataDirs } from '../src/inventory/dirs.ts';
 import { processInboxFile } from '../src/inventory/ingest/process.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { openStateDb } from '../src/state/db.ts';
+import { benchArgs, sized } from './lib/args.ts';
+import { onCleanup } from './lib/cleanup.ts';
+import { emitResult, fmtInt } from './lib/result.ts';
 
-const { values } = parseArgs({
-  options: {
-    rows: { type: 'string', default: '1000000' },
-    keep: { type: 'boolean', default: false },
-  },
+const started = performance.now();
+const args = benchArgs({
+  rows: { type: 'string' },
+  keep: { type: 'boolean', default: false },
 });
-const rows = Number(values.rows);
-if (!Number.isInteger(rows) || rows < 1) throw new Error('--rows must be a whole number ≥ 1');
+const values = args.values;
+const rows = sized(values.rows, 1_000_000, args.scale);
 
 const sku = (i: number) => `SKU-${String(i).padStart(7, '0')}`;
 const qty = (i: number) => (i * 7919) % 10_000;
 
 const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-bench-'));
+// Also when interrupted (bench/lib/cleanup.ts handles SIGINT and SIGTERM).
+const removeDir = onCleanup(() => {
+  if (!values.keep) rmSync(dir, { recursive: true, force: true });
+  else console.log(`kept ${dir}`);
+});
 try {
   const paths = await ensureDataDirs(dir);
   const file = join(paths.inbox, 'stock.csv');
@@ -97,7 +106,22 @@ try {
   console.log('');
   console.log(`ingest / floor: ${(ingestS / floorS).toFixed(2)}×`);
   console.log(`peak RSS: ${rss.toFixed(0)} MiB`);
+  if (args.json) {
+    emitResult({
+      name: 'ingest',
+      wallS: (performance.now() - started) / 1000,
+      peakRssMiB: rss,
+      rows: [
+        {
+          measure: `${fmtInt(rows)}-row factory stock CSV → parsed, validated, stored, diffed`,
+          result: `${ingestS.toFixed(2)} s, ${fmtInt(rows / ingestS)} rows/s`,
+          reference: `floor (bare INSERT, 1 tx) ${floorS.toFixed(2)} s, ${fmtInt(rows / floorS)} rows/s`,
+          ratio: `${(ingestS / floorS).toFixed(2)}×`,
+        },
+      ],
+      data: { rows, bytes, generateS: genS, ingestS, floorS, ratio: ingestS / floorS },
+    });
+  }
 } finally {
-  if (!values.keep) rmSync(dir, { recursive: true, force: true });
-  else console.log(`kept ${dir}`);
+  await removeDir();
 }
