@@ -206,3 +206,52 @@ describe('names that are not valid UTF-8', () => {
     expect(env.desired().map((r) => [r.sku, r.quantity])).toEqual([['L1', 3]]);
   });
 });
+
+describe('reports and logs stay small and complete, whatever the file', () => {
+  it('a JSON Lines string holding U+2028 or U+2029 unescaped (as JSON.stringify writes it) is one line', async () => {
+    const rows = [
+      { sku: 'LS\u2028A', stock_quantity: 1 },
+      { sku: 'PS\u2029B', stock_quantity: 2 },
+    ];
+    env.drop('sep.jsonl', `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    const out = await env.process('sep.jsonl');
+    expect(out.status).toBe('processed');
+    expect(env.report(out)).toMatchObject({ rowsRead: 2, rowsAccepted: 2, rowsRejected: 0 });
+    expect(env.desired().map((r) => r.sku)).toEqual(['LS\u2028A', 'PS\u2029B']);
+  });
+
+  it('a 2 MB header naming no kind gives a short reason, report and log line', async () => {
+    env.drop(
+      'wide.csv',
+      `${'h'.repeat(2_000_000)},${Array.from({ length: 5000 }, (_, i) => `c${i}`).join(',')}\nA,1\n`,
+    );
+    const out = await env.process('wide.csv');
+    expect(out.status).toBe('failed');
+    expect(out.reason!.length).toBeLessThan(4000);
+    expect(out.reason).toMatch(/and 4981 more/);
+    const longest = Math.max(...env.capture.lines().map((l) => JSON.stringify(l).length));
+    expect(longest).toBeLessThan(8000);
+  });
+
+  it('ignored columns are listed up to 50, each cut to 100 characters', async () => {
+    const extra = Array.from({ length: 80 }, (_, i) => `x${i}-${'n'.repeat(i === 0 ? 500 : 1)}`);
+    env.drop('extra.csv', `sku,stock_quantity,${extra.join(',')}\nA,1${','.repeat(80)}\n`);
+    const report = env.report(await env.process('extra.csv'));
+    expect(report.outcome).toBe('processed');
+    expect(report.ignoredColumns).toHaveLength(50);
+    expect(Math.max(...report.ignoredColumns.map((c) => c.length))).toBeLessThanOrEqual(101);
+  });
+
+  it('a file refused whole still names the rows that were bad on their own', async () => {
+    env.drop('nokind.jsonl', '42\n"x"\n{"foo":1}\n');
+    const out = await env.process('nokind.jsonl');
+    expect(out.status).toBe('failed');
+    expect(env.report(out)).toMatchObject({
+      reason: 'no row names a kind',
+      rowsRead: 3,
+      rowsAccepted: 0,
+      rowsRejected: 3,
+      rejected: [{ line: 1 }, { line: 2 }, { line: 3 }],
+    });
+  });
+});

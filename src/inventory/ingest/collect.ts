@@ -23,6 +23,7 @@ export const MAX_REJECTED_LISTED = 1000;
 /** Most duplicate keys listed in a report (each with up to 10 lines); the rest are counted. */
 export const MAX_DUPLICATE_KEYS_LISTED = 1000;
 const MAX_LINES_PER_DUPLICATE = 10;
+/** Most ignored columns listed in a report, each cut like a rejected value (100 characters). */
 const MAX_IGNORED_COLUMNS = 50;
 
 export type { StockEntry } from './stockRows.ts';
@@ -67,6 +68,10 @@ export interface UnreadableFile extends Common {
   readonly ok: false;
   readonly kind: FileKind | undefined;
   readonly reason: string;
+  /** Rows that were bad on their own before the file was refused (none is applied). */
+  readonly rowsRejected?: number;
+  readonly rejected?: RejectedRow[];
+  readonly rejectedOmitted?: number;
 }
 
 export interface CollectOptions {
@@ -105,9 +110,20 @@ export async function collectFile(
   let refreshed = false;
   const dcSeen = new Map<string, 'active' | 'inactive' | 'unknown'>();
 
+  const badSoFar = () => ({
+    rowsRejected,
+    rejected,
+    rejectedOmitted: rowsRejected - rejected.length,
+  });
   const fail = (reason: string): UnreadableFile => {
     source.destroy();
-    return { ok: false, format, positions, kind, reason, rowsRead, hash: undefined };
+    return { ok: false, format, positions, kind, reason, rowsRead, hash: undefined, ...badSoFar() };
+  };
+  const ignore = (columns: Iterable<string>) => {
+    for (const c of columns) {
+      if (ignored.size >= MAX_IGNORED_COLUMNS) return;
+      ignored.add(showValue(c) ?? c);
+    }
   };
   const reject = (line: number, e: RowError) => {
     rowsRejected++;
@@ -146,7 +162,7 @@ export async function collectFile(
           const detected = detectKind(event.columns);
           if (!detected.ok) return fail(detected.reason);
           kind = detected.kind;
-          for (const c of detected.ignored) ignored.add(c);
+          ignore(detected.ignored);
           continue;
         }
         rowsRead++;
@@ -170,8 +186,7 @@ export async function collectFile(
               `mixed kinds: ${positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${kind.replace('_', ' ')}`,
             );
           }
-          if (ignored.size < MAX_IGNORED_COLUMNS)
-            for (const c of ignoredColumns(kind, keys)) ignored.add(c);
+          if (ignored.size < MAX_IGNORED_COLUMNS) ignore(ignoredColumns(kind, keys));
         }
         if (kind === 'shipment_confirmations') {
           const r = validateConfirmationRow(fields);
@@ -223,7 +238,16 @@ export async function collectFile(
   } catch (err) {
     if (err instanceof FileFormatError) {
       const reason = tap.bytes === 0 ? 'empty file' : err.message;
-      return { ok: false, format, positions, kind, reason, rowsRead, hash: undefined };
+      return {
+        ok: false,
+        format,
+        positions,
+        kind,
+        reason,
+        rowsRead,
+        hash: undefined,
+        ...badSoFar(),
+      };
     }
     throw err;
   }
@@ -237,6 +261,7 @@ export async function collectFile(
     reason,
     rowsRead,
     hash,
+    ...badSoFar(),
   });
   if (tap.bytes === 0) return unreadable('empty file');
   if (kind === undefined) {
@@ -244,7 +269,7 @@ export async function collectFile(
     return unreadable(rowsRead === 0 ? 'no data rows' : 'no row names a kind');
   }
   if (rowsRead === 0) {
-    return { ok: false, format, positions, kind, reason: 'no data rows', rowsRead, hash };
+    return unreadable('no data rows');
   }
   return {
     ok: true,

@@ -81,9 +81,9 @@ export const MAX_STORED_NAME_BYTES = 255 - 26;
 
 /**
  * The name a handled file is stored under: unique by the ledger id, readable by time. An
- * original name too long to fit behind the prefix is shortened in the middle of its stem (whole
- * characters, never half a UTF-8 sequence) with `~` marking the cut, its extension kept; the
- * report keeps the original name in `file`.
+ * original name too long to fit behind the prefix has its stem cut short (whole characters, never
+ * half a UTF-8 sequence), `~` marking the cut, its extension kept; the report keeps the original
+ * name in `file`.
  */
 export function storedName(receivedAt: number, ledgerId: number, name: string): string {
   const prefix = `${compactStamp(receivedAt)}-${ledgerId}-`;

@@ -42,7 +42,7 @@ export async function* readCsv(source: Readable, tap: ByteTap): AsyncGenerator<R
           const seen = new Set<string>();
           for (const c of names) {
             if (c !== '' && seen.has(c))
-              throw new FileFormatError(`column "${c}" appears twice in the header`);
+              throw new FileFormatError(`column "${showValue(c)}" appears twice in the header`);
             seen.add(c);
           }
           events.push({ type: 'columns', columns: names.filter((c) => c !== '') });

@@ -52,10 +52,24 @@ export function detectKind(columns: readonly string[]): KindDetection {
   if (kind === undefined) {
     return {
       ok: false,
-      reason: `no columns naming a kind (found: ${columns.join(', ') || 'none'}); ${EXPECTED}`,
+      reason: `no columns naming a kind (found: ${listColumns(columns)}); ${EXPECTED}`,
     };
   }
   return { ok: true, kind, ignored: ignoredColumns(kind, columns) };
+}
+
+/** Most column names quoted in a reason, each cut to MAX_COLUMN_SHOWN characters. */
+const MAX_COLUMNS_SHOWN = 20;
+const MAX_COLUMN_SHOWN = 100;
+
+/** Column names for a message: a header of 2 MB or 100,000 columns gives a short reason. */
+function listColumns(columns: readonly string[]): string {
+  if (columns.length === 0) return 'none';
+  const shown = columns
+    .slice(0, MAX_COLUMNS_SHOWN)
+    .map((c) => (c.length > MAX_COLUMN_SHOWN ? `${c.slice(0, MAX_COLUMN_SHOWN)}…` : c));
+  const more = columns.length - shown.length;
+  return more > 0 ? `${shown.join(', ')} and ${more} more` : shown.join(', ');
 }
 
 export function ignoredColumns(kind: FileKind, columns: Iterable<string>): string[] {
