@@ -23,8 +23,8 @@ export interface BenchDaemon {
   readonly redis: BenchRedis;
   readonly env: Record<string, string>;
   daemon: CliProcess | undefined;
-  /** Starts the daemon; resolves once it logged daemon.started. */
-  start(): Promise<CliProcess>;
+  /** Starts the daemon (with `extraEnv` on top of `env`); resolves once it logged daemon.started. */
+  start(extraEnv?: Record<string, string>): Promise<CliProcess>;
   /** The daemon's peak RSS so far (VmHWM), MiB; undefined where /proc is not there. */
   daemonPeakRssMiB(): number | undefined;
   /** Stops the daemon (SIGTERM, SIGKILL after 10 s), the simulator, Redis; removes the dir and keys. */
@@ -83,8 +83,8 @@ export async function startBenchDaemon(
     set daemon(d) {
       h.daemon = d;
     },
-    async start() {
-      const d = runCli(['run'], fullEnv);
+    async start(extraEnv = {}) {
+      const d = runCli(['run'], { ...fullEnv, ...extraEnv });
       h.daemon = d;
       await d.waitForEvent('daemon.started', 30_000);
       return d;
