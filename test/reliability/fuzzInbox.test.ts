@@ -351,8 +351,13 @@ function render(c: number, d: FileDesc): Rendered {
   if (rows.length === 0) rows.push({ ok: true, sku: 0, dc: 0, q: 5, note: 0 });
   const out: Rendered['rows'][number][] = [];
   const parts: Buffer[] = [];
-  const push = (s: string | Buffer) => parts.push(typeof s === 'string' ? Buffer.from(s) : s);
-  const linesSoFar = () => Buffer.concat(parts).reduce((n, b) => (b === 10 ? n + 1 : n), 0);
+  let lineFeeds = 0;
+  const push = (s: string | Buffer) => {
+    const b = typeof s === 'string' ? Buffer.from(s) : s;
+    for (let at = b.indexOf(10); at !== -1; at = b.indexOf(10, at + 1)) lineFeeds++;
+    parts.push(b);
+  };
+  const linesSoFar = () => lineFeeds;
   const expectOf = (row: RowDesc) => {
     if (!row.ok) return {};
     const dc = d.kind === 'dc' ? pick(DC_POOL, row.dc)[1] : '';

@@ -1,0 +1,169 @@
+/**
+ * Secrets never leak (issue #8): the real daemon runs with a distinctive password through
+ * logins, token invalidations and re-logins, portal faults, rejected items, shipment exports and
+ * confirmations, then a second run with a wrong password read from SUPPLIER_PASSWORD_FILE. Every
+ * log line, report, outbox file and the status/failures outputs are scanned for both passwords
+ * and for every token the simulator issued.
+ */
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
+import { runCliToEnd } from '../helpers/daemonProcess.ts';
+import { waitUntil } from '../helpers/sandbox.ts';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+const PASSWORD = `pw-SECRET-${randomBytes(6).toString('hex')}-canary`;
+const WRONG = `pw-WRONG-${randomBytes(6).toString('hex')}-canary`;
+
+/** Every file under the folders the daemon writes for people to read. */
+function writtenFiles(dataDir: string): Array<{ path: string; text: string }> {
+  return ['processed', 'failed', 'outbox'].flatMap((folder) =>
+    readdirSync(join(dataDir, folder)).map((n) => ({
+      path: `${folder}/${n}`,
+      text: readFileSync(join(dataDir, folder, n), 'utf8'),
+    })),
+  );
+}
+
+/** The secrets to look for: whole values, and the random part of each token and its start. */
+function needles(tokens: readonly string[]): string[] {
+  const out = [PASSWORD, WRONG];
+  for (const t of tokens) {
+    const random = t.slice(t.indexOf('|') + 1);
+    out.push(t, random, random.slice(0, 12));
+  }
+  return out;
+}
+
+describe('secrets', { timeout: 90_000 }, () => {
+  it('neither password nor any token appears in logs, reports, outbox files or CLI output', async () => {
+    h = await startHarness(
+      'secrets',
+      { password: PASSWORD, maxBulkItems: 20, shipments: 6 },
+      { SUPPLIER_PASSWORD: PASSWORD, BULK_BATCH_SIZE: '20' },
+    );
+    const sim = h.sim;
+    const logins = (d: NonNullable<Harness['daemon']>) =>
+      d.lines.filter((l) => l.event === 'api.login').length;
+
+    // Run 1: the right password.
+    const run1 = await h.start();
+    const exported = await run1.waitForEvent('shipments.exported', 20_000);
+    await waitUntil(() => logins(run1) === 1, { message: 'the first login' });
+
+    let q = 100;
+    const pushRound = async (name: string) => {
+      q++;
+      const pushes = run1.lines.filter((l) => l.event === 'stock.pushed').length;
+      h!.drop(
+        name,
+        factoryCsv([
+          [seededSku(0), q],
+          [seededSku(1), q],
+          ['NO-SUCH-SKU', q],
+        ]),
+      );
+      await waitUntil(() => run1.lines.filter((l) => l.event === 'stock.pushed').length > pushes, {
+        timeoutMs: 15_000,
+        message: `the push of ${name}`,
+      });
+      await waitUntil(() => sim.store.factoryStock(seededSku(0))?.stock_quantity === q, {
+        timeoutMs: 15_000,
+        message: `${name} on the portal`,
+      });
+    };
+    await pushRound('first.csv');
+    await run1.waitFor((l) => l.event === 'stock.item_failed' && l.sku === 'NO-SUCH-SKU', 10_000);
+
+    // Tokens invalidated three times: each time a 401 and a new login.
+    for (let i = 1; i <= 3; i++) {
+      sim.faults.invalidateTokens();
+      await pushRound(`after-invalidation-${i}.csv`);
+      await waitUntil(() => logins(run1) === 1 + i, { message: `re-login ${i}` });
+    }
+
+    // Portal faults: a 500 with an HTML body, a reset connection, a 429.
+    sim.faults.set({ next500: 1, nextReset: 1, next429: 1 });
+    await pushRound('through-faults.csv');
+    sim.faults.clear();
+
+    // Confirmations for two exported orders.
+    const outboxFile = join(h.box.dataDir, 'outbox', String(exported.file));
+    const orders = (
+      JSON.parse(readFileSync(outboxFile, 'utf8')) as { shipments: Array<{ order_number: string }> }
+    ).shipments
+      .slice(0, 2)
+      .map((s) => s.order_number);
+    expect(orders).toHaveLength(2);
+    h.drop(
+      'confirmations.csv',
+      `order_number,carrier,tracking_number\n${orders.map((o, i) => `${o},UPS,1Z${i}SECRETLESS`).join('\n')}\n`,
+    );
+    await waitUntil(() => run1.lines.filter((l) => l.event === 'shipment.confirmed').length === 2, {
+      timeoutMs: 15_000,
+      message: 'two confirmations sent',
+    });
+
+    const cliOutputs: string[] = [];
+    for (const args of [['status', '--json'], ['failures', '--json'], ['status'], ['failures']]) {
+      const r = await h.cli(args);
+      expect(r.code, args.join(' ')).toBe(0);
+      cliOutputs.push(r.output);
+    }
+    expect(JSON.parse(cliOutputs[1]!.slice(cliOutputs[1]!.indexOf('{'))).stock.length).toBe(1);
+    expect(await h.stop()).toBe(0);
+
+    // Run 2: a wrong password from a file, the stored token invalidated: the login is refused.
+    const passwordFile = join(h.box.dataDir, 'password.txt');
+    writeFileSync(passwordFile, `${WRONG}\n`);
+    sim.faults.invalidateTokens();
+    const fileEnv = { SUPPLIER_PASSWORD: '', SUPPLIER_PASSWORD_FILE: passwordFile };
+    const run2 = await h.start(fileEnv);
+    h.drop('wrong-password.csv', factoryCsv([[seededSku(0), 1]]));
+    const rejected = await run2.waitForEvent('api.login_rejected', 20_000);
+    expect(rejected.status).toBe(401);
+    for (const args of [
+      ['status', '--json'],
+      ['failures', '--json'],
+    ]) {
+      const r = await runCliToEnd(args, { ...h.env, ...fileEnv });
+      cliOutputs.push(r.output);
+    }
+    // Both set at once: a configuration error naming the key, not the value.
+    const both = await runCliToEnd(['status'], { ...h.env, SUPPLIER_PASSWORD_FILE: passwordFile });
+    expect(both.code).toBe(78);
+    cliOutputs.push(both.output);
+    await h.stop();
+
+    // The scan.
+    const tokens = sim.issuedTokens();
+    expect(tokens.length).toBe(4);
+    const sources = [
+      { what: 'run 1 output', text: run1.output() },
+      { what: 'run 2 output', text: run2.output() },
+      ...cliOutputs.map((text, i) => ({ what: `CLI output ${i}`, text })),
+      ...writtenFiles(h.box.dataDir).map((f) => ({ what: f.path, text: f.text })),
+    ];
+    expect(sources.filter((s) => s.what.endsWith('.report.json')).length).toBeGreaterThanOrEqual(7);
+    expect(sources.some((s) => s.what.startsWith('outbox/'))).toBe(true);
+    const leaks = sources.flatMap((s) =>
+      needles(tokens)
+        .filter((n) => s.text.includes(n))
+        .map((n) => `${s.what} holds ${n === PASSWORD || n === WRONG ? 'a password' : 'a token'}`),
+    );
+    expect(leaks).toEqual([]);
+    // The scan looked at something real: logins, failures, faults and confirmations were logged.
+    for (const event of ['api.login', 'stock.item_failed', 'shipment.confirmed', 'daemon.started'])
+      expect(
+        run1.lines.some((l) => l.event === event),
+        event,
+      ).toBe(true);
+  });
+});
