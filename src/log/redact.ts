@@ -10,9 +10,16 @@ const MIN_SECRET_LENGTH = 4;
 
 const secretValues = new Set<string>();
 
-/** Registers a value that must never be printed (a password, a token). */
+/**
+ * Registers a value that must never be printed (a password, a token). Its JSON-escaped form is
+ * registered too: the last net scrubs the finished JSON line, where a secret holding `"`, `\`
+ * or a control character only appears escaped (a message string, an object key, a toJSON value).
+ */
 export function registerSecret(value: string | undefined | null): void {
-  if (value && value.length >= MIN_SECRET_LENGTH) secretValues.add(value);
+  if (!value || value.length < MIN_SECRET_LENGTH) return;
+  secretValues.add(value);
+  const escaped = JSON.stringify(value).slice(1, -1);
+  if (escaped !== value) secretValues.add(escaped);
 }
 
 /** Replaces every registered secret value inside a string. */
@@ -36,7 +43,7 @@ export function scrub(value: unknown, depth = 0, seen = new WeakSet<object>()): 
   if (value instanceof Error) return serializeError(value, depth, seen);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] =
+    out[scrubString(k)] =
       SECRET_KEY.test(k) && v !== undefined && v !== null ? REDACTED : scrub(v, depth + 1, seen);
   }
   return out;

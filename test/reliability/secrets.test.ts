@@ -19,8 +19,9 @@ afterEach(async () => {
   h = undefined;
 });
 
-const PASSWORD = `pw-SECRET-${randomBytes(6).toString('hex')}-canary`;
-const WRONG = `pw-WRONG-${randomBytes(6).toString('hex')}-canary`;
+// Quotes, a backslash and non-ASCII: a secret written JSON-escaped must be caught too.
+const PASSWORD = `pw-SECRET-${randomBytes(6).toString('hex')}-"q\\ü-canary`;
+const WRONG = `pw-WRONG-${randomBytes(6).toString('hex')}-"q\\ü-canary`;
 
 /** Every file under the folders the daemon writes for people to read. */
 function writtenFiles(dataDir: string): Array<{ path: string; text: string }> {
@@ -34,7 +35,12 @@ function writtenFiles(dataDir: string): Array<{ path: string; text: string }> {
 
 /** The secrets to look for: whole values, and the random part of each token and its start. */
 function needles(tokens: readonly string[]): string[] {
-  const out = [PASSWORD, WRONG];
+  const out = [
+    PASSWORD,
+    WRONG,
+    JSON.stringify(PASSWORD).slice(1, -1),
+    JSON.stringify(WRONG).slice(1, -1),
+  ];
   for (const t of tokens) {
     const random = t.slice(t.indexOf('|') + 1);
     out.push(t, random, random.slice(0, 12));
@@ -156,7 +162,7 @@ describe('secrets', { timeout: 90_000 }, () => {
     const leaks = sources.flatMap((s) =>
       needles(tokens)
         .filter((n) => s.text.includes(n))
-        .map((n) => `${s.what} holds ${n === PASSWORD || n === WRONG ? 'a password' : 'a token'}`),
+        .map((n) => `${s.what} holds ${n.includes('-canary') ? 'a password' : 'a token'}`),
     );
     expect(leaks).toEqual([]);
     // The scan looked at something real: logins, failures, faults and confirmations were logged.
