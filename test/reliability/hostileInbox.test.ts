@@ -176,6 +176,19 @@ describe('hostile inbox entries through the daemon', { timeout: 60_000 }, () => 
 
     const failed = reports(h.box.dataDir, 'failed');
     expect([...failed.keys()].sort()).toEqual([...specials].sort());
+    // Each entry exactly once: one report per entry, and one stored entry per report.
+    const count = (folder: string, reportsOnly: boolean) =>
+      readdirSync(join(h!.box.dataDir, folder)).filter(
+        (n) => n.endsWith('.report.json') === reportsOnly,
+      ).length;
+    expect([count('failed', true), count('failed', false)]).toEqual([
+      specials.length,
+      specials.length,
+    ]);
+    expect([count('processed', true), count('processed', false)]).toEqual([
+      quantities.size,
+      quantities.size,
+    ]);
     for (const name of ['link-out.csv', 'link-dir.csv', 'dangling.csv']) {
       expect(failed.get(name)!.reason, name).toMatch(/^a symbolic link: /);
       expect(failed.get(name)!.contentHash).toBeNull();
