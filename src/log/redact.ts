@@ -8,25 +8,47 @@ export const REDACTED = '[REDACTED]';
 const SECRET_KEY = /pass(word)?|token|secret|authorization|cookie|api[-_]?key/i;
 const MIN_SECRET_LENGTH = 4;
 
-const secretValues = new Set<string>();
+/** Secrets kept for the life of the process (the password). */
+const pinned = new Set<string>();
+/**
+ * Secrets that rotate (tokens), the newest last. Each login invalidates the account's other
+ * tokens, so only the last few can still do harm; keeping a bounded number keeps every log
+ * line's scrub cheap however long the daemon runs.
+ */
+const rotating = new Set<string>();
+const MAX_ROTATING = 32;
 
 /**
- * Registers a value that must never be printed (a password, a token). Its JSON-escaped form is
- * registered too: the last net scrubs the finished JSON line, where a secret holding `"`, `\`
- * or a control character only appears escaped (a message string, an object key, a toJSON value).
+ * Registers a value that must never be printed: a password ('pinned', kept for ever) or a token
+ * ('rotating', the newest MAX_ROTATING kept). Its JSON-escaped form is registered too: the last
+ * net scrubs the finished JSON line, where a secret holding `"`, `\` or a control character only
+ * appears escaped (a message string, an object key, a toJSON value).
  */
-export function registerSecret(value: string | undefined | null): void {
+export function registerSecret(
+  value: string | undefined | null,
+  kind: 'pinned' | 'rotating' = 'pinned',
+): void {
   if (!value || value.length < MIN_SECRET_LENGTH) return;
-  secretValues.add(value);
+  const set = kind === 'pinned' ? pinned : rotating;
   const escaped = JSON.stringify(value).slice(1, -1);
-  if (escaped !== value) secretValues.add(escaped);
+  for (const v of escaped === value ? [value] : [value, escaped]) {
+    set.delete(v); // re-added as the newest
+    set.add(v);
+  }
+  while (rotating.size > MAX_ROTATING * 2) {
+    const oldest = rotating.values().next().value;
+    if (oldest === undefined) break;
+    rotating.delete(oldest);
+  }
 }
 
 /** Replaces every registered secret value inside a string. */
 export function scrubString(text: string): string {
   let out = text;
-  for (const secret of secretValues) {
-    if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+  for (const set of [pinned, rotating]) {
+    for (const secret of set) {
+      if (out.includes(secret)) out = out.replaceAll(secret, REDACTED);
+    }
   }
   // Bearer tokens that were never registered (a stale one from another process) are cut too.
   return out.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi, `$1${REDACTED}`);

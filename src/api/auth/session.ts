@@ -99,7 +99,7 @@ export class Session {
   }
 
   #adopt(token: string): string {
-    registerSecret(token);
+    registerSecret(token, 'rotating');
     if (token !== this.#current) {
       this.#current = token;
       this.#goodCalls = 0;
@@ -173,7 +173,7 @@ export class Session {
         this.#cap.setOutcome(attemptId, 'error');
         throw new BadResponseError('login answered without data.token', { status });
       }
-      registerSecret(token);
+      registerSecret(token, 'rotating');
       this.#cap.setOutcome(attemptId, 'ok');
       this.#store.writeToken({ token, account: d.email, obtainedAt: d.clock.now() });
       this.#current = token;

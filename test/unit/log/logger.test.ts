@@ -58,3 +58,16 @@ describe('logger', () => {
     expect(line.err.cause.message).toContain('[REDACTED]');
   });
 });
+
+describe('secret registry', () => {
+  it('keeps the password for ever and only the newest tokens', () => {
+    registerSecret('the-password-xyz');
+    for (let i = 0; i < 100; i++) registerSecret(`token-number-${i}-abcdef`, 'rotating');
+    const { log, text } = capture();
+    log.info({ event: 'x' }, 'the-password-xyz token-number-99-abcdef token-number-0-abcdef');
+    const out = text();
+    expect(out).not.toContain('the-password-xyz');
+    expect(out).not.toContain('token-number-99-abcdef');
+    expect(out).toContain('token-number-0-abcdef'); // long dead: no longer scanned for
+  });
+});
