@@ -154,11 +154,12 @@ describe('the daemon keeps the portal in step with inbox files', () => {
       );
       write(`${snapshot}.new`, 222, 22);
       renameSync(`${snapshot}.new`, snapshot);
-      await waitUntil(() => h.sim.store.factoryStock(seededSku(1))?.stock_quantity === 222, {
-        timeoutMs: 15_000,
-        message: 'the replaced snapshot pushed',
-      });
-      expect(h.sim.store.dcStock(ACTIVE_DC_CODES[1]!, seededSku(1))?.stock_quantity).toBe(22);
+      await waitUntil(
+        () =>
+          h.sim.store.factoryStock(seededSku(1))?.stock_quantity === 222 &&
+          h.sim.store.dcStock(ACTIVE_DC_CODES[1]!, seededSku(1))?.stock_quantity === 22,
+        { timeoutMs: 15_000, message: 'the replaced snapshot pushed' },
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
