@@ -56,6 +56,7 @@ const ROUTES = {
   },
 } as const;
 const KINDS = ['factory', 'dc'] as const;
+const LABEL: Record<StockKind, string> = { factory: 'factory', dc: 'DC' };
 /** 1 % of keys, spread over the catalogue: key i changes when (i · 7919 + salt) mod 100 = 0. */
 const changed = (i: number, salt: number) => (i * 7919 + salt) % 100 === 0;
 
@@ -322,7 +323,7 @@ for (const [i, s] of steady.entries()) {
   }
   for (const kind of KINDS) {
     rows.push({
-      measure: `push 1 %: ${kind} writes, ${fmtInt(s.changes[kind])} changes (${setting})`,
+      measure: `push 1 %: ${LABEL[kind]} writes, ${fmtInt(s.changes[kind])} changes (${setting})`,
       result: `${plural(s.writes[kind])}${s.refusedWrites[kind] ? ` (${s.refusedWrites[kind]} refused as too large)` : ''}`,
       reference: `min ${fmtInt(s.minWrites[kind])}`,
       ratio: fmtRatio(s.writes[kind], s.minWrites[kind]),
@@ -332,7 +333,7 @@ for (const [i, s] of steady.entries()) {
     // With the default limit this repeats the rows above; below it, it shows the learnt size.
     for (const kind of KINDS) {
       rows.push({
-        measure: `next push 1 %: ${kind} writes, ${fmtInt(s.changesAgain[kind])} changes (${setting}, learnt ${s.learntBatch[kind]})`,
+        measure: `next push 1 %: ${LABEL[kind]} writes, ${fmtInt(s.changesAgain[kind])} changes (${setting}, learnt ${s.learntBatch[kind]})`,
         result: `${plural(s.writesAgain[kind])}${s.refusedAgain[kind] ? ` (${s.refusedAgain[kind]} refused as too large)` : ''}`,
         reference: `min ${fmtInt(s.minWritesAgain[kind])}`,
         ratio: fmtRatio(s.writesAgain[kind], s.minWritesAgain[kind]),
