@@ -63,7 +63,7 @@ export class BatchSizes {
     if (s === undefined) return this.#configured;
     const accepted = s.maxAccepted;
     let learnt: number;
-    if (accepted === null) learnt = Math.max(1, s.minRejected - 1);
+    if (accepted === null) learnt = Math.max(1, Math.floor(s.minRejected / 2));
     else if (s.minRejected - accepted > Math.max(1, Math.floor(accepted * 0.05))) {
       learnt = Math.floor((accepted + s.minRejected) / 2);
     } else learnt = accepted;
@@ -148,13 +148,12 @@ export async function bulkUpdate<I extends FactoryStockItem>(
     const details = errorDetails(response.raw);
     if (TOO_LARGE.has(response.status) && batch.length > 1 && !isItemField(details.field)) {
       deps.sizes.rejected(kind, batch.length);
-      const half = Math.ceil(batch.length / 2);
+      const into = Math.min(deps.sizes.max(kind), Math.ceil(batch.length / 2));
       deps.logger.info(
-        { event: 'api.bulk_split', kind, size: batch.length, status: response.status, into: half },
-        'bulk update refused as too large; splitting',
+        { event: 'api.bulk_split', kind, size: batch.length, status: response.status, into },
+        'bulk update refused as too large; sending it in smaller batches',
       );
-      await send(batch.slice(0, half));
-      await send(batch.slice(half));
+      await sendAll(batch);
       return;
     }
     if (
@@ -179,11 +178,20 @@ export async function bulkUpdate<I extends FactoryStockItem>(
     throw httpError(where, response.raw, false);
   };
 
-  const size = deps.sizes.max(kind);
-  for (let i = 0; i < items.length; i += size) {
-    // The size may shrink while we go (another batch was refused): re-read it per batch.
-    await send(items.slice(i, i + Math.min(size, deps.sizes.max(kind))));
+  /**
+   * Sends items in batches of the size learnt so far, re-read before every batch: it shrinks when
+   * the portal refuses one (below the refused size, so a refused batch is never resent whole)
+   * and grows while the search between accepted and refused goes on.
+   */
+  async function sendAll(batch: readonly I[]): Promise<void> {
+    for (let i = 0; i < batch.length; ) {
+      const part = batch.slice(i, i + deps.sizes.max(kind));
+      await send(part);
+      i += part.length;
+    }
   }
+
+  await sendAll(items);
   return { updated, errors, missing: findMissing(kind, items, updated, errors), requests };
 }
 

@@ -106,3 +106,24 @@ describe('bulk split and learnt size', () => {
     expect(refused.length).toBeLessThanOrEqual(8);
   });
 });
+
+describe('bulk update of many items in one call', () => {
+  it('sends every item once while the learnt size shrinks and grows during the call', async () => {
+    sim = await simulator({ products: 3000, maxBulkItems: 400 });
+    h = harness(sim, 'bulk-one-call');
+    const client = h.client({ settings: { bulkBatchSize: 1000 } });
+    const items = Array.from({ length: 3000 }, (_, i) => ({
+      sku: seededSku(i),
+      stock_quantity: 7 + i,
+    }));
+    const result = await client.factoryStock.bulkUpdate(items);
+    expect(result.updated).toHaveLength(3000);
+    expect(result.missing).toEqual([]);
+    for (const i of [0, 999, 1500, 2999])
+      expect(sim.store.factoryStock(seededSku(i))?.stock_quantity).toBe(7 + i);
+    const sent = bulkRequests('POST /factory-stocks/bulk-update');
+    // Every accepted batch was at most the limit; no refused size was sent again whole.
+    expect(sent.filter((r) => r.status === 200).every((r) => (r.items ?? 0) <= 400)).toBe(true);
+    expect(sent.reduce((n, r) => n + (r.status === 200 ? (r.items ?? 0) : 0), 0)).toBe(3000);
+  });
+});

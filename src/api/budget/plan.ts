@@ -92,11 +92,17 @@ export function planCall(input: PlanInput): PlanResult {
     const serverLimit = server.limit ?? limit;
     const serverReserve =
       serverLimit < limit ? Math.floor((reserve * serverLimit) / limit) : reserve;
-    serverLeft = server.remaining - madeSince.length - serverReserve;
-    if (serverLeft <= 0) {
+    const serverTotalLeft = server.remaining - madeSince.length;
+    serverLeft = serverTotalLeft - serverReserve;
+    if (serverLeft <= 0 && serverTotalLeft > 0) {
+      // Only this lane's reserve stops it: those calls belong to others (shipments). Look again
+      // later, when another lane's call may have brought a newer count; never probe with them.
+      serverRetryAt = Math.min(now + probe.baseMs, server.at + windowMs);
+    } else if (serverLeft <= 0) {
       const lastCall = madeSince.at(-1) ?? server.at;
       const probeAt = Math.max(server.at, lastCall) + probeDelay(server.zeroStreak, probe);
-      // Once the probe time has come, one call may go to learn the server's new count.
+      // The server has nothing left: once the probe time has come, one call may go to learn its
+      // new count.
       if (probeAt <= now) serverLeft = 1;
       else serverRetryAt = Math.min(probeAt, server.at + windowMs);
     }

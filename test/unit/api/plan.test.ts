@@ -151,6 +151,20 @@ describe('planCall, server view', () => {
     expect(planCall({ calls: [now], limit: 100, reserve: 20, now, server }).allowed).toBe(false);
     expect(planCall({ calls: [now], limit: 100, reserve: 0, now, server }).allowed).toBe(true);
   });
+
+  it('a lane stopped only by its reserve never probes into it, however long it waits', () => {
+    // The server said 4 left, the stock lane must leave 4: it may not send, not even a probe.
+    const server = hint(4, now - 10 * 60_000, 0, 60);
+    const probe = { baseMs: 60_000, maxMs: 900_000 };
+    for (const later of [0, 61_000, 5 * 60_000, 20 * 60_000]) {
+      const plan = planCall({ calls: [], limit: 60, reserve: 4, now: now + later, server, probe });
+      expect(plan.allowed).toBe(false);
+      expect(plan.limitedBy).toBe('server');
+      expect(plan.retryAt).toBe(Math.min(now + later + probe.baseMs, server.at + HOUR_MS));
+    }
+    // Shipments (no reserve) still go.
+    expect(planCall({ calls: [], limit: 60, reserve: 0, now, server, probe }).allowed).toBe(true);
+  });
 });
 
 describe('nextHint', () => {
