@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { link, lstat, readdir, unlink } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
@@ -169,17 +170,21 @@ export class InboxWatcher {
     this.#offered.delete(name);
   }
 
+  /** The entry's own status (links not followed); a name that vanished is forgotten. */
+  async #stat(name: string): Promise<Stats | undefined> {
+    try {
+      return await lstat(join(this.#inbox, name));
+    } catch {
+      this.#forget(name);
+      return undefined;
+    }
+  }
+
   async #observe(name: string, rescan: boolean, now = Date.now()): Promise<void> {
     if (this.#stopped || isIgnoredName(name)) return;
     const path = join(this.#inbox, name);
-    let st: Awaited<ReturnType<typeof lstat>>;
-    try {
-      st = await lstat(path);
-    } catch {
-      this.#forget(name);
-      return;
-    }
-    if (this.#stopped) return;
+    const st = await this.#stat(name);
+    if (st === undefined || this.#stopped) return;
     if (st.isDirectory()) {
       if (!this.#folders.has(name)) {
         this.#folders.add(name);
@@ -190,7 +195,7 @@ export class InboxWatcher {
       }
       return;
     }
-    const sig = `${st.size}:${st.mtimeMs}:${st.ino}`;
+    const sig = signature(st);
     if (!rescan && this.#offered.get(name) === sig) return;
     const entry: InboxEntry = { path, name, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino };
     if (!st.isFile()) {
@@ -218,15 +223,10 @@ export class InboxWatcher {
     const now = Date.now();
     for (const [name, p] of [...this.#pending]) {
       const path = join(this.#inbox, name);
-      let st: Awaited<ReturnType<typeof lstat>>;
-      try {
-        st = await lstat(path);
-      } catch {
-        this.#forget(name);
-        continue;
-      }
+      const st = await this.#stat(name);
       if (this.#stopped) return;
-      const sig = `${st.size}:${st.mtimeMs}:${st.ino}`;
+      if (st === undefined) continue;
+      const sig = signature(st);
       if (sig !== p.sig) {
         p.sig = sig;
         p.since = now;
@@ -263,4 +263,9 @@ export class InboxWatcher {
       `could not hand over ${entry.name}`,
     );
   }
+}
+
+/** What says a file is still changing: size, mtime and inode. */
+function signature(st: { size: number; mtimeMs: number; ino: number }): string {
+  return `${st.size}:${st.mtimeMs}:${st.ino}`;
 }
