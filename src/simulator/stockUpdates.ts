@@ -49,40 +49,65 @@ function text(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
+type Item = Record<string, unknown>;
+
+/** The checks both kinds share: an object, with a SKU, of a known product. */
+type ProductCheck =
+  | { readonly ok: true; readonly item: Item; readonly sku: string; readonly position: number }
+  | {
+      readonly ok: false;
+      readonly item: Item | null;
+      readonly error: string;
+      readonly withQuantity: boolean;
+    };
+
+function checkProduct(store: SimulatorStore, raw: unknown): ProductCheck {
+  const item =
+    typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Item) : null;
+  if (!item) return { ok: false, item, error: ITEM_NOT_OBJECT, withQuantity: false };
+  const sku = item.sku;
+  if (typeof sku !== 'string' || sku.trim() === '') {
+    return { ok: false, item, error: SKU_REQUIRED, withQuantity: true };
+  }
+  const position = store.positionOfSku(sku);
+  if (position === undefined)
+    return { ok: false, item, error: PRODUCT_NOT_FOUND, withQuantity: false };
+  return { ok: true, item, sku, position };
+}
+
+/** An `errors` entry for an item (with its centre for DC stock). */
+function errorEntry(
+  item: Item | null,
+  error: string,
+  platformSku: string | null,
+  withQuantity: boolean,
+  withDc: boolean,
+): StockUpdateError {
+  return {
+    ...(withDc ? { distribution_centre_code: text(item?.distribution_centre_code) } : {}),
+    platform_sku: platformSku,
+    sku: text(item?.sku),
+    stock_quantity: withQuantity ? echoQuantity(item?.stock_quantity) : null,
+    error,
+  };
+}
+
 export function updateFactoryStock(store: SimulatorStore, items: unknown[]): StockUpdateResult {
   const result: StockUpdateResult = { updated: [], errors: [] };
   for (const raw of items) {
-    const item = (
-      typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : null
-    ) as Record<string, unknown> | null;
-    const fail = (error: string, platformSku: string | null, withQuantity: boolean) =>
-      result.errors.push({
-        platform_sku: platformSku,
-        sku: text(item?.sku),
-        stock_quantity: withQuantity ? echoQuantity(item?.stock_quantity) : null,
-        error,
-      });
-    if (!item) {
-      fail(ITEM_NOT_OBJECT, null, false);
+    const c = checkProduct(store, raw);
+    if (!c.ok) {
+      result.errors.push(errorEntry(c.item, c.error, null, c.withQuantity, false));
       continue;
     }
-    const sku = item.sku;
-    if (typeof sku !== 'string' || sku.trim() === '') {
-      fail(SKU_REQUIRED, null, true);
-      continue;
-    }
-    const p = store.positionOfSku(sku);
-    if (p === undefined) {
-      fail(PRODUCT_NOT_FOUND, null, false);
-      continue;
-    }
-    const quantity = item.stock_quantity;
+    const platformSku = store.platformSkuAt(c.position);
+    const quantity = c.item.stock_quantity;
     if (!isQuantity(quantity)) {
-      fail(INVALID_QUANTITY, store.platformSkuAt(p), true);
+      result.errors.push(errorEntry(c.item, INVALID_QUANTITY, platformSku, true, false));
       continue;
     }
-    store.setFactoryQuantityAt(p, quantity);
-    result.updated.push({ platform_sku: store.platformSkuAt(p), sku, stock_quantity: quantity });
+    store.setFactoryQuantityAt(c.position, quantity);
+    result.updated.push({ platform_sku: platformSku, sku: c.sku, stock_quantity: quantity });
   }
   return result;
 }
@@ -90,55 +115,34 @@ export function updateFactoryStock(store: SimulatorStore, items: unknown[]): Sto
 export function updateDcStock(store: SimulatorStore, items: unknown[]): StockUpdateResult {
   const result: StockUpdateResult = { updated: [], errors: [] };
   for (const raw of items) {
-    const item = (
-      typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? raw : null
-    ) as Record<string, unknown> | null;
-    const fail = (error: string, platformSku: string | null, withQuantity: boolean) => {
-      const entry: StockUpdateError = {
-        distribution_centre_code: text(item?.distribution_centre_code),
-        platform_sku: platformSku,
-        sku: text(item?.sku),
-        stock_quantity: withQuantity ? echoQuantity(item?.stock_quantity) : null,
-        error,
-      };
-      result.errors.push(entry);
-    };
-    if (!item) {
-      fail(ITEM_NOT_OBJECT, null, false);
+    const c = checkProduct(store, raw);
+    if (!c.ok) {
+      result.errors.push(errorEntry(c.item, c.error, null, c.withQuantity, true));
       continue;
     }
-    const sku = item.sku;
-    if (typeof sku !== 'string' || sku.trim() === '') {
-      fail(SKU_REQUIRED, null, true);
-      continue;
-    }
-    const p = store.positionOfSku(sku);
-    if (p === undefined) {
-      fail(PRODUCT_NOT_FOUND, null, false);
-      continue;
-    }
-    const platformSku = store.platformSkuAt(p);
-    const code = item.distribution_centre_code;
+    const platformSku = store.platformSkuAt(c.position);
+    const fail = (error: string) =>
+      result.errors.push(errorEntry(c.item, error, platformSku, true, true));
+    const code = c.item.distribution_centre_code;
     if (typeof code !== 'string' || code.trim() === '') {
-      fail(DC_REQUIRED, platformSku, true);
+      fail(DC_REQUIRED);
       continue;
     }
     const d = store.activeDcIndex(code);
     if (d === undefined) {
-      const exists = DISTRIBUTION_CENTRES.some((dc) => dc.code === code);
-      fail(exists ? DC_INACTIVE : DC_NOT_FOUND, platformSku, true);
+      fail(DISTRIBUTION_CENTRES.some((dc) => dc.code === code) ? DC_INACTIVE : DC_NOT_FOUND);
       continue;
     }
-    const quantity = item.stock_quantity;
+    const quantity = c.item.stock_quantity;
     if (!isQuantity(quantity)) {
-      fail(INVALID_QUANTITY, platformSku, true);
+      fail(INVALID_QUANTITY);
       continue;
     }
-    store.setDcQuantity(p, d, quantity);
+    store.setDcQuantity(c.position, d, quantity);
     result.updated.push({
       distribution_centre_code: code,
       platform_sku: platformSku,
-      sku,
+      sku: c.sku,
       stock_quantity: quantity,
     });
   }
