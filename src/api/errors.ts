@@ -14,7 +14,6 @@ export type PortalErrorCode =
   | 'E_LOGIN_BLOCKED'
   | 'E_LOGIN_REJECTED'
   | 'E_BAD_RESPONSE'
-  | 'E_BULK_TOO_LARGE'
   | 'E_CLOSED';
 
 export interface PortalErrorDetails {
@@ -40,7 +39,7 @@ export interface PortalErrorDetails {
 
 export abstract class PortalError extends Error {
   abstract readonly code: PortalErrorCode;
-  /** Worth retrying later (the job is rescheduled, not failed). */
+  /** May pass: the same call is worth trying again later (the job that made it is retried). */
   abstract readonly retryable: boolean;
   readonly status: number | undefined;
   readonly apiCode: string | undefined;
@@ -78,7 +77,7 @@ export class PortalHttpError extends PortalError {
   }
 }
 
-/** 429 answers went on after every allowed retry; the job should be rescheduled at `retryAt`. */
+/** 429 answers went on after every allowed retry; `retryAt` says when to try again. */
 export class RateLimitedError extends PortalError {
   readonly code = 'E_RATE_LIMITED';
   readonly retryable = true;
@@ -130,18 +129,6 @@ export class LoginBlockedError extends PortalError {
 export class BadResponseError extends PortalError {
   readonly code = 'E_BAD_RESPONSE';
   readonly retryable = false;
-}
-
-/** A bulk request of `size` items was rejected as too large (a one-item request cannot split). */
-export class BulkTooLargeError extends PortalError {
-  readonly code = 'E_BULK_TOO_LARGE';
-  readonly retryable = false;
-  readonly size: number;
-
-  constructor(size: number, details: PortalErrorDetails) {
-    super(`bulk request of ${size} items rejected as too large (HTTP ${details.status})`, details);
-    this.size = size;
-  }
 }
 
 /** The client was closed while the call was waiting or in flight. */

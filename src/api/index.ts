@@ -1,24 +1,25 @@
 /** The Supplier Portal client: endpoints, token, budget, back-off, pagination, bulk, errors. */
 export { clearLoginBlock, readLoginBlock } from './auth/loginBlock.ts';
 export { backoffDelay, parseRetryAfter } from './backoff.ts';
+export { BatchSizes, type BulkKind, batchSizeFrom } from './batchSizes.ts';
 export {
+  type CallDecision,
+  type CallDecisionInput,
   DEFAULT_PROBE,
+  decideCall,
   HOUR_MS,
   LANES,
   type Lane,
-  type PlanInput,
-  type PlanResult,
   type ProbeSchedule,
-  planCall,
   type ServerHint,
-} from './budget/plan.ts';
+} from './budget/decide.ts';
 export {
   type BudgetSettings,
   type BudgetStatus,
   budgetStatus,
   laneReserve,
 } from './budget/store.ts';
-export type { BulkKind, BulkResult, DcStockItem, FactoryStockItem } from './bulk.ts';
+export type { BulkResult, DcStockItem, FactoryStockItem } from './bulk.ts';
 export {
   createPortalClient,
   type PortalClient,

@@ -1,3 +1,4 @@
+export { type DataPaths, dataPaths, ensureDataDirs } from './dataPaths.ts';
 export { ConfigError } from './errors.ts';
 export type { ConfigSources } from './load.ts';
 export { describeConfig, extractConfigFlags, flagName, loadConfig } from './load.ts';

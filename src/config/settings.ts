@@ -174,7 +174,7 @@ export const settings = {
     'BULK_BATCH_SIZE',
     int(1, 10_000),
     1000,
-    'Largest bulk-update batch to send; halved and remembered when the portal rejects a batch as too large.',
+    'Largest bulk-update batch to send; when the portal refuses a batch as too large, the size it accepts is searched for (bisecting) and remembered.',
   ),
 
   jobLockMs: setting(

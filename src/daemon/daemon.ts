@@ -1,9 +1,7 @@
-import { join } from 'node:path';
 import { createPortalClient, portalClientOptions } from '../api/index.ts';
-import { type Config, describeConfig } from '../config/index.ts';
+import { type Config, describeConfig, ensureDataDirs } from '../config/index.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { createDcDirectory } from '../inventory/dcDirectory.ts';
-import { ensureDataDirs } from '../inventory/dirs.ts';
 import { processInboxFile } from '../inventory/ingest/process.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
@@ -51,7 +49,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   registerSecret(config.password);
   const paths = await ensureDataDirs(config.dataDir);
-  const db = openStateDb(join(config.dataDir, 'state.db'));
+  const db = openStateDb(paths.stateDb);
   const client = createPortalClient(
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
   );
@@ -98,7 +96,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       });
       return {
         status: outcome.status,
-        stockChanged: (outcome.touchedKeys ?? 0) > 0,
+        stockChanged: (outcome.pendingKeys ?? 0) > 0,
         confirmationsAdded: (outcome.confirmations?.new ?? 0) > 0,
       };
     },

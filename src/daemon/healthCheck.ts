@@ -1,13 +1,14 @@
 import type { Redis } from 'ioredis';
 import { redisConnection } from '../jobs/connection.ts';
-import { HEARTBEAT_STALE_MS, type Heartbeat } from './heartbeat.ts';
+import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
+import type { Status } from './status.ts';
 
 /** The answers a health check needs; the caller decides where they come from. */
 export interface HealthProbes {
   /** Resolves when Redis answers PING; rejects with the reason otherwise. */
   readonly pingRedis: () => Promise<void>;
-  /** The daemon's last heartbeat; throws when state.db cannot be opened or read. */
-  readonly readHeartbeat: () => Heartbeat | undefined;
+  /** The status read (its heartbeat counts here); throws when state.db cannot be opened or read. */
+  readonly readStatus: () => Pick<Status, 'daemon'>;
   readonly now: () => number;
   /** A heartbeat older than this is a problem, in milliseconds; HEARTBEAT_STALE_MS by default. */
   readonly staleAfterMs?: number;
@@ -41,8 +42,8 @@ export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
   let stateDb: 'ok' | 'error' = 'ok';
   let heartbeatAgeMs: number | null = null;
   try {
-    const beat = probes.readHeartbeat();
-    if (beat === undefined) problems.push('daemon: no heartbeat yet');
+    const beat = probes.readStatus().daemon;
+    if (beat === null) problems.push('daemon: no heartbeat yet');
     else {
       heartbeatAgeMs = Math.max(0, probes.now() - beat.at);
       if (heartbeatAgeMs > staleAfterMs)

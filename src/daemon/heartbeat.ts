@@ -1,16 +1,12 @@
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
+import type { Heartbeat } from '../state/kvKeys.ts';
 
-export const HEARTBEAT_KEY = 'daemon.heartbeat';
+export type { Heartbeat };
+
 export const HEARTBEAT_EVERY_MS = 10_000;
 /** A heartbeat older than this means the daemon is stuck or gone. */
 export const HEARTBEAT_STALE_MS = 60_000;
-
-export interface Heartbeat {
-  readonly at: number;
-  readonly pid: number;
-  readonly startedAt: number;
-}
 
 /** Writes the daemon's heartbeat to state.db every HEARTBEAT_EVERY_MS until stopped. */
 export function startHeartbeat(
@@ -22,7 +18,7 @@ export function startHeartbeat(
   const startedAt = now();
   const beat = () => {
     try {
-      kv.set(HEARTBEAT_KEY, { at: now(), pid: process.pid, startedAt } satisfies Heartbeat);
+      kv.set('daemon.heartbeat', { at: now(), pid: process.pid, startedAt } satisfies Heartbeat);
     } catch (err) {
       onError(err); // a busy database this once: the next beat tries again
     }
@@ -31,8 +27,4 @@ export function startHeartbeat(
   const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };
-}
-
-export function readHeartbeat(db: StateDb): Heartbeat | undefined {
-  return new KeyValueStore(db).get<Heartbeat>(HEARTBEAT_KEY);
 }

@@ -5,8 +5,8 @@ import type { Queues } from '../jobs/queues.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { checkHealth, pingRedisUrl, withTimeout } from './healthCheck.ts';
-import { readHeartbeat } from './heartbeat.ts';
-import { createMetrics, type MetricsSettings } from './metrics.ts';
+import { createMetrics } from './metrics.ts';
+import { readStatus, type StatusSettings } from './status.ts';
 
 export interface HttpServerOptions {
   /** TCP port; 0 picks a free one (the returned `port` says which). */
@@ -14,7 +14,7 @@ export interface HttpServerOptions {
   /** Interface to listen on; all interfaces when omitted (what a container needs). */
   readonly host?: string | undefined;
   readonly db: StateDb;
-  readonly config: MetricsSettings & Pick<Config, 'redisUrl'>;
+  readonly config: StatusSettings & Pick<Config, 'redisUrl'>;
   /** The daemon's queues: Redis is checked over their connection and /metrics shows their depths. */
   readonly queues?: Queues | undefined;
   readonly log: Logger;
@@ -51,7 +51,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return;
     }
     if (path === '/healthz') {
-      const report = await checkHealth({ pingRedis, readHeartbeat: () => readHeartbeat(db), now });
+      const report = await checkHealth({
+        pingRedis,
+        readStatus: () => readStatus(db, config, now()),
+        now,
+      });
       send(res, req, report.healthy ? 200 : 503, 'application/json', JSON.stringify(report));
       return;
     }

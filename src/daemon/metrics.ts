@@ -1,82 +1,11 @@
 import { Gauge, Registry } from 'prom-client';
-import { readLoginBlock } from '../api/auth/loginBlock.ts';
-import type { Lane } from '../api/budget/plan.ts';
-import { type BudgetSettings, budgetStatus } from '../api/budget/store.ts';
-import type { Config } from '../config/index.ts';
-import { LAST_INGEST_KEY } from '../jobs/processors/ingest.ts';
-import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
-import { LAST_POLL_KEY } from '../shipments/poll.ts';
-import { ConfirmationSends } from '../state/confirmationSends.ts';
+import type { Queues } from '../jobs/queues.ts';
 import type { StateDb } from '../state/db.ts';
-import { KeyValueStore } from '../state/kv.ts';
-import { PendingStock } from '../state/pendingStock.ts';
-import { StockFailures } from '../state/stockFailures.ts';
-import { LAST_RECONCILE_KEY } from '../sync/reconcile.ts';
-import { withTimeout } from './healthCheck.ts';
-import { readHeartbeat } from './heartbeat.ts';
-import { checkStale, LAST_PUSH_SUCCESS_KEY } from './staleWatch.ts';
-
-/** What the metrics say, read from state.db at one moment; plain data. */
-export interface OpsSnapshot {
-  readonly callsLastHour: number;
-  readonly budgetLimit: number;
-  readonly budgetRemaining: Readonly<Record<Lane, number>>;
-  readonly pending: { readonly factory: number; readonly dc: number };
-  /** Epoch ms of the oldest pending difference; null when none. */
-  readonly pendingSince: number | null;
-  readonly stockFailures: { readonly total: number; readonly notFound: number };
-  readonly confirmations: {
-    readonly pending: number;
-    readonly failed: number;
-    readonly conflicts: number;
-  };
-  /** Epoch ms of the last push that sent something, file ingested, full reconcile, poll. */
-  readonly lastSuccess: Readonly<Record<'push' | 'ingest' | 'reconcile' | 'poll', number | null>>;
-  /** Epoch ms of the daemon's last heartbeat; null when there is none. */
-  readonly heartbeatAt: number | null;
-  readonly loginBlocked: boolean;
-  /** Pending differences and no successful push for SYNC_STALE_AFTER_MS (see checkStale). */
-  readonly stale: boolean;
-}
-
-const atOf = (v: unknown): number | null => {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'object' && v !== null && 'at' in v && typeof v.at === 'number') return v.at;
-  return null;
-};
-
-/** Reads everything /metrics shows from state.db (no Redis, no writes). */
-export function readOpsSnapshot(db: StateDb, config: MetricsSettings, now: number): OpsSnapshot {
-  const kv = new KeyValueStore(db);
-  const pending = new PendingStock(db);
-  const b = budgetStatus(db, config, now);
-  const c = new ConfirmationSends(db).counts(new Date(now).setUTCHours(0, 0, 0, 0));
-  return {
-    callsLastHour: b.usedLastHour,
-    budgetLimit: b.limit,
-    budgetRemaining: b.remainingByLane,
-    pending: pending.counts(),
-    pendingSince: pending.oldestSince(),
-    stockFailures: new StockFailures(db).count(),
-    confirmations: { pending: c.pending, failed: c.failed, conflicts: c.conflicts },
-    lastSuccess: {
-      push: atOf(kv.get(LAST_PUSH_SUCCESS_KEY)),
-      ingest: atOf(kv.get(LAST_INGEST_KEY)),
-      reconcile: atOf(kv.get(LAST_RECONCILE_KEY)),
-      poll: atOf(kv.get(LAST_POLL_KEY)),
-    },
-    heartbeatAt: readHeartbeat(db)?.at ?? null,
-    loginBlocked: readLoginBlock(db) !== undefined,
-    stale: checkStale(db, config.staleAfterMs, now).stale,
-  };
-}
-
-/** The settings /metrics reads (a frozen Config satisfies this). */
-export type MetricsSettings = BudgetSettings & Pick<Config, 'staleAfterMs'>;
+import { readQueueDepths, readStatus, type StatusSettings } from './status.ts';
 
 export interface MetricsDeps {
   readonly db: StateDb;
-  readonly config: MetricsSettings;
+  readonly config: StatusSettings;
   /** When given, queue depths per queue and state are shown (and whether Redis answered). */
   readonly queues?: Queues | undefined;
   readonly now?: () => number;
@@ -153,46 +82,45 @@ export function createMetrics(deps: MetricsDeps): Metrics {
 
   async function update(): Promise<void> {
     const t = now();
-    const s = readOpsSnapshot(db, config, t);
-    calls.set(s.callsLastHour);
-    limit.set(s.budgetLimit);
+    const s = readStatus(db, config, t);
+    calls.set(s.budget.usedLastHour);
+    limit.set(s.budget.limit);
     remaining.reset();
-    for (const [lane, n] of Object.entries(s.budgetRemaining)) remaining.set({ lane }, n);
-    loginBlocked.set(s.loginBlocked ? 1 : 0);
+    for (const [lane, n] of Object.entries(s.budget.remainingByLane)) remaining.set({ lane }, n);
+    loginBlocked.set(s.loginBlock ? 1 : 0);
     pending.reset();
-    pending.set({ kind: 'factory' }, s.pending.factory);
-    pending.set({ kind: 'dc' }, s.pending.dc);
-    if (s.pendingSince === null) pendingAge.remove();
-    else pendingAge.set(Math.max(0, t - s.pendingSince) / 1000);
-    failures.set(s.stockFailures.total);
-    notFound.set(s.stockFailures.notFound);
+    pending.set({ kind: 'factory' }, s.pendingDifferences.factory);
+    pending.set({ kind: 'dc' }, s.pendingDifferences.dc);
+    const pendingSince = s.pendingDifferences.oldestSince;
+    if (pendingSince === null) pendingAge.remove();
+    else pendingAge.set(Math.max(0, t - pendingSince) / 1000);
+    failures.set(s.failures.stock.total);
+    notFound.set(s.failures.stock.notFound);
     confirmations.reset();
-    confirmations.set({ state: 'pending' }, s.confirmations.pending);
-    confirmations.set({ state: 'failed' }, s.confirmations.failed);
-    confirmations.set({ state: 'conflict' }, s.confirmations.conflicts);
+    confirmations.set({ state: 'pending' }, s.failures.confirmations.pending);
+    confirmations.set({ state: 'failed' }, s.failures.confirmations.failed);
+    confirmations.set({ state: 'conflict' }, s.failures.confirmations.conflicts);
     lastSuccess.reset();
-    for (const [task, at] of Object.entries(s.lastSuccess))
+    const successes = {
+      push: s.last.pushSuccess,
+      ingest: s.last.ingest?.at ?? null,
+      reconcile: s.last.reconcile?.at ?? null,
+      poll: s.last.poll?.at ?? null,
+    };
+    for (const [task, at] of Object.entries(successes))
       if (at !== null) lastSuccess.set({ task }, at / 1000);
     stale.set(s.stale ? 1 : 0);
-    if (s.heartbeatAt === null) heartbeatAge.remove();
-    else heartbeatAge.set(Math.max(0, t - s.heartbeatAt) / 1000);
+    if (s.daemon === null) heartbeatAge.remove();
+    else heartbeatAge.set(Math.max(0, t - s.daemon.at) / 1000);
 
     if (queues && queueJobs && redisUp) {
       queueJobs.reset();
-      try {
-        const depths = await withTimeout(
-          queueDepths(queues),
-          deps.redisTimeoutMs ?? 2000,
-          'queue depths',
-        );
-        for (const [queue, counts] of Object.entries(depths) as [
-          QueueName,
-          Record<string, number>,
-        ][])
+      const depths = await readQueueDepths(queues, deps.redisTimeoutMs ?? 2000);
+      if ('error' in depths) redisUp.set(0);
+      else {
+        for (const [queue, counts] of Object.entries(depths))
           for (const [state, n] of Object.entries(counts)) queueJobs.set({ queue, state }, n);
         redisUp.set(1);
-      } catch {
-        redisUp.set(0);
       }
     }
   }

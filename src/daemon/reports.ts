@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { dataPaths } from '../config/dataPaths.ts';
 import { reportPathFor, writeFileAtomic } from '../inventory/ingest/report.ts';
 import type { Logger } from '../log/logger.ts';
 import { ConfirmationSends } from '../state/confirmationSends.ts';
@@ -21,7 +22,7 @@ export async function updateConfirmationReports(
   for (const id of fileIds) {
     const entry = ledger.get(id);
     if (!entry?.destName) continue;
-    const path = reportPathFor(join(dataDir, 'processed', entry.destName));
+    const path = reportPathFor(join(dataPaths(dataDir).processed, entry.destName));
     try {
       const report = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
       const rows = sends.ofFile(id).map((c) => ({

@@ -42,7 +42,7 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     maxSkuLength: config.maxSkuLength,
   });
   if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
-  return outcome.touchedKeys > 0;
+  return outcome.pendingKeys > 0;
 }
 
 /**

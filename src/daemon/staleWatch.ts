@@ -4,9 +4,6 @@ import { KeyValueStore } from '../state/kv.ts';
 import { PendingStock } from '../state/pendingStock.ts';
 import { StockFailures } from '../state/stockFailures.ts';
 
-/** kv key of the time (epoch ms) of the last push that sent something (set by the push job). */
-export const LAST_PUSH_SUCCESS_KEY = 'last.push_success';
-
 export interface StaleState {
   readonly stale: boolean;
   /** Epoch ms of the oldest pending stock difference; null when nothing is pending. */
@@ -16,14 +13,13 @@ export interface StaleState {
 }
 
 /**
- * Whether the sync is stale: there are pending differences (stock_dirty is not empty), and for
+ * Whether the sync is stale: there are pending differences (pending_stock is not empty), and for
  * `staleAfterMs` neither has a push succeeded nor has the oldest pending difference been young
  * (a difference the ERP asked for a minute ago is not stale, whenever the last push was).
  */
 export function checkStale(db: StateDb, staleAfterMs: number, now: number): StaleState {
   const pendingSince = new PendingStock(db).oldestSince();
-  const last = new KeyValueStore(db).get<unknown>(LAST_PUSH_SUCCESS_KEY);
-  const lastPushSuccess = typeof last === 'number' ? last : null;
+  const lastPushSuccess = new KeyValueStore(db).get('last.push_success') ?? null;
   const old = (at: number | null) => at === null || now - at >= staleAfterMs;
   const stale = pendingSince !== null && old(pendingSince) && old(lastPushSuccess);
   return { stale, pendingSince, lastPushSuccess };

@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, renameSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { budgetStatus } from '../api/budget/store.ts';
-import { loadConfig } from '../config/index.ts';
+import { dataPaths, loadConfig } from '../config/index.ts';
 import { startDaemon } from '../daemon/daemon.ts';
 import { createLogger } from '../log/logger.ts';
 import { startSimulator } from '../simulator/index.ts';
@@ -82,7 +82,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     );
     const file = String(exported?.file);
     const orders = (
-      JSON.parse(readFileSync(join(dataDir, 'outbox', file), 'utf8')) as {
+      JSON.parse(readFileSync(join(dataPaths(dataDir).outbox, file), 'utf8')) as {
         shipments: Array<{ order_number: string }>;
       }
     ).shipments.map((s) => s.order_number);
@@ -107,7 +107,8 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     say();
 
     say('4. What the portal rejected is kept for retry (supplier-sync failures):');
-    const db = openStateDb(join(dataDir, 'state.db'));
+    const paths = dataPaths(dataDir);
+    const db = openStateDb(paths.stateDb);
     try {
       for (const f of new StockFailures(db).list())
         say(
@@ -126,7 +127,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
         `Summary: ${budget.usedLastHour} portal calls used (of ${budget.limit} an hour), ${pushed} stock items pushed, ${failures} failures kept for retry.`,
       );
       say(
-        `Reports are in ${join(dataDir, 'processed')} and ${join(dataDir, 'failed')}; the ERP's files in ${join(dataDir, 'outbox')}.`,
+        `Reports are in ${paths.processed} and ${paths.failed}; the ERP's files in ${paths.outbox}.`,
       );
     } finally {
       db.close();
@@ -134,7 +135,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     if (o.keep) {
       say();
       say(
-        `Still running (--keep): drop files into ${join(dataDir, 'inbox')}; the portal is at ${sim.baseUrl}. Ctrl-C stops.`,
+        `Still running (--keep): drop files into ${dataPaths(dataDir).inbox}; the portal is at ${sim.baseUrl}. Ctrl-C stops.`,
       );
       if (!o.signal.aborted) await once(o.signal, 'abort');
     }
@@ -145,13 +146,13 @@ export async function runDemo(o: DemoOptions): Promise<void> {
 
 /** Copies a file into inbox/ the way an ERP should: a temporary name, then a rename. */
 function dropIntoInbox(dataDir: string, name: string, from: string): void {
-  const temp = join(dataDir, 'inbox', `${name}.part`);
+  const temp = join(dataPaths(dataDir).inbox, `${name}.part`);
   copyFileSync(from, temp);
-  renameSync(temp, join(dataDir, 'inbox', name));
+  renameSync(temp, join(dataPaths(dataDir).inbox, name));
 }
 
 function dropContent(dataDir: string, name: string, content: string): void {
-  const temp = join(dataDir, 'inbox', `${name}.part`);
+  const temp = join(dataPaths(dataDir).inbox, `${name}.part`);
   writeFileSync(temp, content);
-  renameSync(temp, join(dataDir, 'inbox', name));
+  renameSync(temp, join(dataPaths(dataDir).inbox, name));
 }

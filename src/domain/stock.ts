@@ -25,3 +25,15 @@ export function parseKeyString(text: string): StockKey | undefined {
   const m = /^dc:([^:]+):(.+)$/.exec(text);
   return m ? { kind: 'dc', dc: m[1]!, sku: m[2]! } : undefined;
 }
+
+/**
+ * A key that still owes a push (a pending key), with the facts a push decides on: what the ERP
+ * wants, what the portal is known to hold, and a stored failure.
+ */
+export interface PendingKey extends StockKey {
+  readonly desired: number;
+  /** Known remote quantity; null when the portal's value is not known. */
+  readonly remote: number | null;
+  /** A stored failure for this key, if any. */
+  readonly failure: { readonly quantity: number; readonly nextAttemptAt: number } | null;
+}

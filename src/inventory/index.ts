@@ -6,7 +6,6 @@ export {
   DcListUnavailableError,
   type DcStatus,
 } from './dcDirectory.ts';
-export { type DataPaths, dataPaths, ensureDataDirs } from './dirs.ts';
 export { collectFile } from './ingest/collect.ts';
 export {
   FileChangedError,
@@ -17,7 +16,7 @@ export {
 } from './ingest/process.ts';
 export { recoverInbox } from './ingest/recover.ts';
 export type { FileReport } from './ingest/report.ts';
+export { fileIdentity, type InboxEntry, isIgnoredName } from './names.ts';
 export { readSnapshot, type SnapshotDeps, type SnapshotOutcome } from './snapshot/read.ts';
 export { SnapshotWatcher, type SnapshotWatcherOptions } from './snapshot/watcher.ts';
 export { InboxWatcher, type InboxWatcherOptions } from './watcher/inboxWatcher.ts';
-export { fileIdentity, type InboxEntry, isIgnoredName } from './watcher/names.ts';

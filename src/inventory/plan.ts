@@ -1,22 +1,16 @@
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { basename, join } from 'node:path';
-import Database from 'better-sqlite3';
+import { basename } from 'node:path';
+import { BatchSizes } from '../api/batchSizes.ts';
+import { dataPaths } from '../config/dataPaths.ts';
 import type { StockKind } from '../domain/stock.ts';
 import { classifyConfirmations } from '../state/confirmations.ts';
-import type { StateDb } from '../state/db.ts';
+import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
 import { compareWithRemote } from '../state/desiredStock.ts';
-import { minimumCalls } from '../sync/plan/pushPlan.ts';
 import { createDcDirectory } from './dcDirectory.ts';
 import { type CollectedFile, collectFile, type RejectedRow } from './ingest/collect.ts';
 import { formatOf, type InboxFormat, type PositionUnit } from './parse/records.ts';
 import type { FileKind } from './validate/kinds.ts';
-
-/** kv keys where the sync engine keeps the largest batch the portal accepted. */
-export const LEARNT_BATCH_KEYS: Readonly<Record<StockKind, string>> = {
-  factory: 'api.bulk_max.factory',
-  dc: 'api.bulk_max.dc',
-};
 
 export interface PlanOptions {
   readonly dataDir: string;
@@ -66,8 +60,7 @@ export interface FilePlan {
 export async function planFile(path: string, options: PlanOptions): Promise<FilePlan> {
   const name = basename(path);
   const format = formatOf(name);
-  const dbPath = join(options.dataDir, 'state.db');
-  const db = openReadOnly(dbPath);
+  const db = openStateDbReadOnly(dataPaths(options.dataDir).stateDb);
   try {
     const base = {
       file: name,
@@ -134,7 +127,10 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
     const cmp = db
       ? compareWithRemote(db, kind, c.stock.values())
       : { changed: 0, unchanged: 0, unknown: c.stock.size };
-    const batchSize = batchSizeFor(db, kind, options.bulkBatchSize);
+    // The size the client sends now: configured, or what the portal was found to accept.
+    const batchSize = db
+      ? new BatchSizes(db, options.bulkBatchSize).max(kind)
+      : options.bulkBatchSize;
     return {
       ...common,
       stock: {
@@ -142,7 +138,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
         unchanged: cmp.unchanged,
         unknownToPortal: cmp.unknown,
         batchSize,
-        calls: minimumCalls(cmp.changed + cmp.unknown, batchSize),
+        calls: Math.ceil((cmp.changed + cmp.unknown) / batchSize),
       },
     };
   } finally {
@@ -155,37 +151,4 @@ function planConfirmations(db: StateDb | undefined, c: CollectedFile) {
   const tally = { new: 0, duplicate: 0, conflict: 0 };
   for (const o of outcomes) tally[o]++;
   return { ...tally, calls: tally.new };
-}
-
-/** The configured batch size, or the smaller size the portal was found to accept. */
-function batchSizeFor(db: StateDb | undefined, kind: StockKind, configured: number): number {
-  if (db === undefined) return configured;
-  try {
-    const raw = db
-      .prepare('SELECT value FROM kv WHERE key = ?')
-      .pluck(true)
-      .get(LEARNT_BATCH_KEYS[kind]) as string | undefined;
-    const learnt = raw === undefined ? undefined : Number(JSON.parse(raw));
-    return learnt !== undefined && Number.isInteger(learnt) && learnt >= 1
-      ? Math.min(configured, learnt)
-      : configured;
-  } catch {
-    return configured;
-  }
-}
-
-/** state.db read-only, or undefined when there is none (or it is not ours). */
-function openReadOnly(path: string): StateDb | undefined {
-  if (!existsSync(path)) return undefined;
-  let db: StateDb | undefined;
-  try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
-    db.pragma('busy_timeout = 5000');
-    db.prepare('SELECT 1 FROM remote_stock LIMIT 1').get();
-    db.prepare('SELECT 1 FROM distribution_centres LIMIT 1').get();
-    return db;
-  } catch {
-    db?.close();
-    return undefined;
-  }
 }

@@ -49,8 +49,3 @@ export function startSchedules(
 export function slotOf(date: Date): string {
   return date.toISOString().slice(0, 19);
 }
-
-/** Whether node-cron accepts an expression (5 fields, or 6 with seconds). */
-export function validCron(expression: string): boolean {
-  return cron.validate(expression);
-}

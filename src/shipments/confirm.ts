@@ -1,9 +1,9 @@
 import type { Clock } from '../domain/clock.ts';
+import { nextAttemptAt, type RetrySettings } from '../domain/retrySchedule.ts';
 import type { Logger } from '../log/logger.ts';
 import { ConfirmationSends, type PendingConfirmation } from '../state/confirmationSends.ts';
 import type { StateDb } from '../state/db.ts';
 import { ShipmentStore } from '../state/shipments.ts';
-import { nextAttemptAt, type RetrySettings } from '../sync/plan/retrySchedule.ts';
 import type { ShipmentsPort } from './ports.ts';
 
 export interface ConfirmDeps {

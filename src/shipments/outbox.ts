@@ -38,7 +38,7 @@ export function exportShipments(
   if (records.length === 0) return null;
   const now = deps.clock.now();
   const kv = new KeyValueStore(deps.db);
-  const seq = (kv.get<number>('outbox.seq') ?? 0) + 1;
+  const seq = (kv.get('outbox.seq') ?? 0) + 1;
   kv.set('outbox.seq', seq, now);
   const name = outboxFileName(now, seq, deps.format);
   const temp = join(deps.outboxDir, tempName(name));

@@ -3,8 +3,6 @@ import { ShipmentStore } from '../state/shipments.ts';
 import { exportShipments, type OutboxDeps } from './outbox.ts';
 import type { ShipmentsPort } from './ports.ts';
 
-export const LAST_POLL_KEY = 'shipments.last_poll';
-
 /**
  * Fetches the orders ready to ship today, records them, notes those that left the list, and hands
  * the ones never handed over to the ERP in one outbox file.
@@ -30,7 +28,7 @@ export async function pollReadyToShip(
     );
   }
   const exported = exportShipments(outcome.toExport, deps);
-  new KeyValueStore(deps.db).set(LAST_POLL_KEY, {
+  new KeyValueStore(deps.db).set('shipments.last_poll', {
     at: deps.clock.now(),
     count: outcome.listed,
     new: outcome.toExport.length,

@@ -1,14 +1,5 @@
+import type { Confirmation } from '../domain/shipment.ts';
 import type { ShipmentRecord } from '../state/shipments.ts';
-
-export type ConfirmAction = 'shipped' | 'collected';
-
-export interface ConfirmationRequest {
-  readonly orderNumber: string;
-  readonly action: ConfirmAction;
-  readonly carrier: string;
-  readonly trackingNumber: string;
-  readonly isCollected: boolean;
-}
 
 /** What the shipment side needs of the portal; the API client provides it. */
 export interface ShipmentsPort {
@@ -19,7 +10,7 @@ export interface ShipmentsPort {
    * Throws the client's typed errors otherwise.
    */
   confirm(
-    request: ConfirmationRequest,
+    request: Confirmation,
     options: { afterUnanswered: boolean; signal?: AbortSignal },
   ): Promise<void>;
 }

@@ -1,13 +1,9 @@
-import type { ConfirmAction } from '../shipments/ports.ts';
+import type { Confirmation, ShipmentAction } from '../domain/shipment.ts';
 import type { StateDb } from './db.ts';
 
-export interface PendingConfirmation {
+/** A stored confirmation that may still be sent. */
+export interface PendingConfirmation extends Confirmation {
   readonly id: number;
-  readonly orderNumber: string;
-  readonly action: ConfirmAction;
-  readonly carrier: string;
-  readonly trackingNumber: string;
-  readonly isCollected: boolean;
   readonly attempts: number;
   readonly fileId: number | null;
   readonly line: number | null;
@@ -23,7 +19,7 @@ export interface ConfirmationFailure extends PendingConfirmation {
 interface Row {
   id: number;
   order_number: string;
-  action: ConfirmAction;
+  action: ShipmentAction;
   carrier: string;
   tracking_number: string;
   is_collected: number;

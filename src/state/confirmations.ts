@@ -1,14 +1,8 @@
+import type { Confirmation, ShipmentAction } from '../domain/shipment.ts';
 import type { StateDb } from './db.ts';
 
-export type ConfirmationAction = 'shipped' | 'collected';
-
 /** One confirmation row from an inbox file. */
-export interface ConfirmationInput {
-  readonly orderNumber: string;
-  readonly action: ConfirmationAction;
-  readonly carrier: string;
-  readonly trackingNumber: string;
-  readonly isCollected: boolean;
+export interface ConfirmationInput extends Confirmation {
   /** Line (or element) in the file, kept with the row for the operator. */
   readonly line: number;
 }
@@ -24,7 +18,7 @@ export type ConfirmationOutcome = 'new' | 'duplicate' | 'conflict';
 export interface ConfirmationResult {
   readonly line: number;
   readonly orderNumber: string;
-  readonly action: ConfirmationAction;
+  readonly action: ShipmentAction;
   readonly outcome: ConfirmationOutcome;
   /** The stored row (the existing one for a duplicate). */
   readonly id: number;

@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Migration, migrations } from './migrations/index.ts';
@@ -28,6 +28,26 @@ export function openStateDb(path: string, options: OpenOptions = {}): StateDb {
   db.pragma('foreign_keys = ON');
   applyMigrations(db, options.migrations ?? migrations);
   return db;
+}
+
+/**
+ * Opens an existing state.db read-only for a dry run, without migrating or creating anything;
+ * undefined when there is none, or when it is not a state database of this project.
+ */
+export function openStateDbReadOnly(path: string): StateDb | undefined {
+  if (!existsSync(path)) return undefined;
+  let db: StateDb | undefined;
+  try {
+    db = new Database(path, { readonly: true, fileMustExist: true });
+    db.pragma('busy_timeout = 5000');
+    db.prepare('SELECT 1 FROM remote_stock LIMIT 1').get();
+    db.prepare('SELECT 1 FROM distribution_centres LIMIT 1').get();
+    db.prepare('SELECT 1 FROM kv LIMIT 1').get();
+    return db;
+  } catch {
+    db?.close();
+    return undefined;
+  }
 }
 
 export function schemaVersion(db: StateDb): number {

@@ -13,8 +13,8 @@ export interface ApplyResult {
   readonly rows: number;
   /** Keys whose desired quantity differs from the known remote one (or no remote is known). */
   readonly differing: number;
-  /** Keys newly put in stock_dirty (the rest of `differing` was already there). */
-  readonly dirtied: number;
+  /** Keys newly made pending (the rest of `differing` was already pending). */
+  readonly newlyPending: number;
   /** Stored failures removed because a newer, different quantity replaces them. */
   readonly failuresCleared: number;
   /** Rows not applied because a newer source already set their key. */
@@ -63,8 +63,8 @@ function build(db: StateDb) {
         WHERE r.quantity IS NOT i.quantity
         ORDER BY i.dc, i.sku`,
     ),
-    markDirty: db.prepare<[{ kind: StockKind; now: number }]>(
-      `INSERT INTO stock_dirty (kind, dc, sku, since)
+    markPending: db.prepare<[{ kind: StockKind; now: number }]>(
+      `INSERT INTO pending_stock (kind, dc, sku, since)
        SELECT @kind, dc, sku, @now FROM temp.ingest_differing WHERE true
        ON CONFLICT DO NOTHING`,
     ),
@@ -96,7 +96,7 @@ function statements(db: StateDb): Statements {
  * when the caller already holds one), following the sync engine's rule for each key:
  * - desired_stock is upserted;
  * - when the quantity differs from remote_stock's (or no remote row exists) the key goes into
- *   stock_dirty (kept if already there);
+ *   is pending (kept if already pending);
  * - a stored failure for the key with a different quantity is deleted: the newer value replaces
  *   the one that failed (a failure with the same quantity stays, with its back-off).
  * Rows must have distinct keys (ingestion deduplicates: the last row of a key wins).
@@ -130,10 +130,10 @@ export function applyDesiredStock(
     const failuresCleared = s.clearFailures.run({ kind }).changes;
     s.upsert.run({ kind, source, now, sourceAt });
     const differing = s.differing.run({ kind }).changes;
-    const dirtied = s.markDirty.run({ kind, now }).changes;
+    const newlyPending = s.markPending.run({ kind, now }).changes;
     s.clear.run();
     s.clearDiffering.run();
-    return { rows: count, differing, dirtied, failuresCleared, superseded };
+    return { rows: count, differing, newlyPending, failuresCleared, superseded };
   });
   return run();
 }
@@ -169,4 +169,13 @@ export function compareWithRemote(
     else changed++;
   }
   return { changed, unchanged, unknown };
+}
+
+/** How many keys of a kind the ERP has asked for. */
+export function countDesired(db: StateDb, kind: StockKind): number {
+  return (
+    db
+      .prepare<[StockKind], { n: number }>('SELECT COUNT(*) AS n FROM desired_stock WHERE kind = ?')
+      .get(kind)?.n ?? 0
+  );
 }

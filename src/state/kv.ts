@@ -1,6 +1,10 @@
 import type { StateDb } from './db.ts';
+import { KV_KEYS, type KvKey, type KvValue } from './kvKeys.ts';
 
-/** Small named facts (cursors, learnt sizes, heartbeats, last-run outcomes) as JSON values. */
+/**
+ * Small named facts (cursors, learnt sizes, heartbeats, last-run outcomes) as JSON values, each
+ * key with the value shape listed in kvKeys.ts.
+ */
 export class KeyValueStore {
   readonly #get;
   readonly #set;
@@ -15,16 +19,25 @@ export class KeyValueStore {
     this.#delete = db.prepare<[string]>('DELETE FROM kv WHERE key = ?');
   }
 
-  get<T>(key: string): T | undefined {
+  /** The value, or undefined when absent or not of its key's shape. */
+  get<K extends KvKey>(key: K): KvValue<K> | undefined {
     const row = this.#get.get(key);
-    return row === undefined ? undefined : (JSON.parse(row.value) as T);
+    if (row === undefined) return undefined;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(row.value);
+    } catch {
+      return undefined;
+    }
+    const parsed = KV_KEYS[key].safeParse(raw);
+    return parsed.success ? (parsed.data as KvValue<K>) : undefined;
   }
 
-  set(key: string, value: unknown, now: number = Date.now()): void {
+  set<K extends KvKey>(key: K, value: KvValue<K>, now: number = Date.now()): void {
     this.#set.run(key, JSON.stringify(value), now);
   }
 
-  delete(key: string): void {
+  delete(key: KvKey): void {
     this.#delete.run(key);
   }
 }

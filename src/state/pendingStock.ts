@@ -1,8 +1,11 @@
-import type { StockKey, StockKind } from '../domain/stock.ts';
-import type { PushCandidate } from '../sync/plan/pushPlan.ts';
+import type { PendingKey, StockKey, StockKind } from '../domain/stock.ts';
 import type { StateDb } from './db.ts';
 
-interface CandidateRow {
+/** The one statement that makes a key pending (a pending key stays as it was). */
+export const MARK_PENDING_SQL =
+  'INSERT INTO pending_stock (kind, dc, sku, since) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING';
+
+interface PendingRow {
   kind: StockKind;
   dc: string;
   sku: string;
@@ -13,12 +16,13 @@ interface CandidateRow {
 }
 
 /**
- * The touched keys (`stock_dirty`): what a push looks at. A push reads them in key order, a batch
- * at a time, and settles each one it has sent or found equal, so a one-row change costs one row.
+ * The pending keys (`pending_stock`): keys that may still owe a push, and the only ones a push
+ * looks at. A push reads them in key order, a batch at a time, and settles each one it has sent
+ * or found equal, so a one-row change costs one row.
  */
 export class PendingStock {
   readonly #db: StateDb;
-  readonly #candidates;
+  readonly #next;
   readonly #settle;
   readonly #mark;
   readonly #count;
@@ -27,10 +31,10 @@ export class PendingStock {
 
   constructor(db: StateDb) {
     this.#db = db;
-    this.#candidates = db.prepare<[StockKind, string, string, number], CandidateRow>(
+    this.#next = db.prepare<[StockKind, string, string, number], PendingRow>(
       `SELECT k.kind, k.dc, k.sku, d.quantity AS desired, r.quantity AS remote,
               f.quantity AS failure_quantity, f.next_attempt_at
-         FROM stock_dirty k
+         FROM pending_stock k
          LEFT JOIN desired_stock d ON d.kind = k.kind AND d.dc = k.dc AND d.sku = k.sku
          LEFT JOIN remote_stock r ON r.kind = k.kind AND r.dc = k.dc AND r.sku = k.sku
          LEFT JOIN stock_failures f ON f.kind = k.kind AND f.dc = k.dc AND f.sku = k.sku
@@ -39,36 +43,34 @@ export class PendingStock {
         LIMIT ?`,
     );
     this.#settle = db.prepare<[StockKind, string, string]>(
-      'DELETE FROM stock_dirty WHERE kind = ? AND dc = ? AND sku = ?',
+      'DELETE FROM pending_stock WHERE kind = ? AND dc = ? AND sku = ?',
     );
-    this.#mark = db.prepare<[StockKind, string, string, number]>(
-      'INSERT INTO stock_dirty (kind, dc, sku, since) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-    );
+    this.#mark = db.prepare<[StockKind, string, string, number]>(MARK_PENDING_SQL);
     this.#count = db.prepare<[], { kind: StockKind; n: number }>(
-      'SELECT kind, COUNT(*) AS n FROM stock_dirty GROUP BY kind',
+      'SELECT kind, COUNT(*) AS n FROM pending_stock GROUP BY kind',
     );
     this.#settleIfDesired = db.prepare<
       [StockKind, string, string, StockKind, string, string, number]
     >(
-      `DELETE FROM stock_dirty WHERE kind = ? AND dc = ? AND sku = ?
+      `DELETE FROM pending_stock WHERE kind = ? AND dc = ? AND sku = ?
          AND NOT EXISTS (SELECT 1 FROM desired_stock d WHERE d.kind = ? AND d.dc = ? AND d.sku = ? AND d.quantity != ?)`,
     );
     this.#oldest = db.prepare<[], { since: number | null }>(
-      'SELECT MIN(since) AS since FROM stock_dirty',
+      'SELECT MIN(since) AS since FROM pending_stock',
     );
   }
 
   /**
-   * Up to `limit` touched keys of a kind after the key `after` (exclusive), with their desired,
+   * Up to `limit` pending keys of a kind after the key `after` (exclusive), with their desired,
    * remote and failure facts. Keys without a desired row (never expected) come back with
-   * desired = remote so that the plan settles them.
+   * desired = remote so that the push settles them.
    */
-  candidates(
+  next(
     kind: StockKind,
     limit: number,
     after: { dc: string; sku: string } = { dc: '', sku: '' },
-  ): PushCandidate[] {
-    return this.#candidates.all(kind, after.dc, after.sku, limit).map((r) => ({
+  ): PendingKey[] {
+    return this.#next.all(kind, after.dc, after.sku, limit).map((r) => ({
       kind: r.kind,
       dc: r.dc,
       sku: r.sku,
@@ -81,6 +83,7 @@ export class PendingStock {
     }));
   }
 
+  /** These keys owe nothing now. */
   settle(keys: readonly StockKey[]): void {
     this.#db.transaction(() => {
       for (const k of keys) this.#settle.run(k.kind, k.dc, k.sku);
@@ -89,7 +92,7 @@ export class PendingStock {
 
   /**
    * Settles a key that was sent with `quantity`, unless the ERP has asked for another quantity
-   * since (then the key stays touched and the next push sends the newer value).
+   * since (then the key stays pending and the next push sends the newer value).
    */
   settleSent(key: StockKey, quantity: number): void {
     this.#settleIfDesired.run(key.kind, key.dc, key.sku, key.kind, key.dc, key.sku, quantity);
@@ -107,7 +110,7 @@ export class PendingStock {
     return out;
   }
 
-  /** When the oldest touched key was touched; null when nothing is pending. */
+  /** When the oldest pending key became pending; null when nothing is pending. */
   oldestSince(): number | null {
     return this.#oldest.get()?.since ?? null;
   }

@@ -1,5 +1,6 @@
 import type { StockKind, StockRow } from '../domain/stock.ts';
 import type { StateDb } from './db.ts';
+import { MARK_PENDING_SQL } from './pendingStock.ts';
 
 export interface RemoteRow extends StockRow {
   readonly platformSku: string | null;
@@ -10,7 +11,7 @@ export class RemoteStock {
   readonly #db: StateDb;
   readonly #upsert;
   readonly #desired;
-  readonly #markDirty;
+  readonly #markPending;
   readonly #wakeNotFound;
   readonly #count;
   readonly #deleteUnseen;
@@ -26,9 +27,7 @@ export class RemoteStock {
     this.#desired = db.prepare<[StockKind, string, string], { quantity: number }>(
       'SELECT quantity FROM desired_stock WHERE kind = ? AND dc = ? AND sku = ?',
     );
-    this.#markDirty = db.prepare<[StockKind, string, string, number]>(
-      'INSERT INTO stock_dirty (kind, dc, sku, since) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-    );
+    this.#markPending = db.prepare<[StockKind, string, string, number]>(MARK_PENDING_SQL);
     this.#wakeNotFound = db.prepare<[number, StockKind, string, string]>(
       `UPDATE stock_failures SET next_attempt_at = ?
         WHERE kind = ? AND dc = ? AND sku = ? AND not_found = 1`,
@@ -47,7 +46,7 @@ export class RemoteStock {
   }
 
   /**
-   * Stores rows read from the portal (one page, one transaction) and touches every key whose
+   * Stores rows read from the portal (one page, one transaction) and makes every key pending whose
    * desired quantity differs from what the portal holds. A "Product not found" failure for a SKU
    * the portal now shows is due at once. Returns how many differ.
    */
@@ -57,12 +56,12 @@ export class RemoteStock {
       for (const r of rows) {
         this.#upsert.run(r.kind, r.dc, r.sku, r.quantity, r.platformSku, now);
         if (this.#wakeNotFound.run(now, r.kind, r.dc, r.sku).changes > 0) {
-          this.#markDirty.run(r.kind, r.dc, r.sku, now);
+          this.#markPending.run(r.kind, r.dc, r.sku, now);
         }
         const desired = this.#desired.get(r.kind, r.dc, r.sku);
         if (desired !== undefined && desired.quantity !== r.quantity) {
           differences++;
-          this.#markDirty.run(r.kind, r.dc, r.sku, now);
+          this.#markPending.run(r.kind, r.dc, r.sku, now);
         }
       }
     })();

@@ -1,6 +1,7 @@
+import { nextAttemptAt, type RetrySettings } from '../domain/retrySchedule.ts';
 import { keyString, type StockKey, type StockKind, type StockRow } from '../domain/stock.ts';
-import { nextAttemptAt, type RetrySettings } from '../sync/plan/retrySchedule.ts';
 import type { StateDb } from './db.ts';
+import { MARK_PENDING_SQL } from './pendingStock.ts';
 
 export interface StockFailure extends StockRow {
   readonly key: string;
@@ -51,7 +52,7 @@ export class StockFailures {
   readonly #list;
   readonly #count;
   readonly #dueKeys;
-  readonly #markDirty;
+  readonly #markPending;
   readonly #retryOne;
   readonly #retryAll;
 
@@ -81,9 +82,7 @@ export class StockFailures {
     this.#dueKeys = db.prepare<[number], StockKey>(
       'SELECT kind, dc, sku FROM stock_failures WHERE next_attempt_at <= ?',
     );
-    this.#markDirty = db.prepare<[StockKind, string, string, number]>(
-      'INSERT INTO stock_dirty (kind, dc, sku, since) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING',
-    );
+    this.#markPending = db.prepare<[StockKind, string, string, number]>(MARK_PENDING_SQL);
     this.#retryOne = db.prepare<[number, StockKind, string, string]>(
       'UPDATE stock_failures SET next_attempt_at = ? WHERE kind = ? AND dc = ? AND sku = ?',
     );
@@ -132,11 +131,11 @@ export class StockFailures {
     return { total: r?.n ?? 0, notFound: r?.not_found ?? 0 };
   }
 
-  /** Touches every failure whose next attempt is due, so the next push sends it. Returns how many. */
-  touchDue(now: number): number {
+  /** Makes every failure whose next attempt is due pending, so the next push sends it. Returns how many. */
+  markDuePending(now: number): number {
     return this.#db.transaction(() => {
       const due = this.#dueKeys.all(now);
-      for (const k of due) this.#markDirty.run(k.kind, k.dc, k.sku, now);
+      for (const k of due) this.#markPending.run(k.kind, k.dc, k.sku, now);
       return due.length;
     })();
   }
@@ -149,12 +148,12 @@ export class StockFailures {
     return this.#db.transaction(() => {
       if (keys === 'all') {
         this.#retryAll.run(now);
-        return this.touchDue(now);
+        return this.markDuePending(now);
       }
       let found = 0;
       for (const k of keys) {
         if (this.#retryOne.run(now, k.kind, k.dc, k.sku).changes > 0) {
-          this.#markDirty.run(k.kind, k.dc, k.sku, now);
+          this.#markPending.run(k.kind, k.dc, k.sku, now);
           found++;
         }
       }

@@ -1,10 +1,9 @@
-import type { StockKind } from '../domain/stock.ts';
+import { countDesired } from '../state/desiredStock.ts';
 import { KeyValueStore } from '../state/kv.ts';
-import { chooseFirstStart, type FirstStartChoice } from './plan/firstStart.ts';
+import { kvKey } from '../state/kvKeys.ts';
+import { chooseFirstStart, type FirstStartChoice } from './decide/firstStart.ts';
 import type { StockWriter } from './ports.ts';
 import { type ReconcileDeps, reconcileKind } from './reconcile.ts';
-
-const establishedKey = (kind: StockKind) => `remote.established.${kind}`;
 
 /**
  * Before the first push of a kind, the portal's stock is unknown. Chooses the cheaper way to learn
@@ -17,11 +16,8 @@ export async function establishRemote(
   const kv = new KeyValueStore(deps.db);
   const choices: FirstStartChoice[] = [];
   for (const kind of ['factory', 'dc'] as const) {
-    if (kv.get<boolean>(establishedKey(kind))) continue;
-    const row = deps.db
-      .prepare<[StockKind], { n: number }>('SELECT COUNT(*) AS n FROM desired_stock WHERE kind = ?')
-      .get(kind);
-    const desired = row?.n ?? 0;
+    if (kv.get(kvKey.established(kind))) continue;
+    const desired = countDesired(deps.db, kind);
     if (desired === 0) continue; // nothing wanted yet: decide when there is
     const choice = chooseFirstStart(kind, desired, deps.writer.maxBatchSize(kind));
     deps.log.info(
@@ -32,7 +28,7 @@ export async function establishRemote(
       const summary = await reconcileKind(kind, deps);
       if (!summary.complete) break;
     } else {
-      kv.set(establishedKey(kind), true);
+      kv.set(kvKey.established(kind), true);
     }
     choices.push(choice);
   }

@@ -1,13 +1,13 @@
 import type { Clock } from '../domain/clock.ts';
+import type { RetrySettings } from '../domain/retrySchedule.ts';
 import type { StockKind, StockRow } from '../domain/stock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { PendingStock } from '../state/pendingStock.ts';
 import { RemoteStock } from '../state/remoteStock.ts';
 import { StockFailures } from '../state/stockFailures.ts';
-import { type BulkOutcome, classifyBulkAnswer } from './plan/bulkResult.ts';
-import { planPush } from './plan/pushPlan.ts';
-import type { RetrySettings } from './plan/retrySchedule.ts';
+import { type BulkOutcome, classifyBulkAnswer } from './decide/bulkResult.ts';
+import { decidePush } from './decide/pushDecision.ts';
 import type { StockWriter } from './ports.ts';
 
 export interface PushDeps {
@@ -31,7 +31,7 @@ export interface PushTotals {
 const ITEM_LOG_LIMIT = 20;
 
 /**
- * Sends every touched key whose desired quantity differs from what the portal holds, factory
+ * Sends every pending key whose desired quantity differs from what the portal holds, factory
  * first, then DC, in the largest batches the portal accepts. A key costs a call only when it
  * really differs; a push that finds nothing to do costs none.
  */
@@ -50,13 +50,13 @@ async function pushKind(kind: StockKind, deps: PushDeps, totals: PushTotals): Pr
   let batch: StockRow[] = [];
   for (;;) {
     const size = deps.writer.maxBatchSize(kind);
-    const candidates = pending.candidates(kind, size, after);
-    const last = candidates.at(-1);
+    const keys = pending.next(kind, size, after);
+    const last = keys.at(-1);
     if (last) after = { dc: last.dc, sku: last.sku };
-    const plan = planPush(candidates, deps.clock.now());
-    pending.settle(plan.settle);
-    batch.push(...plan.send);
-    const exhausted = candidates.length < size;
+    const decision = decidePush(keys, deps.clock.now());
+    pending.settle(decision.settle);
+    batch.push(...decision.send);
+    const exhausted = keys.length < size;
     while (batch.length >= size || (exhausted && batch.length > 0)) {
       if (deps.signal?.aborted) return;
       const rows = batch.slice(0, size);

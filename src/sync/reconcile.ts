@@ -3,6 +3,7 @@ import type { StockKind } from '../domain/stock.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
+import { kvKey, type ReconcileRead } from '../state/kvKeys.ts';
 import { RemoteStock } from '../state/remoteStock.ts';
 import type { StockReader } from './ports.ts';
 
@@ -16,15 +17,6 @@ export interface ReconcileDeps {
   readonly progressEveryMs?: number;
 }
 
-/** A read in progress, kept in state.db after every page so a crash resumes where it stopped. */
-interface ReadState {
-  startedAt: number;
-  cursor: string | null;
-  pages: number;
-  rowsRead: number;
-  differences: number;
-}
-
 export interface KindSummary {
   readonly kind: StockKind;
   readonly rowsRead: number;
@@ -35,9 +27,6 @@ export interface KindSummary {
   readonly complete: boolean;
 }
 
-const stateKey = (kind: StockKind) => `reconcile.read.${kind}`;
-export const LAST_RECONCILE_KEY = 'reconcile.last';
-
 /**
  * Reads the portal's whole stock of a kind into the known remote state, page by page, touching
  * every key where the portal differs from what the ERP asked for. Resumes an interrupted read.
@@ -45,8 +34,8 @@ export const LAST_RECONCILE_KEY = 'reconcile.last';
 export async function reconcileKind(kind: StockKind, deps: ReconcileDeps): Promise<KindSummary> {
   const kv = new KeyValueStore(deps.db);
   const remote = new RemoteStock(deps.db);
-  const saved = kv.get<ReadState>(stateKey(kind));
-  const state: ReadState = saved ?? {
+  const saved = kv.get(kvKey.reconcileRead(kind));
+  const state: ReconcileRead = saved ?? {
     startedAt: deps.clock.now(),
     cursor: null,
     pages: 0,
@@ -61,7 +50,7 @@ export async function reconcileKind(kind: StockKind, deps: ReconcileDeps): Promi
       `resuming the ${kind} stock read`,
     );
   } else {
-    kv.set(stateKey(kind), state);
+    kv.set(kvKey.reconcileRead(kind), state);
   }
 
   let complete = false;
@@ -73,7 +62,7 @@ export async function reconcileKind(kind: StockKind, deps: ReconcileDeps): Promi
         state.rowsRead += page.rows.length;
         state.pages++;
         state.cursor = page.nextCursor;
-        kv.set(stateKey(kind), state, now);
+        kv.set(kvKey.reconcileRead(kind), state, now);
       })();
       if (now - lastProgress >= every) {
         lastProgress = now;
@@ -110,8 +99,8 @@ export async function reconcileKind(kind: StockKind, deps: ReconcileDeps): Promi
   }
   const unknownToPortal = deps.db.transaction(() => {
     remote.forgetUnseen(kind, state.startedAt);
-    kv.delete(stateKey(kind));
-    kv.set(`remote.established.${kind}`, true);
+    kv.delete(kvKey.reconcileRead(kind));
+    kv.set(kvKey.established(kind), true);
     return remote.unknownToPortal(kind, state.startedAt);
   })();
   return {
@@ -140,7 +129,7 @@ export async function reconcileAll(deps: ReconcileDeps): Promise<KindSummary[]> 
   };
   if (complete) {
     const kv = new KeyValueStore(deps.db);
-    kv.set(LAST_RECONCILE_KEY, { at: deps.clock.now(), ms: deps.clock.now() - started, ...totals });
+    kv.set('reconcile.last', { at: deps.clock.now(), ms: deps.clock.now() - started, ...totals });
     deps.log.info(
       {
         event: 'reconcile.completed',

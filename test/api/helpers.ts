@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
-import type { Lane, ProbeSchedule } from '../../src/api/budget/plan.ts';
+import type { Lane, ProbeSchedule } from '../../src/api/budget/decide.ts';
 import { createPortalClient, type PortalClient, type PortalSettings } from '../../src/api/index.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import { createLogger } from '../../src/log/logger.ts';

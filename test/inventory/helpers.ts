@@ -1,9 +1,9 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { dataPaths } from '../../src/config/dataPaths.ts';
 import type { DcDirectory } from '../../src/inventory/dcDirectory.ts';
 import { createDcDirectory } from '../../src/inventory/dcDirectory.ts';
-import { dataPaths } from '../../src/inventory/dirs.ts';
 import { type FileOutcome, type IngestDeps, processInboxFile } from '../../src/inventory/index.ts';
 import type { FileReport } from '../../src/inventory/ingest/report.ts';
 import { createLogger, type Logger } from '../../src/log/logger.ts';
@@ -37,8 +37,9 @@ export function makeIngestEnv(label = 'ingest') {
   const sandbox = makeSandbox(label);
   const dataDir = sandbox.dataDir;
   const paths = dataPaths(dataDir);
-  for (const d of Object.values(paths)) mkdirSync(d, { recursive: true });
-  const db: StateDb = openStateDb(join(dataDir, 'state.db'));
+  for (const d of [paths.inbox, paths.processed, paths.failed, paths.outbox])
+    mkdirSync(d, { recursive: true });
+  const db: StateDb = openStateDb(paths.stateDb);
   const capture = captureLog();
   const portal = {
     centres: [
@@ -96,7 +97,9 @@ export function makeIngestEnv(label = 'ingest') {
     },
     dirty(): string[] {
       return (
-        db.prepare('SELECT kind, dc, sku FROM stock_dirty ORDER BY kind, dc, sku').all() as Array<{
+        db
+          .prepare('SELECT kind, dc, sku FROM pending_stock ORDER BY kind, dc, sku')
+          .all() as Array<{
           kind: string;
           dc: string;
           sku: string;

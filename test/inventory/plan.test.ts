@@ -2,10 +2,10 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BatchSizes } from '../../src/api/batchSizes.ts';
 import { planCommand } from '../../src/cli/commands/plan.ts';
 import { UsageError } from '../../src/cli/usage.ts';
 import { replaceDistributionCentres } from '../../src/state/distributionCentres.ts';
-import { KeyValueStore } from '../../src/state/kv.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;
@@ -76,7 +76,8 @@ describe('plan FILE', () => {
   });
 
   it('uses the batch size learnt from the portal when it is smaller, and --json', async () => {
-    new KeyValueStore(env.db).set('api.bulk_max.dc', 1);
+    // Seeded the way the client learns it: the portal refused a batch of 2.
+    new BatchSizes(env.db, 1000).rejected('dc', 2);
     const p = file(
       'dc.jsonl',
       '{"distribution_centre_code":"DC1","sku":"SAME","stock_quantity":2}\n{"distribution_centre_code":"DC1","sku":"B","stock_quantity":2}\n{"distribution_centre_code":"ZZ","sku":"B","stock_quantity":2}\n',

@@ -34,7 +34,7 @@ describe('processInboxFile: stock files', () => {
       rowsRead: 4,
       rowsAccepted: 3,
       rowsRejected: 1,
-      touchedKeys: 2,
+      pendingKeys: 2,
     });
     expect(env.list('inbox')).toEqual([]);
     expect(env.list('processed')).toEqual([
@@ -165,7 +165,7 @@ describe('processInboxFile: stock files', () => {
     remote.run('DIFF', 5);
     env.drop('s.csv', 'sku,stock_quantity\nSAME,5\nDIFF,6\nNEW,1\n');
     const out = await env.process('s.csv');
-    expect(out.touchedKeys).toBe(2);
+    expect(out.pendingKeys).toBe(2);
     expect(env.dirty()).toEqual(['factory:DIFF', 'factory:NEW']);
     expect(env.report(out).stock).toEqual({
       keys: 3,
@@ -195,7 +195,7 @@ describe('processInboxFile: stock files', () => {
     const content = 'sku,stock_quantity\nA,1\n';
     env.drop('a.csv', content);
     await env.process('a.csv');
-    env.db.prepare('DELETE FROM stock_dirty').run();
+    env.db.prepare('DELETE FROM pending_stock').run();
     env.db.prepare("UPDATE desired_stock SET quantity = 9 WHERE sku = 'A'").run(); // a marker
     env.drop('a-again.csv', content);
     const out = await env.process('a-again.csv');

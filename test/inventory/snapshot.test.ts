@@ -68,7 +68,7 @@ describe('readSnapshot', () => {
       status: 'read',
       factory: { rowsRead: 5, rowsAccepted: 3, rowsRejected: 2, duplicateRows: 1 },
       dc: { rowsRead: 3, rowsAccepted: 1, rowsRejected: 2 },
-      touchedKeys: 3,
+      pendingKeys: 3,
     });
     expect(env.desired()).toEqual([
       { kind: 'dc', dc: 'DC1', sku: 'A', quantity: 5, source: 'snapshot' },

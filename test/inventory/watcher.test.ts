@@ -12,11 +12,11 @@ import {
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { processInboxFile } from '../../src/inventory/ingest/process.ts';
+import { fileIdentity, type InboxEntry, isIgnoredName } from '../../src/inventory/names.ts';
 import {
   InboxWatcher,
   type InboxWatcherOptions,
 } from '../../src/inventory/watcher/inboxWatcher.ts';
-import { fileIdentity, type InboxEntry, isIgnoredName } from '../../src/inventory/watcher/names.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 

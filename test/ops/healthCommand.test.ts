@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { healthCommand } from '../../src/cli/commands/health.ts';
-import { HEARTBEAT_KEY, startHeartbeat } from '../../src/daemon/heartbeat.ts';
+import { startHeartbeat } from '../../src/daemon/heartbeat.ts';
 import { openStateDb } from '../../src/state/db.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
@@ -71,12 +71,12 @@ describe('health command', () => {
     const db = stateDb();
     try {
       const kv = new KeyValueStore(db);
-      kv.set(HEARTBEAT_KEY, { at: Date.now() - 5 * 60_000, pid: 1, startedAt: 0 });
+      kv.set('daemon.heartbeat', { at: Date.now() - 5 * 60_000, pid: 1, startedAt: 0 });
       let r = await health();
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/^unhealthy: daemon: last heartbeat 30\d s ago\n$/);
 
-      kv.set(HEARTBEAT_KEY, { at: Date.now(), pid: 1, startedAt: 0 });
+      kv.set('daemon.heartbeat', { at: Date.now(), pid: 1, startedAt: 0 });
       r = await health(['--json'], { REDIS_URL: 'redis://127.0.0.1:1' });
       expect(r.code).toBe(1);
       const report = JSON.parse(r.stdout);

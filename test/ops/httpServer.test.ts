@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLoginBlock } from '../../src/api/auth/loginBlock.ts';
 import { type Config, loadConfig } from '../../src/config/index.ts';
-import { HEARTBEAT_KEY, HEARTBEAT_STALE_MS } from '../../src/daemon/heartbeat.ts';
+import { HEARTBEAT_STALE_MS } from '../../src/daemon/heartbeat.ts';
 import { type HttpServer, startHttpServer } from '../../src/daemon/httpServer.ts';
 import { redisConnection } from '../../src/jobs/connection.ts';
 import { closeQueues, createQueues, type Queues } from '../../src/jobs/queues.ts';
@@ -53,7 +53,7 @@ afterEach(async () => {
 });
 
 const beat = (at: number) =>
-  new KeyValueStore(db).set(HEARTBEAT_KEY, { at, pid: process.pid, startedAt: at - MIN }, at);
+  new KeyValueStore(db).set('daemon.heartbeat', { at, pid: process.pid, startedAt: at - MIN }, at);
 
 async function start(options: { queues?: boolean; now?: () => number } = {}) {
   const captured = captureLog();
@@ -218,7 +218,13 @@ describe('/metrics', () => {
     const kv = new KeyValueStore(db);
     kv.set('last.push_success', NOW - 70 * MIN);
     kv.set('last.ingest', { at: NOW - 5 * MIN, file: 'a.csv', outcome: 'processed' });
-    kv.set('reconcile.last', { at: NOW - 600 * MIN, ms: 1000 });
+    kv.set('reconcile.last', {
+      at: NOW - 600 * MIN,
+      ms: 1000,
+      rowsRead: 10,
+      differences: 0,
+      unknownSkus: 0,
+    });
     beat(NOW - 4000);
     await queues.push.add('push', { reason: 'test' });
     await queues.shipments.add('shipments', { task: 'poll', reason: 'test' }, { delay: 60_000 });

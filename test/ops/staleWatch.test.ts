@@ -26,7 +26,7 @@ afterEach(async () => {
 const touch = (sku: string, at: number, kind: 'factory' | 'dc' = 'factory') =>
   new PendingStock(db).mark([{ kind, dc: kind === 'dc' ? 'DC1' : '', sku }], at);
 const pushSucceeded = (at: number) => new KeyValueStore(db).set('last.push_success', at, at);
-const settleAll = () => db.prepare('DELETE FROM stock_dirty').run();
+const settleAll = () => db.prepare('DELETE FROM pending_stock').run();
 
 describe('checkStale', () => {
   it('is not stale with nothing pending, however old the last push', () => {

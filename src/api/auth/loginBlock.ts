@@ -1,17 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { StateDb } from '../../state/db.ts';
 import { KeyValueStore } from '../../state/kv.ts';
+import type { LoginBlock } from '../../state/kvKeys.ts';
 
-export const LOGIN_BLOCK_KEY = 'api.login_block';
-
-/** Stored when the portal refused the credentials; a salted hash, never the password. */
-export interface LoginBlock {
-  readonly salt: string;
-  readonly hash: string;
-  readonly at: number;
-  readonly status: number;
-  readonly account: string;
-}
+const LOGIN_BLOCK_KEY = 'api.login_block';
 
 function credentialHash(salt: string, email: string, password: string): string {
   return createHash('sha256')
@@ -30,7 +22,7 @@ export function activeLoginBlock(
   password: string,
 ): LoginBlock | undefined {
   const kv = new KeyValueStore(db);
-  const block = kv.get<LoginBlock>(LOGIN_BLOCK_KEY);
+  const block = kv.get(LOGIN_BLOCK_KEY);
   if (block === undefined) return undefined;
   if (block.hash === credentialHash(block.salt, email, password)) return block;
   kv.delete(LOGIN_BLOCK_KEY); // the configuration changed: try again
@@ -59,13 +51,13 @@ export function setLoginBlock(
 /** The operator's way out: lets the next call log in again with the same credentials. */
 export function clearLoginBlock(db: StateDb): boolean {
   const kv = new KeyValueStore(db);
-  const had = kv.get<LoginBlock>(LOGIN_BLOCK_KEY) !== undefined;
+  const had = kv.get(LOGIN_BLOCK_KEY) !== undefined;
   kv.delete(LOGIN_BLOCK_KEY);
   return had;
 }
 
 /** The current block without lifting anything (for status displays). */
 export function readLoginBlock(db: StateDb): Omit<LoginBlock, 'salt' | 'hash'> | undefined {
-  const block = new KeyValueStore(db).get<LoginBlock>(LOGIN_BLOCK_KEY);
+  const block = new KeyValueStore(db).get(LOGIN_BLOCK_KEY);
   return block && { at: block.at, status: block.status, account: block.account };
 }

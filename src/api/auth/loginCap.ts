@@ -1,6 +1,6 @@
 import { AuthStore } from '../../state/authStore.ts';
 import type { StateDb } from '../../state/db.ts';
-import { HOUR_MS, planCall } from '../budget/plan.ts';
+import { decideCall, HOUR_MS } from '../budget/decide.ts';
 
 export type LoginSlot =
   | { readonly ok: true; readonly attemptId: number }
@@ -19,13 +19,13 @@ export class LoginCap {
     this.#store = new AuthStore(db);
     this.#take = db.transaction((account: string, now: number): LoginSlot => {
       this.#store.pruneLoginAttempts(now - 2 * HOUR_MS);
-      const plan = planCall({
+      const decision = decideCall({
         calls: this.#store.loginAttemptsSince(now - HOUR_MS),
         limit,
         reserve: 0,
         now,
       });
-      if (!plan.allowed) return { ok: false, retryAt: plan.retryAt, used: plan.used };
+      if (!decision.allowed) return { ok: false, retryAt: decision.retryAt, used: decision.used };
       return { ok: true, attemptId: this.#store.recordLoginAttempt(now, account, 'pending') };
     });
   }

@@ -5,16 +5,16 @@ import type { StateDb } from '../../state/db.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { BudgetExhaustedError, ClientClosedError } from '../errors.ts';
 import {
+  type CallDecision,
   DEFAULT_PROBE,
+  decideCall,
   HOUR_MS,
   LANES,
   type Lane,
   nextHint,
-  type PlanResult,
   type ProbeSchedule,
-  planCall,
   type ServerHint,
-} from './plan.ts';
+} from './decide.ts';
 
 /** The settings the budget reads (a frozen Config satisfies this). */
 export interface BudgetSettings {
@@ -26,7 +26,7 @@ export interface BudgetSettings {
   readonly reconcileReserve: number;
 }
 
-export const SERVER_HINT_KEY = 'api.server_rate';
+const SERVER_HINT_KEY = 'api.server_rate';
 const PRUNE_EVERY_MS = 60_000;
 
 /**
@@ -75,32 +75,32 @@ export class CallBudget {
     this.#clock = deps.clock;
     this.#logger = deps.logger;
     this.#reserveTx = db.transaction(
-      (lane: Lane, now: number, ignoreServer: boolean): PlanResult => {
+      (lane: Lane, now: number, ignoreServer: boolean): CallDecision => {
         if (now - this.#lastPrune > PRUNE_EVERY_MS) {
           this.#log.prune(now - HOUR_MS);
           this.#lastPrune = now;
         }
-        const plan = planCall({
+        const decision = decideCall({
           calls: this.#log.timesSince(now - HOUR_MS),
           limit: settings.requestsPerHour,
           reserve: laneReserve(lane, settings),
           now,
-          server: this.#kv.get<ServerHint>(SERVER_HINT_KEY),
+          server: this.#kv.get(SERVER_HINT_KEY),
           ignoreServer,
           probe,
         });
-        if (plan.allowed) this.#log.record(now, lane);
-        return plan;
+        if (decision.allowed) this.#log.record(now, lane);
+        return decision;
       },
     );
     this.#hintTx = db.transaction((remaining: number, limit: number | undefined, now: number) => {
-      const previous = this.#kv.get<ServerHint>(SERVER_HINT_KEY);
+      const previous = this.#kv.get(SERVER_HINT_KEY);
       this.#kv.set(SERVER_HINT_KEY, nextHint(previous, remaining, limit, now), now);
     });
   }
 
-  /** Takes one slot for `lane` when the budget allows; the plan says when otherwise. */
-  tryReserve(lane: Lane, ignoreServer = false): PlanResult {
+  /** Takes one slot for `lane` when the budget allows; the decision says when otherwise. */
+  tryReserve(lane: Lane, ignoreServer = false): CallDecision {
     return this.#reserveTx.immediate(lane, this.#clock.now(), ignoreServer);
   }
 
@@ -114,17 +114,17 @@ export class CallBudget {
   ): Promise<void> {
     for (;;) {
       if (options.signal?.aborted) throw new ClientClosedError('portal client closed');
-      const plan = this.tryReserve(lane, options.ignoreServer ?? false);
-      if (plan.allowed) return;
-      if (!options.wait) throw new BudgetExhaustedError(lane, plan.retryAt);
-      const waitMs = Math.max(1, plan.retryAt - this.#clock.now());
+      const decision = this.tryReserve(lane, options.ignoreServer ?? false);
+      if (decision.allowed) return;
+      if (!options.wait) throw new BudgetExhaustedError(lane, decision.retryAt);
+      const waitMs = Math.max(1, decision.retryAt - this.#clock.now());
       this.#logger.info(
         {
           event: 'api.budget_wait',
           lane,
           waitMs,
-          retryAt: plan.retryAt,
-          limitedBy: plan.limitedBy,
+          retryAt: decision.retryAt,
+          limitedBy: decision.limitedBy,
         },
         'call budget spent; waiting',
       );
@@ -166,11 +166,11 @@ export function budgetStatus(
   probe: ProbeSchedule = DEFAULT_PROBE,
 ): BudgetStatus {
   const calls = new CallLog(db).timesSince(now - HOUR_MS);
-  const hint = new KeyValueStore(db).get<ServerHint>(SERVER_HINT_KEY);
+  const hint = new KeyValueStore(db).get(SERVER_HINT_KEY);
   const server = hint !== undefined && now < hint.at + HOUR_MS ? hint : undefined;
   const remainingByLane = Object.fromEntries(
     LANES.map((lane) => {
-      const plan = planCall({
+      const decision = decideCall({
         calls,
         limit: config.requestsPerHour,
         reserve: laneReserve(lane, config),
@@ -178,7 +178,7 @@ export function budgetStatus(
         server,
         probe,
       });
-      return [lane, plan.remaining];
+      return [lane, decision.remaining];
     }),
   ) as Record<Lane, number>;
   return {

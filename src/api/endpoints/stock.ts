@@ -39,10 +39,7 @@ export interface DcStockApi {
   /** POST /distribution-centre-stocks: one absolute quantity. */
   update(item: DcStockItem, options?: CallOptions): Promise<StockUpdateResult>;
   /** POST /distribution-centre-stocks/bulk-update in batches of maxBatchSize('dc'). */
-  bulkUpdate(
-    items: readonly DcStockItem[],
-    options?: CallOptions,
-  ): Promise<BulkResult<DcStockItem>>;
+  bulkUpdate(items: readonly DcStockItem[], options?: CallOptions): Promise<BulkResult>;
 }
 
 export interface FactoryStockApi {
@@ -56,10 +53,7 @@ export interface FactoryStockApi {
   /** POST /factory-stocks: one absolute quantity (the new total). */
   update(item: FactoryStockItem, options?: CallOptions): Promise<StockUpdateResult>;
   /** POST /factory-stocks/bulk-update in batches of maxBatchSize('factory'). */
-  bulkUpdate(
-    items: readonly FactoryStockItem[],
-    options?: CallOptions,
-  ): Promise<BulkResult<FactoryStockItem>>;
+  bulkUpdate(items: readonly FactoryStockItem[], options?: CallOptions): Promise<BulkResult>;
 }
 
 export function dcStockApi(deps: BulkDeps): DcStockApi {

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { clearLoginBlock } from '../../api/auth/loginBlock.ts';
-import type { Lane } from '../../api/budget/plan.ts';
-import { LANES } from '../../api/budget/plan.ts';
+import type { Lane } from '../../api/budget/decide.ts';
+import { LANES } from '../../api/budget/decide.ts';
 import { budgetStatus } from '../../api/budget/store.ts';
-import type { DcStockItem, FactoryStockItem } from '../../api/bulk.ts';
+import type { BulkResult, DcStockItem, FactoryStockItem } from '../../api/bulk.ts';
 import { createPortalClient, type PortalClient } from '../../api/client.ts';
 import type { BrandInput } from '../../api/endpoints/brands.ts';
 import {
@@ -15,12 +15,13 @@ import type { ShipmentActionInput } from '../../api/endpoints/shipments.ts';
 import { isPortalError } from '../../api/errors.ts';
 import type { Page } from '../../api/pagination.ts';
 import type { CallOptions } from '../../api/request.ts';
-import type { Config } from '../../config/index.ts';
+import { type Config, dataPaths } from '../../config/index.ts';
+import type { StockKind } from '../../domain/stock.ts';
 import { createLogger, type Logger } from '../../log/logger.ts';
 import { openStateDb } from '../../state/db.ts';
+import { classifyBulkAnswer, MISSING_FROM_ANSWER } from '../../sync/decide/bulkResult.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, type CommandContext, ExitCode } from '../command.ts';
-import { stateDbPath } from '../state.ts';
 import { UsageError } from '../usage.ts';
 
 const usage = `Usage: supplier-sync api <resource> <action> [args] [options]
@@ -150,7 +151,7 @@ const actions: Record<string, Record<string, Handler>> = {
       ),
     update: ({ client, values, call }) => client.dcStock.update(body<DcStockItem>(values), call),
     'bulk-update': ({ client, values, call }) =>
-      client.dcStock.bulkUpdate(arrayBody<DcStockItem>(values), call).then(bulkOut),
+      bulk('dc', arrayBody<DcStockItem>(values), (items) => client.dcStock.bulkUpdate(items, call)),
   },
   'factory-stock': {
     list: (inv) => {
@@ -177,7 +178,9 @@ const actions: Record<string, Record<string, Handler>> = {
     update: ({ client, values, call }) =>
       client.factoryStock.update(body<FactoryStockItem>(values), call),
     'bulk-update': ({ client, values, call }) =>
-      client.factoryStock.bulkUpdate(arrayBody<FactoryStockItem>(values), call).then(bulkOut),
+      bulk('factory', arrayBody<FactoryStockItem>(values), (items) =>
+        client.factoryStock.bulkUpdate(items, call),
+      ),
   },
   shipments: {
     list: ({ client, values, call }) => client.shipments.list(opt('status', values.status), call),
@@ -203,7 +206,7 @@ const local: Record<
 > = {
   budget: {
     status: (config, out) => {
-      const db = openStateDb(stateDbPath(config));
+      const db = openStateDb(dataPaths(config.dataDir).stateDb);
       try {
         printJson(out, budgetStatus(db, config, Date.now()));
       } finally {
@@ -213,7 +216,7 @@ const local: Record<
   },
   'login-block': {
     clear: (config, out) => {
-      const db = openStateDb(stateDbPath(config));
+      const db = openStateDb(dataPaths(config.dataDir).stateDb);
       try {
         printJson(out, { cleared: clearLoginBlock(db) });
       } finally {
@@ -253,7 +256,7 @@ export const apiCommand: Command = {
 
     const config = commandConfig(ctx, configFlags, ['apiUrl', 'email', 'password']);
     const logger = createLogger({ level: config.logLevel, destination: ctx.stderr, pretty: false });
-    const db = openStateDb(stateDbPath(config));
+    const db = openStateDb(dataPaths(config.dataDir).stateDb);
     const client = createPortalClient({
       baseUrl: config.apiUrl!,
       email: config.email!,
@@ -311,8 +314,24 @@ async function list<T>(
   return STREAMED;
 }
 
-function bulkOut<I>(r: { updated: unknown[]; errors: unknown[]; missing: I[] }) {
-  return { updated: r.updated, errors: r.errors, missing: r.missing };
+/** A bulk update's answer, with the items sent that it names in neither list (`missing`). */
+async function bulk<I extends FactoryStockItem>(
+  kind: StockKind,
+  items: I[],
+  send: (items: I[]) => Promise<BulkResult>,
+): Promise<unknown> {
+  const r = await send(items);
+  const rows = items.map((i) => ({
+    kind,
+    dc: (i as Partial<DcStockItem>).distribution_centre_code ?? '',
+    sku: i.sku,
+    quantity: i.stock_quantity,
+  }));
+  const outcome = classifyBulkAnswer(kind, rows, r);
+  const missing = items.filter((_, n) =>
+    outcome.failed.some((f) => f.row === rows[n] && f.error === MISSING_FROM_ANSWER),
+  );
+  return { updated: r.updated, errors: r.errors, missing };
 }
 
 function printJson(out: NodeJS.WritableStream, value: unknown): void {

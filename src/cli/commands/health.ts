@@ -1,5 +1,6 @@
 import { checkHealth, pingRedisUrl } from '../../daemon/healthCheck.ts';
-import { HEARTBEAT_STALE_MS, readHeartbeat } from '../../daemon/heartbeat.ts';
+import { HEARTBEAT_STALE_MS } from '../../daemon/heartbeat.ts';
+import { readStatus } from '../../daemon/status.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { openExistingState } from '../state.ts';
@@ -24,10 +25,10 @@ export const healthCommand: Command = {
     const config = commandConfig(ctx, configFlags);
     const report = await checkHealth({
       pingRedis: () => pingRedisUrl(config.redisUrl),
-      readHeartbeat: () => {
+      readStatus: () => {
         const db = openExistingState(config);
         try {
-          return readHeartbeat(db);
+          return readStatus(db, config, Date.now());
         } finally {
           db.close();
         }

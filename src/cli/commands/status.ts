@@ -1,16 +1,7 @@
-import { readLoginBlock } from '../../api/auth/loginBlock.ts';
-import { budgetStatus } from '../../api/budget/store.ts';
 import type { Config } from '../../config/index.ts';
-import { readHeartbeat } from '../../daemon/heartbeat.ts';
+import { readQueueDepths, readStatus } from '../../daemon/status.ts';
 import { redisConnection } from '../../jobs/connection.ts';
-import { closeQueues, createQueues, queueDepths } from '../../jobs/queues.ts';
-import { AuthStore } from '../../state/authStore.ts';
-import { ConfirmationSends } from '../../state/confirmationSends.ts';
-import type { StateDb } from '../../state/db.ts';
-import { KeyValueStore } from '../../state/kv.ts';
-import { PendingStock } from '../../state/pendingStock.ts';
-import { ShipmentStore } from '../../state/shipments.ts';
-import { StockFailures } from '../../state/stockFailures.ts';
+import { closeQueues, createQueues } from '../../jobs/queues.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { openExistingState } from '../state.ts';
@@ -25,34 +16,8 @@ Options:
   --json   machine-readable output
   --help   this text`;
 
-/** Everything `status` reports, read from state.db (and Redis for queue depths). */
-export async function collectStatus(db: StateDb, config: Config, now = Date.now()) {
-  const kv = new KeyValueStore(db);
-  const token = new AuthStore(db).readToken();
-  const dayStart = new Date(now).setUTCHours(0, 0, 0, 0);
-  const pending = new PendingStock(db);
-  return {
-    daemon: readHeartbeat(db) ?? null,
-    queues: await readQueueDepths(config),
-    pendingDifferences: { ...pending.counts(), oldestSince: pending.oldestSince() },
-    failures: {
-      stock: new StockFailures(db).count(),
-      confirmations: new ConfirmationSends(db).counts(dayStart),
-    },
-    budget: budgetStatus(db, config, now),
-    token: token ? { ageMs: now - token.obtainedAt, obtainedAt: token.obtainedAt } : null,
-    loginBlock: readLoginBlock(db) ?? null,
-    shipments: new ShipmentStore(db).counts(),
-    last: {
-      ingest: kv.get('last.ingest') ?? null,
-      push: kv.get('last.push') ?? null,
-      reconcile: kv.get('reconcile.last') ?? null,
-      poll: kv.get('shipments.last_poll') ?? null,
-    },
-  };
-}
-
-async function readQueueDepths(config: Config) {
+/** The status read, with the queue depths from Redis (a connection of the command's own). */
+async function withQueueDepths(config: Config, status: ReturnType<typeof readStatus>) {
   const connection = redisConnection(config.redisUrl, {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
@@ -60,19 +25,21 @@ async function readQueueDepths(config: Config) {
     retryStrategy: () => null,
   });
   connection.on('error', () => {});
+  let queues: Awaited<ReturnType<typeof readQueueDepths>>;
   try {
     await connection.connect();
-    const queues = createQueues(connection, config.queuePrefix);
+    const q = createQueues(connection, config.queuePrefix);
     try {
-      return await queueDepths(queues);
+      queues = await readQueueDepths(q, 5000);
     } finally {
-      await closeQueues(queues);
+      await closeQueues(q);
     }
   } catch (err) {
-    return { error: `redis unreachable: ${(err as Error).message}` };
+    queues = { error: `redis unreachable: ${(err as Error).message}` };
   } finally {
     connection.disconnect();
   }
+  return { ...status, queues };
 }
 
 const ago = (now: number, at: number | undefined | null) =>
@@ -90,7 +57,7 @@ export const statusCommand: Command = {
     const db = openExistingState(config);
     try {
       const now = Date.now();
-      const s = await collectStatus(db, config, now);
+      const s = await withQueueDepths(config, readStatus(db, config, now));
       if (values.json) {
         println(ctx.stdout, JSON.stringify(s, null, 2));
         return ExitCode.ok;

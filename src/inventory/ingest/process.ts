@@ -1,6 +1,7 @@
 import { constants, existsSync, lstatSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
+import { dataPaths } from '../../config/dataPaths.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import type { Logger } from '../../log/logger.ts';
@@ -10,10 +11,9 @@ import { applyDesiredStock } from '../../state/desiredStock.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
-import { dataPaths } from '../dirs.ts';
+import { isIgnoredName } from '../names.ts';
 import { formatOf, type InboxFormat, positionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
-import { isIgnoredName } from '../watcher/names.ts';
 import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
 import { hashHandle } from './hash.ts';
 import { moveInboxEntry, type RenameFn } from './move.ts';
@@ -25,9 +25,6 @@ import {
   storedName,
   writeFileAtomic,
 } from './report.ts';
-
-/** kv key holding when the snapshot source last wrote desired stock (epoch ms). */
-export const SNAPSHOT_APPLIED_KEY = 'snapshot.applied_at';
 
 export interface IngestDeps {
   readonly db: StateDb;
@@ -58,8 +55,8 @@ export interface FileOutcome {
   readonly reportPath: string | null;
   readonly reason?: string;
   readonly ledgerId?: number;
-  /** Stock keys whose desired quantity now differs from the known remote one (push candidates). */
-  readonly touchedKeys?: number;
+  /** Stock keys whose desired quantity now differs from the known remote one (pending keys). */
+  readonly pendingKeys?: number;
   readonly confirmations?: {
     readonly new: number;
     readonly duplicate: number;
@@ -196,7 +193,7 @@ function duplicateSource(ctx: Ctx, hash: string): LedgerEntry | undefined {
   if (prior === undefined || prior.kind === null) return undefined;
   if (ctx.ledger.latestAppliedId(prior.kind) !== prior.id) return undefined;
   if (prior.kind !== 'shipment_confirmations') {
-    const snapshotAt = new KeyValueStore(ctx.deps.db).get<number>(SNAPSHOT_APPLIED_KEY);
+    const snapshotAt = new KeyValueStore(ctx.deps.db).get('snapshot.applied_at');
     if (snapshotAt !== undefined && snapshotAt >= (prior.committedAt ?? 0)) return undefined;
   }
   return prior;
@@ -322,7 +319,7 @@ async function commitCollected(
   hash: string,
   c: CollectedFile,
 ): Promise<FileOutcome> {
-  let touchedKeys: number | undefined;
+  let pendingKeys: number | undefined;
   let counts: FileOutcome['confirmations'];
   const committed = commit(
     ctx,
@@ -370,14 +367,14 @@ async function commitCollected(
         now,
         Math.floor(st.mtimeMs),
       );
-      touchedKeys = applied.differing;
+      pendingKeys = applied.differing;
       return {
         ...common,
         distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
         stock: {
           keys: applied.rows,
           differingFromPortal: applied.differing,
-          newlyPending: applied.dirtied,
+          newlyPending: applied.newlyPending,
           failuresReplaced: applied.failuresCleared,
           supersededByNewerFile: applied.superseded,
         },
@@ -387,7 +384,7 @@ async function commitCollected(
   const outcome = await afterCommit(ctx, committed, st);
   return {
     ...outcome,
-    ...(touchedKeys === undefined ? {} : { touchedKeys }),
+    ...(pendingKeys === undefined ? {} : { pendingKeys }),
     ...(counts === undefined ? {} : { confirmations: counts }),
   };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
+import { fitName } from '../names.ts';
 import type { InboxFormat, PositionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { DuplicateKey, RejectedRow } from './collect.ts';
@@ -89,24 +90,6 @@ export function storedName(receivedAt: number, ledgerId: number, name: string): 
   const prefix = `${compactStamp(receivedAt)}-${ledgerId}-`;
   const room = MAX_STORED_NAME_BYTES - Buffer.byteLength(prefix);
   return `${prefix}${fitName(name, room)}`;
-}
-
-/** `name` if it fits in `maxBytes` of UTF-8, else its stem cut to fit, `~`, and its extension. */
-export function fitName(name: string, maxBytes: number): string {
-  if (Buffer.byteLength(name) <= maxBytes) return name;
-  const dot = name.lastIndexOf('.');
-  // An extension is kept when it is short (`.csv`, `.ndjson`); a long "extension" is just text.
-  const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : '';
-  const budget = maxBytes - Buffer.byteLength(ext) - 1;
-  let stem = '';
-  let used = 0;
-  for (const ch of name.slice(0, name.length - ext.length)) {
-    const size = Buffer.byteLength(ch);
-    if (used + size > budget) break;
-    stem += ch;
-    used += size;
-  }
-  return `${stem}~${ext}`;
 }
 
 export function reportPathFor(storedPath: string): string {

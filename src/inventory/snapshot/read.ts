@@ -6,7 +6,6 @@ import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock, type DesiredInput } from '../../state/desiredStock.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
-import { SNAPSHOT_APPLIED_KEY } from '../ingest/process.ts';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
 
@@ -40,7 +39,7 @@ export type SnapshotOutcome =
       readonly factory: SnapshotCounts;
       readonly dc: SnapshotCounts;
       /** Keys whose desired quantity now differs from the known remote one. */
-      readonly touchedKeys: number;
+      readonly pendingKeys: number;
       readonly ms: number;
     }
   | {
@@ -93,7 +92,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
     const writtenAt = snapshotWrittenAt(deps.snapshotDb);
-    const touched = deps.db.transaction(() => {
+    const pending = deps.db.transaction(() => {
       const a = applyDesiredStock(
         deps.db,
         'factory',
@@ -103,14 +102,14 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         writtenAt,
       );
       const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now, writtenAt);
-      new KeyValueStore(deps.db).set(SNAPSHOT_APPLIED_KEY, now, now);
+      new KeyValueStore(deps.db).set('snapshot.applied_at', now, now);
       return a.differing + b.differing;
     })();
     const outcome: SnapshotOutcome = {
       status: 'read',
       factory: { ...factory.counts },
       dc: { ...dc.counts },
-      touchedKeys: touched,
+      pendingKeys: pending,
       ms: clock.now() - started,
     };
     if (rejections.length > 0) {
@@ -129,7 +128,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         file: deps.snapshotDb,
         factory: outcome.factory,
         dc: outcome.dc,
-        touchedKeys: touched,
+        pendingKeys: pending,
         ms: outcome.ms,
       },
       'snapshot read',

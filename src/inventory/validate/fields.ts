@@ -1,3 +1,5 @@
+import type { ShipmentAction } from '../../domain/shipment.ts';
+
 /**
  * Pure checks of single field values from inbox rows and snapshot rows. Each returns the cleaned
  * value or a reason; none throws. Values arrive as strings (CSV) or as JSON values.
@@ -108,8 +110,6 @@ export function checkFlag(value: unknown): FieldResult<boolean> {
   }
   return fail('must be true or false');
 }
-
-export type ShipmentAction = 'shipped' | 'collected';
 
 /** `action`: shipped (the default when missing or empty) or collected, in any case. */
 export function checkAction(value: unknown): FieldResult<ShipmentAction> {

@@ -1,3 +1,4 @@
+import type { Confirmation } from '../../domain/shipment.ts';
 import {
   checkAction,
   checkDcCode,
@@ -5,9 +6,7 @@ import {
   checkQuantity,
   checkSku,
   checkText,
-  type ShipmentAction,
 } from './fields.ts';
-import type { FileKind } from './kinds.ts';
 
 /** One field at fault in one row. */
 export interface RowError {
@@ -23,13 +22,7 @@ export interface StockRowValue {
   readonly quantity: number;
 }
 
-export interface ConfirmationRowValue {
-  readonly orderNumber: string;
-  readonly action: ShipmentAction;
-  readonly carrier: string;
-  readonly trackingNumber: string;
-  readonly isCollected: boolean;
-}
+export type ConfirmationRowValue = Confirmation;
 
 export type RowResult<T> =
   | { readonly ok: true; readonly row: T }
@@ -102,9 +95,4 @@ export function validateConfirmationRow(
       isCollected: collected.value,
     },
   };
-}
-
-/** The key a stock row is deduplicated by within one file (last row wins). */
-export function stockRowKey(kind: FileKind, row: StockRowValue): string {
-  return kind === 'dc_stock' ? `dc:${row.dc}:${row.sku}` : `factory:${row.sku}`;
 }

@@ -2,10 +2,9 @@ import type { Stats } from 'node:fs';
 import { link, lstat, readdir, unlink } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
+import { dataPaths, ensureDataDirs } from '../../config/dataPaths.ts';
 import type { Logger } from '../../log/logger.ts';
-import { ensureDataDirs } from '../dirs.ts';
-import { fitName } from '../ingest/report.ts';
-import { type InboxEntry, isIgnoredName } from './names.ts';
+import { fitName, type InboxEntry, isIgnoredName } from '../names.ts';
 
 export interface InboxWatcherOptions {
   readonly dataDir: string;
@@ -49,7 +48,7 @@ export class InboxWatcher {
 
   constructor(options: InboxWatcherOptions) {
     this.#opts = options;
-    this.#inbox = join(options.dataDir, 'inbox');
+    this.#inbox = dataPaths(options.dataDir).inbox;
   }
 
   get inboxDir(): string {

@@ -3,13 +3,11 @@ import { KeyValueStore } from '../../state/kv.ts';
 import type { JobDeps } from '../deps.ts';
 import type { JobPayloads } from '../queues.ts';
 
-export const LAST_INGEST_KEY = 'last.ingest';
-
 /** Processes one inbox file, then asks for the push or the confirmations it made due. */
 export function ingestProcessor(deps: JobDeps) {
   return async (job: Job<JobPayloads['ingest']>) => {
     const result = await deps.ingestFile(job.data.path);
-    new KeyValueStore(deps.db).set(LAST_INGEST_KEY, {
+    new KeyValueStore(deps.db).set('last.ingest', {
       at: deps.clock.now(),
       file: job.data.name,
       outcome: result.status,

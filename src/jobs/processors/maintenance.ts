@@ -14,7 +14,7 @@ export async function recoverWork(
   reason: string,
 ) {
   const now = deps.clock.now();
-  const due = new StockFailures(deps.db).touchDue(now);
+  const due = new StockFailures(deps.db).markDuePending(now);
   const pending = new PendingStock(deps.db).counts();
   const confirmAt = new ConfirmationSends(deps.db).nextDueAt();
   if (pending.factory + pending.dc > 0) await deps.nudges.push(reason);

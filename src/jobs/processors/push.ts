@@ -5,8 +5,6 @@ import { pushPending } from '../../sync/push.ts';
 import type { JobDeps } from '../deps.ts';
 import type { JobPayloads } from '../queues.ts';
 
-export const LAST_PUSH_KEY = 'last.push';
-
 /** Pushes pending stock differences (learning the portal's stock first on a first start). */
 export function pushProcessor(deps: JobDeps) {
   return async (job: Job<JobPayloads['push']>) => {
@@ -26,11 +24,11 @@ export function pushProcessor(deps: JobDeps) {
           `push done: ${totals.updated} updated, ${totals.failed} failed in ${totals.calls} calls`,
         );
       }
-      kv.set(LAST_PUSH_KEY, { at: deps.clock.now(), outcome: 'ok', ...totals });
+      kv.set('last.push', { at: deps.clock.now(), outcome: 'ok', ...totals });
       if (totals.calls > 0 || totals.failed > 0) kv.set('last.push_success', deps.clock.now());
       return totals;
     } catch (err) {
-      kv.set(LAST_PUSH_KEY, {
+      kv.set('last.push', {
         at: deps.clock.now(),
         outcome: 'error',
         error: err instanceof Error ? err.message : String(err),

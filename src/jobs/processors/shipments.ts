@@ -1,5 +1,5 @@
-import { join } from 'node:path';
 import type { Job } from 'bullmq';
+import { dataPaths } from '../../config/dataPaths.ts';
 import { sendConfirmations } from '../../shipments/confirm.ts';
 import { pollReadyToShip } from '../../shipments/poll.ts';
 import type { JobDeps } from '../deps.ts';
@@ -12,7 +12,7 @@ export function shipmentsProcessor(deps: JobDeps) {
       const outcome = await pollReadyToShip({
         ...deps,
         port: deps.shipments,
-        outboxDir: join(deps.config.dataDir, 'outbox'),
+        outboxDir: dataPaths(deps.config.dataDir).outbox,
         format: deps.config.outboxFormat,
       });
       return { listed: outcome.listed, exported: outcome.exported?.count ?? 0 };

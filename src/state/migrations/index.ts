@@ -1,5 +1,6 @@
 import { initialSchema } from './001-initial.ts';
 import { desiredSourceTime } from './002-desired-source-time.ts';
+import { pendingStockTable } from './003-pending-stock.ts';
 
 export interface Migration {
   readonly version: number;
@@ -11,4 +12,5 @@ export interface Migration {
 export const migrations: readonly Migration[] = [
   { version: 1, name: 'initial', sql: initialSchema },
   { version: 2, name: 'desired-source-time', sql: desiredSourceTime },
+  { version: 3, name: 'pending-stock', sql: pendingStockTable },
 ];

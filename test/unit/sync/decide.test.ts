@@ -1,20 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { classifyBulkAnswer, MISSING_FROM_ANSWER } from '../../../src/sync/plan/bulkResult.ts';
-import { chooseFirstStart } from '../../../src/sync/plan/firstStart.ts';
-import {
-  batches,
-  minimumCalls,
-  type PushCandidate,
-  planPush,
-} from '../../../src/sync/plan/pushPlan.ts';
-import { isNotFoundError, nextAttemptAt } from '../../../src/sync/plan/retrySchedule.ts';
+import { isNotFoundError, nextAttemptAt } from '../../../src/domain/retrySchedule.ts';
+import type { PendingKey } from '../../../src/domain/stock.ts';
+import { classifyBulkAnswer, MISSING_FROM_ANSWER } from '../../../src/sync/decide/bulkResult.ts';
+import { chooseFirstStart } from '../../../src/sync/decide/firstStart.ts';
+import { decidePush } from '../../../src/sync/decide/pushDecision.ts';
 
 const c = (
   sku: string,
   desired: number,
   remote: number | null,
-  failure: PushCandidate['failure'] = null,
-): PushCandidate => ({
+  failure: PendingKey['failure'] = null,
+): PendingKey => ({
   kind: 'factory',
   dc: '',
   sku,
@@ -23,9 +19,9 @@ const c = (
   failure,
 });
 
-describe('planPush', () => {
+describe('decidePush', () => {
   it('sends only real differences and settles equal keys', () => {
-    const plan = planPush([c('A', 5, 5), c('B', 6, 5), c('C', 0, null)], 1000);
+    const plan = decidePush([c('A', 5, 5), c('B', 6, 5), c('C', 0, null)], 1000);
     expect(plan.send.map((r) => [r.sku, r.quantity])).toEqual([
       ['B', 6],
       ['C', 0],
@@ -37,19 +33,9 @@ describe('planPush', () => {
     const waiting = c('A', 5, 1, { quantity: 5, nextAttemptAt: 2000 });
     const due = c('B', 5, 1, { quantity: 5, nextAttemptAt: 1000 });
     const newer = c('C', 7, 1, { quantity: 5, nextAttemptAt: 2000 });
-    const plan = planPush([waiting, due, newer], 1000);
+    const plan = decidePush([waiting, due, newer], 1000);
     expect(plan.send.map((r) => r.sku)).toEqual(['B', 'C']);
     expect(plan.settle.map((k) => k.sku)).toEqual(['A']);
-  });
-});
-
-describe('batches and minimumCalls', () => {
-  it('splits into full batches and a rest', () => {
-    expect(batches([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
-    expect(batches([], 3)).toEqual([]);
-    expect(() => batches([1], 0)).toThrow(RangeError);
-    expect(minimumCalls(2001, 1000)).toBe(3);
-    expect(minimumCalls(0, 1000)).toBe(0);
   });
 });
 

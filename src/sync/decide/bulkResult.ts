@@ -1,5 +1,5 @@
+import { isNotFoundError } from '../../domain/retrySchedule.ts';
 import type { StockKind, StockRow } from '../../domain/stock.ts';
-import { isNotFoundError } from './retrySchedule.ts';
 
 /** The per-item parts of a bulk-update answer, as the portal sent them. */
 export interface BulkAnswer {

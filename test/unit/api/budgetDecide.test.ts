@@ -1,25 +1,25 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  decideCall,
   effectiveReserve,
   HOUR_MS,
   nextHint,
-  planCall,
   probeDelay,
-} from '../../../src/api/budget/plan.ts';
+} from '../../../src/api/budget/decide.ts';
 
 const now = 10 * HOUR_MS;
 
-describe('planCall, client view', () => {
+describe('decideCall, client view', () => {
   it('allows while fewer than limit − reserve calls are in the last hour', () => {
     const calls = [now - 10, now - 20, now - 30];
-    expect(planCall({ calls, limit: 5, reserve: 0, now })).toMatchObject({
+    expect(decideCall({ calls, limit: 5, reserve: 0, now })).toMatchObject({
       allowed: true,
       retryAt: now,
       used: 3,
       remaining: 2,
     });
-    expect(planCall({ calls, limit: 5, reserve: 2, now })).toMatchObject({
+    expect(decideCall({ calls, limit: 5, reserve: 2, now })).toMatchObject({
       allowed: false,
       used: 3,
       remaining: 0,
@@ -29,7 +29,7 @@ describe('planCall, client view', () => {
 
   it('ignores calls that left the window (at or before now − 1 h)', () => {
     const calls = [now - HOUR_MS, now - HOUR_MS - 5, now - 1];
-    expect(planCall({ calls, limit: 2, reserve: 0, now })).toMatchObject({
+    expect(decideCall({ calls, limit: 2, reserve: 0, now })).toMatchObject({
       allowed: true,
       used: 1,
     });
@@ -38,16 +38,16 @@ describe('planCall, client view', () => {
   it('retryAt is when enough old calls leave for one slot of this lane', () => {
     const calls = [now - 1000, now - 3000, now - 2000, now - 4000]; // unsorted on purpose
     // limit 4, no reserve: the oldest (now − 4000) must leave
-    expect(planCall({ calls, limit: 4, reserve: 0, now }).retryAt).toBe(now - 4000 + HOUR_MS);
+    expect(decideCall({ calls, limit: 4, reserve: 0, now }).retryAt).toBe(now - 4000 + HOUR_MS);
     // reserve 2 (allowance 2): 3 must leave, the third oldest is now − 2000
-    expect(planCall({ calls, limit: 4, reserve: 2, now }).retryAt).toBe(now - 2000 + HOUR_MS);
+    expect(decideCall({ calls, limit: 4, reserve: 2, now }).retryAt).toBe(now - 2000 + HOUR_MS);
   });
 
   it('clamps a reserve to limit − 1 so every lane can progress', () => {
     expect(effectiveReserve(10, 300)).toBe(9);
     expect(effectiveReserve(10, -1)).toBe(0);
-    expect(planCall({ calls: [], limit: 10, reserve: 300, now }).allowed).toBe(true);
-    expect(planCall({ calls: [now - 1], limit: 10, reserve: 300, now }).allowed).toBe(false);
+    expect(decideCall({ calls: [], limit: 10, reserve: 300, now }).allowed).toBe(true);
+    expect(decideCall({ calls: [now - 1], limit: 10, reserve: 300, now }).allowed).toBe(false);
   });
 
   it('never lets a lane exceed limit − reserve (property)', () => {
@@ -58,14 +58,16 @@ describe('planCall, client view', () => {
         fc.array(fc.integer({ min: 0, max: 2 * HOUR_MS }), { maxLength: 60 }),
         (limit, reserve, offsets) => {
           const calls = offsets.map((o) => now - o);
-          const plan = planCall({ calls, limit, reserve, now });
+          const plan = decideCall({ calls, limit, reserve, now });
           const inWindow = calls.filter((t) => t > now - HOUR_MS).length;
           const allowance = limit - effectiveReserve(limit, reserve);
           expect(plan.allowed).toBe(inWindow < allowance);
           if (!plan.allowed) {
             // at retryAt the lane is allowed, a moment before it is not
-            expect(planCall({ calls, limit, reserve, now: plan.retryAt }).allowed).toBe(true);
-            expect(planCall({ calls, limit, reserve, now: plan.retryAt - 1 }).allowed).toBe(false);
+            expect(decideCall({ calls, limit, reserve, now: plan.retryAt }).allowed).toBe(true);
+            expect(decideCall({ calls, limit, reserve, now: plan.retryAt - 1 }).allowed).toBe(
+              false,
+            );
           }
         },
       ),
@@ -73,7 +75,7 @@ describe('planCall, client view', () => {
   });
 });
 
-describe('planCall, server view', () => {
+describe('decideCall, server view', () => {
   const hint = (remaining: number, at: number, zeroStreak = 0, limit?: number) => ({
     remaining,
     at,
@@ -83,29 +85,29 @@ describe('planCall, server view', () => {
 
   it('the server wins when it says fewer calls remain, counting calls made since', () => {
     const server = hint(2, now - 100);
-    expect(planCall({ calls: [now - 50], limit: 100, reserve: 0, now, server })).toMatchObject({
+    expect(decideCall({ calls: [now - 50], limit: 100, reserve: 0, now, server })).toMatchObject({
       allowed: true,
       remaining: 1,
     });
-    const spent = planCall({ calls: [now - 50, now - 40], limit: 100, reserve: 0, now, server });
+    const spent = decideCall({ calls: [now - 50, now - 40], limit: 100, reserve: 0, now, server });
     expect(spent).toMatchObject({ allowed: false, limitedBy: 'server' });
     expect(spent.retryAt).toBe(now - 40 + probeDelay(0));
   });
 
   it('a higher server count does not loosen the client budget', () => {
     const server = hint(1000, now - 100);
-    expect(planCall({ calls: [now - 5], limit: 1, reserve: 0, now, server }).allowed).toBe(false);
+    expect(decideCall({ calls: [now - 5], limit: 1, reserve: 0, now, server }).allowed).toBe(false);
   });
 
   it('at 0 remaining waits a probe back-off that doubles with each 0 in a row, then lets one call probe', () => {
     const probe = { baseMs: 1000, maxMs: 5000 };
     const server = hint(0, now - 500, 1);
-    const first = planCall({ calls: [], limit: 10, reserve: 0, now, server, probe });
+    const first = decideCall({ calls: [], limit: 10, reserve: 0, now, server, probe });
     expect(first).toMatchObject({ allowed: false, retryAt: now + 500 });
     expect(
-      planCall({ calls: [], limit: 10, reserve: 0, now: now + 500, server, probe }).allowed,
+      decideCall({ calls: [], limit: 10, reserve: 0, now: now + 500, server, probe }).allowed,
     ).toBe(true);
-    const third = planCall({
+    const third = decideCall({
       calls: [],
       limit: 10,
       reserve: 0,
@@ -114,7 +116,7 @@ describe('planCall, server view', () => {
       probe,
     });
     expect(third.retryAt).toBe(now + 4000);
-    const capped = planCall({
+    const capped = decideCall({
       calls: [],
       limit: 10,
       reserve: 0,
@@ -128,28 +130,28 @@ describe('planCall, server view', () => {
   it('after a probe went, the next waits again from that call', () => {
     const probe = { baseMs: 1000, maxMs: 5000 };
     const server = hint(0, now - 5000, 1);
-    const plan = planCall({ calls: [now - 10], limit: 10, reserve: 0, now, server, probe });
+    const plan = decideCall({ calls: [now - 10], limit: 10, reserve: 0, now, server, probe });
     expect(plan).toMatchObject({ allowed: false, retryAt: now - 10 + 1000 });
   });
 
   it('a hint older than the window is ignored', () => {
     const server = hint(0, now - HOUR_MS - 1, 5);
-    expect(planCall({ calls: [], limit: 10, reserve: 0, now, server }).allowed).toBe(true);
+    expect(decideCall({ calls: [], limit: 10, reserve: 0, now, server }).allowed).toBe(true);
   });
 
   it('ignoreServer lets a back-off retry through', () => {
     const server = hint(0, now - 1, 1);
     expect(
-      planCall({ calls: [], limit: 10, reserve: 0, now, server, ignoreServer: true }).allowed,
+      decideCall({ calls: [], limit: 10, reserve: 0, now, server, ignoreServer: true }).allowed,
     ).toBe(true);
   });
 
   it('lanes keep their reserve against the server count, scaled to a smaller server limit', () => {
     // client 100/h with reserve 20; server limit 10 → reserve 2 of its count
     const server = hint(3, now - 1, 0, 10);
-    expect(planCall({ calls: [], limit: 100, reserve: 20, now, server }).allowed).toBe(true);
-    expect(planCall({ calls: [now], limit: 100, reserve: 20, now, server }).allowed).toBe(false);
-    expect(planCall({ calls: [now], limit: 100, reserve: 0, now, server }).allowed).toBe(true);
+    expect(decideCall({ calls: [], limit: 100, reserve: 20, now, server }).allowed).toBe(true);
+    expect(decideCall({ calls: [now], limit: 100, reserve: 20, now, server }).allowed).toBe(false);
+    expect(decideCall({ calls: [now], limit: 100, reserve: 0, now, server }).allowed).toBe(true);
   });
 
   it('a lane stopped only by its reserve never probes into it, however long it waits', () => {
@@ -157,13 +159,20 @@ describe('planCall, server view', () => {
     const server = hint(4, now - 10 * 60_000, 0, 60);
     const probe = { baseMs: 60_000, maxMs: 900_000 };
     for (const later of [0, 61_000, 5 * 60_000, 20 * 60_000]) {
-      const plan = planCall({ calls: [], limit: 60, reserve: 4, now: now + later, server, probe });
+      const plan = decideCall({
+        calls: [],
+        limit: 60,
+        reserve: 4,
+        now: now + later,
+        server,
+        probe,
+      });
       expect(plan.allowed).toBe(false);
       expect(plan.limitedBy).toBe('server');
       expect(plan.retryAt).toBe(Math.min(now + later + probe.baseMs, server.at + HOUR_MS));
     }
     // Shipments (no reserve) still go.
-    expect(planCall({ calls: [], limit: 60, reserve: 0, now, server, probe }).allowed).toBe(true);
+    expect(decideCall({ calls: [], limit: 60, reserve: 0, now, server, probe }).allowed).toBe(true);
   });
 });
 

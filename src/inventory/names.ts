@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 
 const TEMP_SUFFIXES = ['.tmp', '.part', '.partial'];
 
+/** The names of inbox files: which are still being written, what identifies one, how one is cut short. */
+
 /**
  * Names the ERP is still writing: hidden names (starting with '.') and names ending in .tmp,
  * .part or .partial (any case). They are left alone until renamed.
@@ -30,4 +32,22 @@ export function fileIdentity(entry: Pick<InboxEntry, 'name' | 'size' | 'mtimeMs'
     .update(`${entry.name}\u0000${entry.ino}\u0000${entry.size}\u0000${entry.mtimeMs}`)
     .digest('hex');
   return `inbox-${h.slice(0, 32)}`;
+}
+
+/** `name` if it fits in `maxBytes` of UTF-8, else its stem cut to fit, `~`, and its extension. */
+export function fitName(name: string, maxBytes: number): string {
+  if (Buffer.byteLength(name) <= maxBytes) return name;
+  const dot = name.lastIndexOf('.');
+  // An extension is kept when it is short (`.csv`, `.ndjson`); a long "extension" is just text.
+  const ext = dot > 0 && name.length - dot <= 16 ? name.slice(dot) : '';
+  const budget = maxBytes - Buffer.byteLength(ext) - 1;
+  let stem = '';
+  let used = 0;
+  for (const ch of name.slice(0, name.length - ext.length)) {
+    const size = Buffer.byteLength(ch);
+    if (used + size > budget) break;
+    stem += ch;
+    used += size;
+  }
+  return `${stem}~${ext}`;
 }

@@ -1,3 +1,5 @@
+import type { ServerHint } from '../../state/kvKeys.ts';
+
 /**
  * Budget arithmetic, pure: given the times of the calls already made, the hourly limit, the
  * lane's reserve, the time and what the server last said, may one more call go, and if not, when?
@@ -16,17 +18,8 @@ export const HOUR_MS = 3_600_000;
 export type Lane = 'shipments' | 'operator' | 'stock' | 'reconcile';
 export const LANES: readonly Lane[] = ['shipments', 'operator', 'stock', 'reconcile'];
 
-/** What the server said about its window, and when (persisted so every process sees it). */
-export interface ServerHint {
-  /** x-ratelimit-remaining. */
-  readonly remaining: number;
-  /** x-ratelimit-limit, when sent. */
-  readonly limit?: number | undefined;
-  /** Epoch ms when the answer arrived. */
-  readonly at: number;
-  /** How many answers in a row said 0 remaining (drives the probe back-off). */
-  readonly zeroStreak: number;
-}
+/** What the server said about its window, and when (persisted in kv so every process sees it). */
+export type { ServerHint };
 
 export interface ProbeSchedule {
   /** First wait before probing a server that said 0 remaining, in ms. */
@@ -37,7 +30,7 @@ export interface ProbeSchedule {
 
 export const DEFAULT_PROBE: ProbeSchedule = { baseMs: 60_000, maxMs: 15 * 60_000 };
 
-export interface PlanInput {
+export interface CallDecisionInput {
   /** Times (epoch ms) of recorded calls; order does not matter, old ones are ignored. */
   readonly calls: readonly number[];
   /** Calls allowed in any rolling window. */
@@ -52,7 +45,7 @@ export interface PlanInput {
   readonly windowMs?: number;
 }
 
-export interface PlanResult {
+export interface CallDecision {
   readonly allowed: boolean;
   /** Epoch ms when this lane may call again; `now` when allowed. */
   readonly retryAt: number;
@@ -73,7 +66,7 @@ export function probeDelay(zeroStreak: number, probe: ProbeSchedule = DEFAULT_PR
   return Math.min(probe.maxMs, probe.baseMs * 2 ** (n - 1));
 }
 
-export function planCall(input: PlanInput): PlanResult {
+export function decideCall(input: CallDecisionInput): CallDecision {
   const { limit, now, server, probe = DEFAULT_PROBE, windowMs = HOUR_MS } = input;
   const since = now - windowMs;
   const inWindow = input.calls.filter((t) => t > since).sort((a, b) => a - b);

@@ -1,0 +1,111 @@
+import { readLoginBlock } from '../api/auth/loginBlock.ts';
+import { type BudgetSettings, type BudgetStatus, budgetStatus } from '../api/budget/store.ts';
+import type { Config } from '../config/index.ts';
+import { startOfLocalDay } from '../domain/localTime.ts';
+import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
+import { AuthStore } from '../state/authStore.ts';
+import { ConfirmationSends } from '../state/confirmationSends.ts';
+import type { StateDb } from '../state/db.ts';
+import { KeyValueStore } from '../state/kv.ts';
+import type { Heartbeat, KvValue } from '../state/kvKeys.ts';
+import { PendingStock } from '../state/pendingStock.ts';
+import { ShipmentStore } from '../state/shipments.ts';
+import { StockFailures } from '../state/stockFailures.ts';
+import { withTimeout } from './healthCheck.ts';
+import { checkStale } from './staleWatch.ts';
+
+/** The settings the status read needs (a frozen Config satisfies this). */
+export type StatusSettings = BudgetSettings & Pick<Config, 'staleAfterMs' | 'timezone'>;
+
+/**
+ * The operational status, read from state.db at one moment: plain data. `status`, `status
+ * --json`, `/metrics` and `health` all render this one read.
+ */
+export interface Status {
+  /** When it was read (epoch ms). */
+  readonly at: number;
+  /** The daemon's last heartbeat; null when there is none. */
+  readonly daemon: Heartbeat | null;
+  readonly pendingDifferences: {
+    readonly factory: number;
+    readonly dc: number;
+    /** Epoch ms of the oldest pending difference; null when none. */
+    readonly oldestSince: number | null;
+  };
+  readonly failures: {
+    readonly stock: { readonly total: number; readonly notFound: number };
+    readonly confirmations: {
+      readonly pending: number;
+      /** Confirmed since local midnight (SYNC_TIMEZONE). */
+      readonly confirmedToday: number;
+      readonly failed: number;
+      readonly conflicts: number;
+    };
+  };
+  readonly budget: BudgetStatus;
+  readonly token: { readonly obtainedAt: number; readonly ageMs: number } | null;
+  readonly loginBlock: {
+    readonly at: number;
+    readonly status: number;
+    readonly account: string;
+  } | null;
+  readonly shipments: {
+    readonly open: number;
+    readonly exported: number;
+    readonly awaitingConfirmation: number;
+  };
+  /** The last run of each task, as recorded; null when never. */
+  readonly last: {
+    readonly ingest: KvValue<'last.ingest'> | null;
+    readonly push: KvValue<'last.push'> | null;
+    /** Epoch ms of the last push that sent something. */
+    readonly pushSuccess: number | null;
+    readonly reconcile: KvValue<'reconcile.last'> | null;
+    readonly poll: KvValue<'shipments.last_poll'> | null;
+  };
+  /** Pending differences and no successful push for SYNC_STALE_AFTER_MS (sync.stale). */
+  readonly stale: boolean;
+}
+
+/** Reads the status from state.db (no Redis, no writes). */
+export function readStatus(db: StateDb, settings: StatusSettings, now: number): Status {
+  const kv = new KeyValueStore(db);
+  const pending = new PendingStock(db);
+  const token = new AuthStore(db).readToken();
+  const stale = checkStale(db, settings.staleAfterMs, now);
+  return {
+    at: now,
+    daemon: kv.get('daemon.heartbeat') ?? null,
+    pendingDifferences: { ...pending.counts(), oldestSince: stale.pendingSince },
+    failures: {
+      stock: new StockFailures(db).count(),
+      confirmations: new ConfirmationSends(db).counts(startOfLocalDay(now, settings.timezone)),
+    },
+    budget: budgetStatus(db, settings, now),
+    token: token ? { obtainedAt: token.obtainedAt, ageMs: now - token.obtainedAt } : null,
+    loginBlock: readLoginBlock(db) ?? null,
+    shipments: new ShipmentStore(db).counts(),
+    last: {
+      ingest: kv.get('last.ingest') ?? null,
+      push: kv.get('last.push') ?? null,
+      pushSuccess: stale.lastPushSuccess,
+      reconcile: kv.get('reconcile.last') ?? null,
+      poll: kv.get('shipments.last_poll') ?? null,
+    },
+    stale: stale.stale,
+  };
+}
+
+export type QueueDepths = Record<QueueName, Record<string, number>>;
+
+/** Job counts per queue, or why Redis did not answer within `timeoutMs`. */
+export async function readQueueDepths(
+  queues: Queues,
+  timeoutMs: number,
+): Promise<QueueDepths | { readonly error: string }> {
+  try {
+    return await withTimeout(queueDepths(queues), timeoutMs, 'queue depths');
+  } catch (err) {
+    return { error: `redis unreachable: ${err instanceof Error ? err.message : String(err)}` };
+  }
+}

@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { StockKind } from '../domain/stock.ts';
+
+/**
+ * Every key of the kv table and the shape of its value: the one list that every reader and
+ * writer goes through (KeyValueStore refuses other keys at compile time and checks values when
+ * it reads them). A value that does not have its key's shape (written by another version, or by
+ * hand) reads as absent, and the next write replaces it.
+ */
+
+const epochMs = z.number();
+
+const heartbeat = z.object({ at: epochMs, pid: z.number(), startedAt: epochMs });
+
+/** Stored when the portal refused the credentials: a salted hash, never the password. */
+const loginBlock = z.object({
+  salt: z.string(),
+  hash: z.string(),
+  at: epochMs,
+  status: z.number(),
+  account: z.string(),
+});
+
+/** What the portal last said about its rate window (x-ratelimit-remaining / -limit). */
+const serverHint = z.object({
+  remaining: z.number(),
+  limit: z.number().optional(),
+  at: epochMs,
+  /** How many answers in a row said 0 remaining (drives the probe back-off). */
+  zeroStreak: z.number(),
+});
+
+/** The bulk-size search: largest batch accepted since the last refusal, smallest refused. */
+const learntBatchSize = z.object({ maxAccepted: z.number().nullable(), minRejected: z.number() });
+
+/** A reconciliation read in progress, saved after every page so a crash resumes it. */
+const reconcileRead = z.object({
+  startedAt: epochMs,
+  cursor: z.string().nullable(),
+  pages: z.number(),
+  rowsRead: z.number(),
+  differences: z.number(),
+});
+
+const lastReconcile = z.object({
+  at: epochMs,
+  ms: z.number(),
+  rowsRead: z.number(),
+  differences: z.number(),
+  unknownSkus: z.number(),
+});
+
+const lastIngest = z.object({ at: epochMs, file: z.string(), outcome: z.string() });
+
+const lastPush = z.union([
+  z.object({
+    at: epochMs,
+    outcome: z.literal('ok'),
+    calls: z.number(),
+    sent: z.number(),
+    updated: z.number(),
+    failed: z.number(),
+  }),
+  z.object({ at: epochMs, outcome: z.literal('error'), error: z.string() }),
+]);
+
+const lastPoll = z.object({
+  at: epochMs,
+  count: z.number(),
+  new: z.number(),
+  file: z.string().nullable(),
+});
+
+export const KV_KEYS = {
+  /** The daemon's heartbeat, written every 10 s. */
+  'daemon.heartbeat': heartbeat,
+  'api.login_block': loginBlock,
+  'api.server_rate': serverHint,
+  'api.bulk_max.factory': learntBatchSize,
+  'api.bulk_max.dc': learntBatchSize,
+  /** The portal's stock of a kind has been read (or pushed whole) once: diffs are trustworthy. */
+  'remote.established.factory': z.boolean(),
+  'remote.established.dc': z.boolean(),
+  'reconcile.read.factory': reconcileRead,
+  'reconcile.read.dc': reconcileRead,
+  /** The last complete reconciliation. */
+  'reconcile.last': lastReconcile,
+  'last.ingest': lastIngest,
+  'last.push': lastPush,
+  /** Epoch ms of the last push that sent something. */
+  'last.push_success': epochMs,
+  'shipments.last_poll': lastPoll,
+  /** Sequence number of the last outbox file. */
+  'outbox.seq': z.number(),
+  /** Epoch ms when the snapshot source last wrote desired stock. */
+  'snapshot.applied_at': epochMs,
+} as const;
+
+export type KvKey = keyof typeof KV_KEYS;
+export type KvValue<K extends KvKey> = z.infer<(typeof KV_KEYS)[K]>;
+
+/** Keys that exist once per stock kind. */
+export const kvKey = {
+  bulkMax: (kind: StockKind) => `api.bulk_max.${kind}` as const,
+  established: (kind: StockKind) => `remote.established.${kind}` as const,
+  reconcileRead: (kind: StockKind) => `reconcile.read.${kind}` as const,
+};
+
+export type Heartbeat = KvValue<'daemon.heartbeat'>;
+export type LoginBlock = KvValue<'api.login_block'>;
+export type ServerHint = KvValue<'api.server_rate'>;
+export type LearntBatchSize = KvValue<'api.bulk_max.factory'>;
+export type ReconcileRead = KvValue<'reconcile.read.factory'>;
+export type LastPush = KvValue<'last.push'>;
