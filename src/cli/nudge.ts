@@ -1,4 +1,5 @@
 import type { Config } from '../config/index.ts';
+import { withTimeout } from '../domain/timeout.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { closeQueues, createQueues } from '../jobs/queues.ts';
@@ -23,7 +24,7 @@ export async function nudgeDaemon(
     await connection.connect();
     const queues = createQueues(connection, config.queuePrefix);
     try {
-      await withTimeout(ask(new Nudges(queues)), timeoutMs);
+      await withTimeout(ask(new Nudges(queues)), timeoutMs, 'nudge');
       return true;
     } finally {
       await closeQueues(queues);
@@ -33,11 +34,4 @@ export async function nudgeDaemon(
   } finally {
     connection.disconnect();
   }
-}
-
-function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    p,
-    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref()),
-  ]);
 }

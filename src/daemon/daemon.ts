@@ -106,7 +106,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       updateConfirmationReports(db, config.dataDir, fileIds, log),
   };
 
-  recoverOutbox(outbox);
+  await recoverOutbox(outbox);
   const workers = startWorkers({
     redisUrl: config.redisUrl,
     prefix: config.queuePrefix,

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { withTimeout } from '../domain/timeout.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
 import type { Status } from './status.ts';
@@ -64,16 +65,6 @@ export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
     heartbeatAgeMs,
     checkedAt: probes.now(),
   };
-}
-
-/** Rejects with `what timed out after N ms` when `promise` takes longer than `ms`. */
-export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-    timer.unref();
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 /** PING over an existing connection (the daemon's), which may be waiting through a Redis outage. */

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/index.ts';
+import { withTimeout } from '../domain/timeout.ts';
 import type { Queues } from '../jobs/queues.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
-import { checkHealth, pingRedisUrl, withTimeout } from './healthCheck.ts';
+import { checkHealth, pingRedisUrl } from './healthCheck.ts';
 import { createMetrics } from './metrics.ts';
 import { readStatus, type StatusSettings } from './status.ts';
 

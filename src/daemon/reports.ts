@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataPaths } from '../config/dataPaths.ts';
-import { reportPathFor, writeFileAtomic } from '../inventory/ingest/report.ts';
+import { writeFileAtomic } from '../files/durable.ts';
+import { reportPathFor } from '../inventory/ingest/report.ts';
 import type { Logger } from '../log/logger.ts';
 import { ConfirmationSends } from '../state/confirmationSends.ts';
 import type { StateDb } from '../state/db.ts';

@@ -2,6 +2,7 @@ import { readLoginBlock } from '../api/auth/loginBlock.ts';
 import { type BudgetSettings, type BudgetStatus, budgetStatus } from '../api/budget/store.ts';
 import type { Config } from '../config/index.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
+import { withTimeout } from '../domain/timeout.ts';
 import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
 import { AuthStore } from '../state/authStore.ts';
 import { ConfirmationSends } from '../state/confirmationSends.ts';
@@ -11,7 +12,6 @@ import type { Heartbeat, KvValue } from '../state/kvKeys.ts';
 import { PendingStock } from '../state/pendingStock.ts';
 import { ShipmentStore } from '../state/shipments.ts';
 import { StockFailures } from '../state/stockFailures.ts';
-import { withTimeout } from './healthCheck.ts';
 import { checkStale } from './staleWatch.ts';
 
 /** The settings the status read needs (a frozen Config satisfies this). */

@@ -1,14 +1,7 @@
-import {
-  closeSync,
-  fsyncSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  unlinkSync,
-  writeSync,
-} from 'node:fs';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../domain/clock.ts';
+import { renameDurably, writeDurably } from '../files/durable.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
@@ -31,10 +24,10 @@ const tempName = (name: string) => `.${name}.tmp`;
  * commit leaves a temporary file that is deleted (the orders go out in a later file); a crash
  * after it leaves one that recoverOutbox renames.
  */
-export function exportShipments(
+export async function exportShipments(
   records: readonly ShipmentRecord[],
   deps: OutboxDeps,
-): { file: string; count: number } | null {
+): Promise<{ file: string; count: number } | null> {
   if (records.length === 0) return null;
   const now = deps.clock.now();
   const kv = new KeyValueStore(deps.db);
@@ -42,13 +35,13 @@ export function exportShipments(
   kv.set('outbox.seq', seq, now);
   const name = outboxFileName(now, seq, deps.format);
   const temp = join(deps.outboxDir, tempName(name));
-  writeDurably(temp, formatOutbox(records, deps.format, now));
+  await writeDurably(temp, formatOutbox(records, deps.format, now));
   new ShipmentStore(deps.db).markExported(
     records.map((r) => r.order_number),
     name,
     now,
   );
-  renameSync(temp, join(deps.outboxDir, name));
+  await renameDurably(temp, join(deps.outboxDir, name));
   deps.log.info(
     { event: 'shipments.exported', file: name, count: records.length },
     `handed ${records.length} shipments to the ERP in ${name}`,
@@ -57,31 +50,21 @@ export function exportShipments(
 }
 
 /** Finishes or discards hand-overs a crash interrupted (run at start). */
-export function recoverOutbox(deps: OutboxDeps): void {
+export async function recoverOutbox(deps: OutboxDeps): Promise<void> {
   const store = new ShipmentStore(deps.db);
-  for (const entry of readdirSync(deps.outboxDir)) {
+  for (const entry of await readdir(deps.outboxDir)) {
     const m = /^\.(.+)\.tmp$/.exec(entry);
     if (!m) continue;
     const name = m[1]!;
     const temp = join(deps.outboxDir, entry);
     if (store.exportedIn(name).length > 0) {
-      renameSync(temp, join(deps.outboxDir, name));
+      await renameDurably(temp, join(deps.outboxDir, name));
       deps.log.info(
         { event: 'shipments.export_recovered', file: name },
         `finished the hand-over of ${name}`,
       );
     } else {
-      unlinkSync(temp);
+      await unlink(temp);
     }
-  }
-}
-
-function writeDurably(path: string, content: string): void {
-  const fd = openSync(path, 'w', 0o644);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
   }
 }

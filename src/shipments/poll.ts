@@ -27,7 +27,7 @@ export async function pollReadyToShip(
       `order ${order} left the ready-to-ship list`,
     );
   }
-  const exported = exportShipments(outcome.toExport, deps);
+  const exported = await exportShipments(outcome.toExport, deps);
   new KeyValueStore(deps.db).set('shipments.last_poll', {
     at: deps.clock.now(),
     count: outcome.listed,

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import {
   type FileHandle,
@@ -6,12 +5,11 @@ import {
   open,
   readlink,
   rename,
-  rm,
   symlink,
   unlink,
   utimes,
 } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { intoPlace } from '../../files/durable.ts';
 
 /** The rename used to move a file; a seam so tests can make it fail with EXDEV. */
 export type RenameFn = (from: string, to: string) => Promise<void>;
@@ -114,25 +112,6 @@ async function copyContent(from: FileHandle, to: FileHandle): Promise<void> {
       done += bytesWritten;
     }
     position += buf.length;
-  }
-}
-
-/** Makes a temp entry beside `destination`, renames it over, and fsyncs the folder. */
-async function intoPlace(destination: string, make: (tmp: string) => Promise<void>): Promise<void> {
-  const folder = dirname(destination);
-  const tmp = join(folder, `.${basename(destination)}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await make(tmp);
-    await rename(tmp, destination);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  const dir = await open(folder, constants.O_RDONLY);
-  try {
-    await dir.sync();
-  } finally {
-    await dir.close();
   }
 }
 

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
+import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
@@ -23,7 +24,6 @@ import {
   type ReportOutcome,
   reportPathFor,
   storedName,
-  writeFileAtomic,
 } from './report.ts';
 
 export interface IngestDeps {

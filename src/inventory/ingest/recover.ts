@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
 import { InboxLedger } from '../../state/inboxFiles.ts';
-import { type FileReport, reportPathFor, writeFileAtomic } from './report.ts';
+import { type FileReport, reportPathFor } from './report.ts';
 
 export interface RecoverDeps {
   readonly db: StateDb;

@@ -1,6 +1,3 @@
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
 import { fitName } from '../names.ts';
 import type { InboxFormat, PositionUnit } from '../parse/records.ts';
@@ -94,22 +91,4 @@ export function storedName(receivedAt: number, ledgerId: number, name: string): 
 
 export function reportPathFor(storedPath: string): string {
   return `${storedPath}.report.json`;
-}
-
-/** Writes a file atomically: a hidden temp file beside it, flushed, then renamed over. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(tmp, 'w');
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
-  }
 }

@@ -1,0 +1,109 @@
+/**
+ * The layers of src/, checked by `npm test` (npm run lint:deps). Imports point down only:
+ *
+ *   cli → demo → daemon → jobs → inventory | shipments | sync → api → state → domain | config | log | files
+ *
+ * Modules of one tier do not import each other (inventory, shipments and sync meet in domain/
+ * and state/), except that api/ may use state/ (the token, the budget and learnt sizes live in
+ * state.db). The simulator stands alone. BullMQ is known to jobs/ only; SQLite to state/ and to
+ * the snapshot reader (it opens the ERP's own file).
+ */
+const tiers = [
+  ['cli'],
+  ['demo'],
+  ['daemon'],
+  ['jobs'],
+  ['inventory', 'shipments', 'sync'],
+  ['api'],
+  ['state'],
+  ['domain', 'config', 'log', 'files'],
+];
+
+const folder = (names) => `^src/(${names.join('|')})/`;
+
+/** For each tier: it may not import any tier above it, nor a sibling of its own tier. */
+const layerRules = tiers.flatMap((tier, i) => {
+  const above = tiers.slice(0, i).flat();
+  const rules = [];
+  if (above.length > 0) {
+    rules.push({
+      name: `layers-${tier.join('-')}-up`,
+      comment: `${tier.join(', ')} may not import a layer above it (${above.join(', ')})`,
+      severity: 'error',
+      from: { path: folder(tier) },
+      to: { path: folder(above) },
+    });
+  }
+  for (const name of tier) {
+    const siblings = tier.filter((t) => t !== name);
+    if (siblings.length === 0) continue;
+    rules.push({
+      name: `layers-${name}-sideways`,
+      comment: `${name} may not import ${siblings.join(', ')} (same tier: share through a lower one)`,
+      severity: 'error',
+      from: { path: folder([name]) },
+      to: { path: folder(siblings) },
+    });
+  }
+  return rules;
+});
+
+module.exports = {
+  forbidden: [
+    ...layerRules,
+    {
+      name: 'no-cycles',
+      comment: 'no module reaches itself through its imports',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'simulator-stands-alone',
+      comment: 'the simulator imports nothing of the daemon',
+      severity: 'error',
+      from: { path: '^src/simulator/' },
+      to: { path: '^src/', pathNot: '^src/simulator/' },
+    },
+    {
+      name: 'nothing-imports-the-simulator',
+      comment: 'only the demo and the simulate command start a simulator',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(simulator|demo|cli/commands/simulate\\.ts)' },
+      to: { path: '^src/simulator/' },
+    },
+    {
+      name: 'bullmq-only-in-jobs',
+      comment: 'BullMQ is known to jobs/ only',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/jobs/' },
+      to: { path: 'node_modules/bullmq/' },
+    },
+    {
+      name: 'sqlite-only-in-state',
+      comment: 'better-sqlite3 is known to state/ and to the snapshot reader only',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(state/|inventory/snapshot/read\\.ts$)' },
+      to: { path: 'node_modules/better-sqlite3/' },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'every import resolves',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    includeOnly: ['^src/', 'node_modules/(bullmq|better-sqlite3)/'],
+    parser: 'swc',
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.json'],
+    },
+    reporterOptions: { text: { highlightFocused: true } },
+  },
+};

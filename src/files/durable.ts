@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/**
+ * Writes that survive a crash or a power loss: content is flushed (fsync) before it is renamed
+ * into view, and the folder is flushed after the rename, so a name that records progress (a
+ * report, an outbox file, a stored inbox file) never points at content that was lost.
+ */
+
+/** A hidden temporary name beside `path`: `.<name>.<8 hex>.tmp` (ignored by every reader here). */
+export function tempPathFor(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/** Creates (or truncates) `path`, writes `data` and flushes it to disk. */
+export async function writeDurably(
+  path: string,
+  data: string | Uint8Array,
+  mode = 0o644,
+): Promise<void> {
+  const handle = await open(path, 'w', mode);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Flushes a folder, so that renames and creations in it are on disk. */
+export async function syncFolder(folder: string): Promise<void> {
+  const dir = await open(folder, constants.O_RDONLY);
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
+  }
+}
+
+/** Renames, then flushes the destination's folder (and the source's, when another). */
+export async function renameDurably(from: string, to: string): Promise<void> {
+  await rename(from, to);
+  await syncFolder(dirname(to));
+  if (dirname(from) !== dirname(to)) await syncFolder(dirname(from));
+}
+
+/**
+ * Puts an entry in place at `path` atomically: `make` creates it under a hidden temporary name
+ * beside it (and must flush what it writes), then it is renamed over `path` and the folder
+ * flushed. The temporary entry is removed when anything fails.
+ */
+export async function intoPlace(path: string, make: (tmp: string) => Promise<void>): Promise<void> {
+  const tmp = tempPathFor(path);
+  try {
+    await make(tmp);
+    await renameDurably(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/** Writes a file atomically and durably: a reader sees the old content or the whole new one. */
+export function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  return intoPlace(path, (tmp) => writeDurably(tmp, data));
+}
