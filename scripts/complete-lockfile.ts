@@ -21,11 +21,14 @@ const added: string[] = [];
 for (const meta of Object.values(packages)) {
   for (const [dep, version] of Object.entries(meta.optionalDependencies ?? {})) {
     if (`node_modules/${dep}` in packages) continue;
-    const m = /-(android|darwin|linux|win32)-(arm64|x64|arm)(?:-(musl))?$/.exec(dep);
+    const m =
+      /-(android|darwin|freebsd|linux|win32)-(arm64|x64|arm|ia32|ppc64|riscv64|s390x)(?:-(musl|gnu|gnueabihf|msvc))?$/.exec(
+        dep,
+      );
     if (!m) continue;
     const entry: LockPackage = { cpu: [m[2]], optional: true, os: [m[1]], version };
     if (meta.dev) entry.dev = true;
-    if (m[1] === 'linux') entry.libc = [m[3] ?? 'glibc'];
+    if (m[1] === 'linux') entry.libc = [m[3] === 'musl' ? 'musl' : 'glibc'];
     packages[`node_modules/${dep}`] = Object.fromEntries(
       Object.entries(entry).sort(([a], [b]) => a.localeCompare(b)),
     );
