@@ -50,6 +50,14 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'pending_oldest_age_seconds',
     'Age of the oldest pending stock difference; absent when nothing is pending.',
   );
+  const etaCalls = gauge(
+    'eta_calls',
+    'Bulk calls the pending stock differences need at the batch size the client sends now.',
+  );
+  const etaSeconds = gauge(
+    'eta_seconds',
+    'Seconds until the last of those calls can go at the stock lane budget; absent when nothing is pending.',
+  );
   const failures = gauge('stock_failures', 'Stock items the portal rejected, kept for retry.');
   const notFound = gauge(
     'stock_failures_not_found',
@@ -94,6 +102,9 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     const pendingSince = s.pendingDifferences.oldestSince;
     if (pendingSince === null) pendingAge.remove();
     else pendingAge.set(Math.max(0, t - pendingSince) / 1000);
+    etaCalls.set(s.eta.calls);
+    if (s.eta.at === null) etaSeconds.remove();
+    else etaSeconds.set(Math.max(0, s.eta.at - t) / 1000);
     failures.set(s.failures.stock.total);
     notFound.set(s.failures.stock.notFound);
     confirmations.reset();

@@ -1,10 +1,19 @@
 import { readLoginBlock } from '../api/auth/loginBlock.ts';
-import { type BudgetSettings, type BudgetStatus, budgetStatus } from '../api/budget/store.ts';
+import { BatchSizes } from '../api/batchSizes.ts';
+import { HOUR_MS } from '../api/budget/decide.ts';
+import { whenCallsDone } from '../api/budget/eta.ts';
+import {
+  type BudgetSettings,
+  type BudgetStatus,
+  budgetStatus,
+  laneReserve,
+} from '../api/budget/store.ts';
 import type { Config } from '../config/index.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
 import { withTimeout } from '../domain/timeout.ts';
 import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
 import { AuthStore } from '../state/authStore.ts';
+import { CallLog } from '../state/callLog.ts';
 import { ConfirmationSends } from '../state/confirmationSends.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
@@ -15,7 +24,8 @@ import { StockFailures } from '../state/stockFailures.ts';
 import { checkStale } from './staleWatch.ts';
 
 /** The settings the status read needs (a frozen Config satisfies this). */
-export type StatusSettings = BudgetSettings & Pick<Config, 'staleAfterMs' | 'timezone'>;
+export type StatusSettings = BudgetSettings &
+  Pick<Config, 'staleAfterMs' | 'timezone' | 'bulkBatchSize'>;
 
 /**
  * The operational status, read from state.db at one moment: plain data. `status`, `status
@@ -43,6 +53,11 @@ export interface Status {
     };
   };
   readonly budget: BudgetStatus;
+  /**
+   * Bulk calls the pending differences need at the batch size the client sends now, and when the
+   * last of them can go given the stock lane's share of the rolling hour (null: nothing pending).
+   */
+  readonly eta: { readonly calls: number; readonly at: number | null };
   readonly token: { readonly obtainedAt: number; readonly ageMs: number } | null;
   readonly loginBlock: {
     readonly at: number;
@@ -73,15 +88,27 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
   const pending = new PendingStock(db);
   const token = new AuthStore(db).readToken();
   const stale = checkStale(db, settings.staleAfterMs, now);
+  const counts = pending.counts();
+  const sizes = new BatchSizes(db, settings.bulkBatchSize);
+  const calls =
+    Math.ceil(counts.factory / sizes.max('factory')) + Math.ceil(counts.dc / sizes.max('dc'));
+  const etaAt = whenCallsDone({
+    calls: new CallLog(db).timesSince(now - HOUR_MS),
+    limit: settings.requestsPerHour,
+    reserve: laneReserve('stock', settings),
+    now,
+    needed: calls,
+  });
   return {
     at: now,
     daemon: kv.get('daemon.heartbeat') ?? null,
-    pendingDifferences: { ...pending.counts(), oldestSince: stale.pendingSince },
+    pendingDifferences: { ...counts, oldestSince: stale.pendingSince },
     failures: {
       stock: new StockFailures(db).count(),
       confirmations: new ConfirmationSends(db).counts(startOfLocalDay(now, settings.timezone)),
     },
     budget: budgetStatus(db, settings, now),
+    eta: { calls, at: etaAt },
     token: token ? { obtainedAt: token.obtainedAt, ageMs: now - token.obtainedAt } : null,
     loginBlock: readLoginBlock(db) ?? null,
     shipments: new ShipmentStore(db).counts(),

@@ -1,16 +1,23 @@
 import type { Config } from '../../config/index.ts';
+import { type Assessment, assess } from '../../daemon/assess.ts';
 import { readQueueDepths, readStatus } from '../../daemon/status.ts';
 import { redisConnection } from '../../jobs/connection.ts';
 import { closeQueues, createQueues } from '../../jobs/queues.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
+import { when } from '../format.ts';
 import { openExistingState } from '../state.ts';
 
 const usage = `Usage: supplier-sync status [--json]
 
-Shows queue depths, pending stock differences, failed items, calls used in the last hour and
-when the budget frees up, token age, shipments waiting for confirmation, and the last ingest,
-push, reconciliation and poll with their outcomes.
+First line: healthy, degraded, or NEEDS A PERSON, and why. Then the pending stock differences
+and when they will be on the portal at the budget left, rejected items, shipments awaiting
+confirmation, calls used in the last hour, the token, queue depths, and the last ingest, push,
+reconciliation and poll. Times are local (SYNC_TIMEZONE). Exits 0 whenever state.db can be read,
+degraded or not: \`supplier-sync health\` tells health by its exit code.
+
+--json prints the same as one object: health {verdict, reasons}, the figures (times in epoch
+milliseconds), and eta {calls, at} with \`at\` as an ISO 8601 time or null.
 
 Options:
   --json   machine-readable output
@@ -42,12 +49,9 @@ async function withQueueDepths(config: Config, status: ReturnType<typeof readSta
   return { ...status, queues };
 }
 
-const ago = (now: number, at: number | undefined | null) =>
-  at ? `${new Date(at).toISOString()} (${Math.round((now - at) / 1000)} s ago)` : 'never';
-
 export const statusCommand: Command = {
   name: 'status',
-  summary: 'queues, pending differences, failures, calls used, last sync and poll times',
+  summary: 'healthy, degraded or needs a person; pending work and when it is done; failures, calls',
   usage,
   async run(ctx) {
     const { values, configFlags } = parseCommand(ctx, {
@@ -58,48 +62,110 @@ export const statusCommand: Command = {
     try {
       const now = Date.now();
       const s = await withQueueDepths(config, readStatus(db, config, now));
+      const health = assess({
+        status: s,
+        redisError: 'error' in s.queues ? s.queues.error : undefined,
+      });
       if (values.json) {
-        println(ctx.stdout, JSON.stringify(s, null, 2));
+        const eta = {
+          calls: s.eta.calls,
+          at: s.eta.at === null ? null : new Date(s.eta.at).toISOString(),
+        };
+        println(ctx.stdout, JSON.stringify({ health, ...s, eta }, null, 2));
         return ExitCode.ok;
       }
-      const out = (t: string) => println(ctx.stdout, t);
-      out(`daemon heartbeat: ${ago(now, s.daemon?.at)}`);
-      out(
-        `queues: ${
-          'error' in s.queues
-            ? s.queues.error
-            : Object.entries(s.queues)
-                .map(
-                  ([q, c]) =>
-                    `${q} ${c.waiting ?? 0} waiting/${c.active ?? 0} active/${c.delayed ?? 0} delayed/${c.failed ?? 0} failed`,
-                )
-                .join(', ')
-        }`,
-      );
-      out(
-        `pending differences: ${s.pendingDifferences.factory} factory, ${s.pendingDifferences.dc} DC (oldest ${ago(now, s.pendingDifferences.oldestSince)})`,
-      );
-      out(
-        `failed stock items: ${s.failures.stock.total} (${s.failures.stock.notFound} "Product not found")`,
-      );
-      const c = s.failures.confirmations;
-      out(
-        `confirmations: ${c.pending} waiting, ${c.confirmedToday} confirmed today, ${c.failed} failed, ${c.conflicts} conflicts`,
-      );
-      out(
-        `shipments: ${s.shipments.open} on the ready-to-ship list, ${s.shipments.awaitingConfirmation} handed to the ERP and awaiting confirmation`,
-      );
-      out(
-        `calls in the last hour: ${s.budget.usedLastHour} of ${s.budget.limit}; shipments lane has ${s.budget.remainingByLane.shipments} left; next slot frees ${s.budget.freesAt ? new Date(s.budget.freesAt).toISOString() : 'now'}`,
-      );
-      out(
-        `token: ${s.token ? `obtained ${Math.round(s.token.ageMs / 60000)} min ago` : 'none'}${s.loginBlock ? `; LOGIN BLOCKED: ${JSON.stringify(s.loginBlock)}` : ''}`,
-      );
-      for (const [name, last] of Object.entries(s.last))
-        out(`last ${name}: ${last ? JSON.stringify(last) : 'never'}`);
+      for (const line of describe(s, health, now, config.timezone)) println(ctx.stdout, line);
       return ExitCode.ok;
     } finally {
       db.close();
     }
   },
 };
+
+type Shown = Awaited<ReturnType<typeof withQueueDepths>>;
+
+/** The status as a person reads it: the verdict first, then a line per area, local times. */
+function describe(s: Shown, health: Assessment, now: number, tz: string): string[] {
+  const at = (t: number | null | undefined) => when(t, now, tz);
+  const out: string[] = [];
+  out.push(
+    health.verdict === 'healthy'
+      ? 'supplier-sync: healthy'
+      : `supplier-sync: ${health.verdict.toUpperCase()}: ${health.reasons[0]}`,
+  );
+  for (const r of health.reasons.slice(1)) out.push(`  also: ${r}`);
+  const row = (label: string, text: string) => out.push(`${label.padEnd(15)}${text}`);
+
+  row(
+    'daemon',
+    s.daemon === null
+      ? 'no heartbeat yet'
+      : `heartbeat ${at(s.daemon.at)}, running since ${at(s.daemon.startedAt)}`,
+  );
+  const p = s.pendingDifferences;
+  row(
+    'pending',
+    p.factory + p.dc === 0
+      ? 'nothing to push'
+      : `${p.factory} factory and ${p.dc} DC differences since ${at(p.oldestSince)}; ` +
+          `${s.eta.calls} bulk call(s), done ${s.eta.at === null || s.eta.at <= now ? 'as soon as they are sent' : `by ${at(s.eta.at)}`}`,
+  );
+  const f = s.failures;
+  row(
+    'failures',
+    `${f.stock.total} stock item(s) rejected (${f.stock.notFound} "Product not found"); ` +
+      `confirmations ${f.confirmations.failed} refused, ${f.confirmations.conflicts} in conflict`,
+  );
+  row(
+    'shipments',
+    `${s.shipments.open} on the ready-to-ship list, ${s.shipments.awaitingConfirmation} handed to the ERP and awaiting confirmation; ` +
+      `confirmations ${f.confirmations.pending} waiting, ${f.confirmations.confirmedToday} confirmed today`,
+  );
+  const b = s.budget;
+  row(
+    'budget',
+    `${b.usedLastHour} of ${b.limit} calls in the last hour; left now: shipments ${b.remainingByLane.shipments}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}` +
+      (b.freesAt === null ? '' : `; next slot frees ${at(b.freesAt)}`),
+  );
+  row(
+    'token',
+    (s.token === null ? 'none yet' : `obtained ${at(s.token.obtainedAt)}`) +
+      (s.loginBlock === null
+        ? ''
+        : `; LOGINS STOPPED since ${at(s.loginBlock.at)} (HTTP ${s.loginBlock.status})`),
+  );
+  const depths =
+    'error' in s.queues
+      ? s.queues.error
+      : `${Object.entries(s.queues)
+          .map(
+            ([q, c]) =>
+              `${q} ${(c.waiting ?? 0) + (c.prioritized ?? 0)}/${c.active ?? 0}/${c.delayed ?? 0}`,
+          )
+          .join(', ')} (waiting/active/delayed)`;
+  row('queues', depths);
+  const l = s.last;
+  row(
+    'last ingest',
+    l.ingest ? `${at(l.ingest.at)}: ${l.ingest.file} ${l.ingest.outcome}` : 'never',
+  );
+  row(
+    'last push',
+    l.push === null
+      ? 'never'
+      : l.push.outcome === 'ok'
+        ? `${at(l.push.at)}: ${l.push.calls} call(s), ${l.push.updated} updated, ${l.push.failed} rejected`
+        : `${at(l.push.at)}: failed: ${l.push.error}`,
+  );
+  row(
+    'last reconcile',
+    l.reconcile
+      ? `${at(l.reconcile.at)}: ${l.reconcile.rowsRead} rows read, ${l.reconcile.differences} differences`
+      : 'never',
+  );
+  row(
+    'last poll',
+    l.poll ? `${at(l.poll.at)}: ${l.poll.count} ready to ship, ${l.poll.new} new` : 'never',
+  );
+  return out;
+}

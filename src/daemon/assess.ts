@@ -1,0 +1,56 @@
+import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
+import type { Status } from './status.ts';
+
+/** How the daemon is doing, in one word an operator acts on. */
+export type Verdict = 'healthy' | 'degraded' | 'needs a person';
+
+export interface Assessment {
+  readonly verdict: Verdict;
+  /** Why, most pressing first; empty when healthy. */
+  readonly reasons: readonly string[];
+}
+
+/** What the assessment reads: the status, and whether Redis answered. */
+export interface AssessInput {
+  readonly status: Status;
+  /** Redis did not answer (queue depths unknown); undefined when not asked. */
+  readonly redisError?: string | undefined;
+}
+
+/**
+ * Pure: the verdict and its reasons. "Needs a person" is what the daemon cannot mend by waiting
+ * (it is not running, the portal refused the credentials, confirmations were refused for good or
+ * conflict); "degraded" is what it retries on its own but an operator should know (Redis away, a
+ * stale sync, rejected stock items, a spent budget).
+ */
+export function assess({ status: s, redisError }: AssessInput): Assessment {
+  const person: string[] = [];
+  const degraded: string[] = [];
+  const beatAge = s.daemon === null ? null : s.at - s.daemon.at;
+  if (beatAge === null) person.push('the daemon has not run on this data dir (no heartbeat)');
+  else if (beatAge > HEARTBEAT_STALE_MS)
+    person.push(`the daemon is not running (last heartbeat ${Math.round(beatAge / 1000)} s ago)`);
+  if (s.loginBlock !== null)
+    person.push(
+      'the portal refused the credentials: fix SUPPLIER_EMAIL / SUPPLIER_PASSWORD, then run `supplier-sync api login-block clear`',
+    );
+  const c = s.failures.confirmations;
+  if (c.failed + c.conflicts > 0)
+    person.push(
+      `${c.failed + c.conflicts} shipment confirmation(s) refused or in conflict: see \`supplier-sync failures\``,
+    );
+
+  if (redisError !== undefined) degraded.push(`Redis does not answer (${redisError})`);
+  if (s.stale) degraded.push('stock differences are pending with no successful push for long');
+  const pending = s.pendingDifferences.factory + s.pendingDifferences.dc;
+  if (pending > 0 && s.budget.remainingByLane.stock === 0)
+    degraded.push('the call budget of stock pushes is spent for now');
+  if (s.failures.stock.total > 0)
+    degraded.push(
+      `${s.failures.stock.total} stock item(s) rejected by the portal, retried with back-off: see \`supplier-sync failures\``,
+    );
+
+  if (person.length > 0) return { verdict: 'needs a person', reasons: [...person, ...degraded] };
+  if (degraded.length > 0) return { verdict: 'degraded', reasons: degraded };
+  return { verdict: 'healthy', reasons: [] };
+}

@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { assess } from '../../../src/daemon/assess.ts';
+import type { Status } from '../../../src/daemon/status.ts';
+
+const now = 1_800_000_000_000;
+
+function status(over: Partial<Status> = {}): Status {
+  return {
+    at: now,
+    daemon: { at: now - 5000, pid: 1, startedAt: now - 3_600_000 },
+    pendingDifferences: { factory: 0, dc: 0, oldestSince: null },
+    failures: {
+      stock: { total: 0, notFound: 0 },
+      confirmations: { pending: 0, confirmedToday: 0, failed: 0, conflicts: 0 },
+    },
+    budget: {
+      usedLastHour: 0,
+      limit: 3600,
+      remainingByLane: { shipments: 3600, operator: 3300, stock: 3300, reconcile: 2700 },
+      freesAt: null,
+      server: null,
+    },
+    eta: { calls: 0, at: null },
+    token: null,
+    loginBlock: null,
+    shipments: { open: 0, exported: 0, awaitingConfirmation: 0 },
+    last: { ingest: null, push: null, pushSuccess: null, reconcile: null, poll: null },
+    stale: false,
+    ...over,
+  };
+}
+
+describe('assess', () => {
+  it('is healthy with nothing wrong', () => {
+    expect(assess({ status: status() })).toEqual({ verdict: 'healthy', reasons: [] });
+  });
+
+  it('is degraded by what the daemon mends on its own', () => {
+    const a = assess({
+      status: status({
+        stale: true,
+        failures: { ...status().failures, stock: { total: 3, notFound: 1 } },
+      }),
+      redisError: 'connect ECONNREFUSED',
+    });
+    expect(a.verdict).toBe('degraded');
+    expect(a.reasons).toEqual([
+      'Redis does not answer (connect ECONNREFUSED)',
+      'stock differences are pending with no successful push for long',
+      '3 stock item(s) rejected by the portal, retried with back-off: see `supplier-sync failures`',
+    ]);
+  });
+
+  it('needs a person for what waiting cannot mend, those reasons first', () => {
+    const a = assess({
+      status: status({
+        daemon: { at: now - 120_000, pid: 1, startedAt: now - 3_600_000 },
+        loginBlock: { at: now - 1000, status: 401, account: 'a@b' },
+        stale: true,
+      }),
+    });
+    expect(a.verdict).toBe('needs a person');
+    expect(a.reasons[0]).toBe('the daemon is not running (last heartbeat 120 s ago)');
+    expect(a.reasons[1]).toMatch(/^the portal refused the credentials/);
+    expect(a.reasons.at(-1)).toMatch(/no successful push/);
+    expect(assess({ status: status({ daemon: null }) }).reasons).toEqual([
+      'the daemon has not run on this data dir (no heartbeat)',
+    ]);
+  });
+});
