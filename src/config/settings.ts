@@ -287,6 +287,17 @@ export const settings = {
     'json',
     'Format of the ready-to-ship files written to outbox/: json or csv.',
   ),
+  shipmentsDeadline: optional(
+    'SHIPMENTS_DEADLINE',
+    text.regex(/^([01]\d|2[0-3]):[0-5]\d(:[0-5]\d)?$/, 'must be a local time HH:MM (or HH:MM:SS)'),
+    "Local time HH:MM (SYNC_TIMEZONE) by which the day's shipments should be confirmed: then one shipments.overdue warning names those handed to the ERP that day and still unconfirmed. Unset: off.",
+  ),
+  shipmentsConfirmWarnMs: setting(
+    'SHIPMENTS_CONFIRM_WARN_MS',
+    int(1000),
+    4 * 3_600_000,
+    'A shipment handed to the ERP this long ago without a confirmation is named once in a shipments.unconfirmed warning, in milliseconds.',
+  ),
   staleAfterMs: setting(
     'SYNC_STALE_AFTER_MS',
     int(60_000),

@@ -34,6 +34,11 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
     person.push(
       'the portal refused the credentials: fix SUPPLIER_EMAIL / SUPPLIER_PASSWORD, then run `supplier-sync api login-block clear`',
     );
+  const overdue = s.shipments.overdue ?? [];
+  if (overdue.length > 0)
+    person.push(
+      `${overdue.length} shipment(s) handed to the ERP today are not confirmed by ${s.shipments.deadline}: ${overdue.slice(0, 5).join(', ')}${overdue.length > 5 ? ', …' : ''}`,
+    );
   const c = s.failures.confirmations;
   if (c.failed + c.conflicts > 0)
     person.push(

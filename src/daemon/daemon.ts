@@ -14,6 +14,7 @@ import { startWorkers } from '../jobs/workers.ts';
 import type { Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
+import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { startHttpServer } from './httpServer.ts';
@@ -35,6 +36,8 @@ export interface Daemon {
 
 /** How often work is re-derived from state.db (lost nudges, due failures, a Redis that restarted). */
 const RECOVER_CRON = '*/30 * * * * *';
+/** How often shipments handed over long ago without a confirmation are looked for (an indexed query). */
+const SHIPMENTS_WATCH_CRON = '*/5 * * * * *';
 /** How often a stale sync is looked for; also the gap between two `sync.stale` warnings. */
 const STALE_CHECK_MS = 15 * 60_000;
 /** The longest a graceful stop waits for jobs in flight before it closes anyway. */
@@ -140,11 +143,24 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       onTick: (slot) => nudges.maintenance('dc-refresh', 'schedule', slot),
     },
     {
+      name: 'shipments-watch',
+      expression: SHIPMENTS_WATCH_CRON,
+      onTick: (slot) => nudges.maintenance('shipments-watch', 'schedule', slot),
+    },
+    {
       name: 'recover',
       expression: RECOVER_CRON,
       onTick: () => recoverWork(deps, 'periodic recovery'),
     },
   ];
+  const deadline = config.shipmentsDeadline;
+  if (deadline !== undefined) {
+    schedules.push({
+      name: 'shipments-deadline',
+      expression: deadlineCron(deadline),
+      onTick: (slot) => nudges.maintenance('deadline', 'SHIPMENTS_DEADLINE', slot),
+    });
+  }
   if (config.snapshotDb) {
     schedules.push({
       name: 'snapshot',

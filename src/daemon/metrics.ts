@@ -68,6 +68,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'Shipment confirmations by state: pending (to send), failed, conflict (operator needed).',
     ['state'],
   );
+  const shipments = gauge(
+    'shipments',
+    'Shipments by state: awaiting_confirmation (handed to the ERP, not confirmed), overdue (handed over today and unconfirmed after SHIPMENTS_DEADLINE).',
+    ['state'],
+  );
   const lastSuccess = gauge(
     'last_success_timestamp_seconds',
     'Unix time of the last push that sent something, file ingested, complete reconciliation, ready-to-ship poll.',
@@ -111,6 +116,9 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     confirmations.set({ state: 'pending' }, s.failures.confirmations.pending);
     confirmations.set({ state: 'failed' }, s.failures.confirmations.failed);
     confirmations.set({ state: 'conflict' }, s.failures.confirmations.conflicts);
+    shipments.reset();
+    shipments.set({ state: 'awaiting_confirmation' }, s.shipments.awaitingConfirmation);
+    shipments.set({ state: 'overdue' }, s.shipments.overdue?.length ?? 0);
     lastSuccess.reset();
     const successes = {
       push: s.last.pushSuccess,

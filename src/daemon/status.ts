@@ -12,6 +12,7 @@ import type { Config } from '../config/index.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
 import { withTimeout } from '../domain/timeout.ts';
 import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
+import { overdueShipments } from '../shipments/watch.ts';
 import { AuthStore } from '../state/authStore.ts';
 import { CallLog } from '../state/callLog.ts';
 import { ConfirmationSends } from '../state/confirmationSends.ts';
@@ -25,7 +26,7 @@ import { checkStale } from './staleWatch.ts';
 
 /** The settings the status read needs (a frozen Config satisfies this). */
 export type StatusSettings = BudgetSettings &
-  Pick<Config, 'staleAfterMs' | 'timezone' | 'bulkBatchSize'>;
+  Pick<Config, 'staleAfterMs' | 'timezone' | 'bulkBatchSize' | 'shipmentsDeadline'>;
 
 /**
  * The operational status, read from state.db at one moment: plain data. `status`, `status
@@ -68,6 +69,10 @@ export interface Status {
     readonly open: number;
     readonly exported: number;
     readonly awaitingConfirmation: number;
+    /** SHIPMENTS_DEADLINE, or null when unset. */
+    readonly deadline: string | null;
+    /** Handed over today and unconfirmed after today's deadline; null before it or without one. */
+    readonly overdue: readonly string[] | null;
   };
   /** The last run of each task, as recorded; null when never. */
   readonly last: {
@@ -111,7 +116,11 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
     eta: { calls, at: etaAt },
     token: token ? { obtainedAt: token.obtainedAt, ageMs: now - token.obtainedAt } : null,
     loginBlock: readLoginBlock(db) ?? null,
-    shipments: new ShipmentStore(db).counts(),
+    shipments: {
+      ...new ShipmentStore(db).counts(),
+      deadline: settings.shipmentsDeadline ?? null,
+      overdue: overdueShipments(db, now, settings.timezone, settings.shipmentsDeadline),
+    },
     last: {
       ingest: kv.get('last.ingest') ?? null,
       push: kv.get('last.push') ?? null,

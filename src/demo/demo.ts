@@ -25,6 +25,9 @@ export interface DemoOptions {
   readonly verbose: boolean;
 }
 
+/** How far ahead of the start the tour's shipments deadline lies (past the confirmations). */
+const DEADLINE_AHEAD_MS = 25_000;
+
 /** The sample files the tour drops (also the README's examples). */
 const EXAMPLES = new URL('../../examples/', import.meta.url);
 
@@ -46,6 +49,9 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     say(`  data dir:  ${dataDir}`);
     say();
 
+    // A shipments deadline a little ahead, to show what happens to orders the ERP leaves unconfirmed.
+    const deadlineAt = Date.now() + DEADLINE_AHEAD_MS;
+    const deadline = new Date(deadlineAt).toISOString().slice(11, 19);
     const narrator = new Narrator(o.out, o.verbose);
     const log = createLogger({ destination: narrator.stream, pretty: false, level: 'info' });
     const config = loadConfig({
@@ -59,6 +65,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
         INBOX_STABILITY_MS: '300',
         INBOX_SCAN_INTERVAL_MS: '2000',
         SHIPMENTS_POLL_CRON: '*/20 * * * * *',
+        SHIPMENTS_DEADLINE: deadline,
       },
     });
     const daemon = await startDaemon({ config, log });
@@ -106,7 +113,16 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     );
     say();
 
-    say('4. What the portal rejected is kept for retry (supplier-sync failures):');
+    say(
+      `4. The shipments deadline (SHIPMENTS_DEADLINE=${deadline}, UTC here) passes: the daemon names the orders handed over today that the ERP has not confirmed.`,
+    );
+    await narrator.waitFor(
+      (l) => l.event === 'shipments.overdue' || l.event === 'shipments.deadline_met',
+      'the shipments deadline',
+    );
+    say();
+
+    say('5. What the portal rejected is kept for retry (supplier-sync failures):');
     const paths = dataPaths(dataDir);
     const db = openStateDb(paths.stateDb);
     try {

@@ -27,6 +27,10 @@ export function narrate(l: LogLine): string | undefined {
       return `  portal: order ${s('order_number')} marked ${s('action')} (${s('carrier')})`;
     case 'shipment.confirm_failed':
       return `  portal: refused ${s('action')} for ${s('order_number')}: ${s('error')}`;
+    case 'shipments.overdue':
+      return `  deadline ${s('deadline')}: ${s('count')} orders handed over today are not confirmed: ${(l.orders as string[]).join(', ')}`;
+    case 'shipments.deadline_met':
+      return `  deadline ${s('deadline')}: every order handed over today is confirmed`;
     default:
       return undefined;
   }

@@ -56,9 +56,15 @@ function offsetAt(at: number, timeZone: string): number {
  * The instant a local wall-clock time of the day of `at` happens in `timeZone` (the earlier one
  * when a clock change repeats it, the later one when it skips it).
  */
-export function localTimeOfDay(at: number, timeZone: string, hour: number, minute: number): number {
+export function localTimeOfDay(
+  at: number,
+  timeZone: string,
+  hour: number,
+  minute: number,
+  second = 0,
+): number {
   const p = localParts(at, timeZone);
-  const wall = Date.UTC(p.year, p.month - 1, p.day, hour, minute);
+  const wall = Date.UTC(p.year, p.month - 1, p.day, hour, minute, second);
   const first = wall - offsetAt(wall, timeZone);
   return wall - offsetAt(first, timeZone);
 }

@@ -15,9 +15,12 @@ export interface JobPayloads {
   reconcile: { readonly reason: string; readonly slot?: string };
   /** Poll ready-to-ship orders (`poll`) or send pending confirmations (`confirm`). */
   shipments: { readonly task: 'poll' | 'confirm'; readonly reason: string; readonly slot?: string };
-  /** Small chores: re-derive work from state.db (due failures, pending pushes and confirmations), DC list refresh, snapshot read. */
+  /**
+   * Small chores: re-derive work from state.db (due failures, pending pushes and confirmations),
+   * DC list refresh, snapshot read, the shipments deadline and the unconfirmed-shipments watch.
+   */
   maintenance: {
-    readonly task: 'recover' | 'dc-refresh' | 'snapshot';
+    readonly task: 'recover' | 'dc-refresh' | 'snapshot' | 'deadline' | 'shipments-watch';
     readonly reason: string;
     readonly slot?: string;
   };

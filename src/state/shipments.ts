@@ -29,6 +29,9 @@ export class ShipmentStore {
   readonly #confirm;
   readonly #counts;
   readonly #exportedIn;
+  readonly #awaitingSince;
+  readonly #overdueUnwarned;
+  readonly #markWarned;
 
   constructor(db: StateDb) {
     this.#db = db;
@@ -63,6 +66,18 @@ export class ShipmentStore {
     );
     this.#exportedIn = db.prepare<[string], { order_number: string }>(
       'SELECT order_number FROM shipments WHERE export_file = ? ORDER BY order_number',
+    );
+    const awaiting = 'exported_at IS NOT NULL AND confirmed_at IS NULL AND left_list_at IS NULL';
+    this.#awaitingSince = db.prepare<[number], { order_number: string }>(
+      `SELECT order_number FROM shipments WHERE ${awaiting} AND exported_at >= ? ORDER BY exported_at, order_number`,
+    );
+    this.#overdueUnwarned = db.prepare<[number], { order_number: string; exported_at: number }>(
+      `SELECT order_number, exported_at FROM shipments
+        WHERE ${awaiting} AND exported_at < ? AND unconfirmed_warned_at IS NULL
+        ORDER BY exported_at, order_number`,
+    );
+    this.#markWarned = db.prepare<[number, string]>(
+      'UPDATE shipments SET unconfirmed_warned_at = ? WHERE order_number = ? AND unconfirmed_warned_at IS NULL',
     );
   }
 
@@ -103,6 +118,27 @@ export class ShipmentStore {
   /** The order is confirmed on the portal: it leaves the ready-to-ship view at once. */
   markConfirmed(order: string, now: number): void {
     this.#confirm.run(now, order);
+  }
+
+  /** Orders handed to the ERP since `since` and not confirmed on the portal (nor gone from the list). */
+  awaitingSince(since: number): string[] {
+    return this.#awaitingSince.all(since).map((r) => r.order_number);
+  }
+
+  /**
+   * Orders handed to the ERP before `before`, still awaiting confirmation and never named for it:
+   * marked as named now (in one transaction, so two processes never name one twice).
+   */
+  takeUnconfirmedBefore(
+    before: number,
+    now: number,
+  ): Array<{ orderNumber: string; exportedAt: number }> {
+    return this.#db.transaction(() =>
+      this.#overdueUnwarned
+        .all(before)
+        .filter((r) => this.#markWarned.run(now, r.order_number).changes > 0)
+        .map((r) => ({ orderNumber: r.order_number, exportedAt: r.exported_at })),
+    )();
   }
 
   counts(): { open: number; exported: number; awaitingConfirmation: number } {

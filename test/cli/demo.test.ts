@@ -10,6 +10,9 @@ describe('supplier-sync demo (real child process)', () => {
     expect(r.output).toMatch(/handed \d+ orders to the ERP/);
     expect(r.output.match(/marked (shipped|collected)/g)).toHaveLength(3);
     expect(r.output).toMatch(/factory:SKU-NOT-ON-PORTAL .*Product not found/);
+    expect(r.output).toMatch(
+      /deadline \d\d:\d\d:\d\d: \d+ orders handed over today are not confirmed: /,
+    );
     expect(r.output).toMatch(/Summary: \d+ portal calls used/);
   });
 

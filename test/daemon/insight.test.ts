@@ -1,5 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
+import { waitUntil } from '../helpers/sandbox.ts';
 
 let h: Harness;
 afterEach(async () => {
@@ -7,6 +10,29 @@ afterEach(async () => {
 });
 
 const json = (output: string) => JSON.parse(output.slice(output.indexOf('{')));
+
+const outboxOrders = (h: Harness) => {
+  const dir = join(h.box.dataDir, 'outbox');
+  return readdirSync(dir)
+    .filter((f) => !f.startsWith('.'))
+    .flatMap((f) =>
+      (
+        JSON.parse(readFileSync(join(dir, f), 'utf8')) as {
+          shipments: Array<{ order_number: string }>;
+        }
+      ).shipments.map((s) => s.order_number),
+    );
+};
+
+/** `HH:MM:SS` of an instant in a time zone. */
+const localClock = (at: number, timeZone: string) =>
+  new Intl.DateTimeFormat('en-GB', {
+    timeZone,
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).format(at);
 
 describe('insight through the running daemon', () => {
   it('status says when the pending differences will be pushed at the budget left', async () => {
@@ -47,5 +73,59 @@ describe('insight through the running daemon', () => {
     expect(text).toMatch(/done by \d\d:\d\d \(in (59 min|1 h)\)/);
     // No raw JSON and no epoch milliseconds anywhere in what a person reads.
     expect(text).not.toMatch(/[{}]|\b1[78]\d{11}\b/);
+  });
+
+  it('warns once at the shipments deadline naming the unconfirmed orders, and names each late one once', async () => {
+    const zone = 'Asia/Kolkata';
+    h = await startHarness(
+      'deadline',
+      {},
+      {
+        SYNC_TIMEZONE: zone,
+        SHIPMENTS_DEADLINE: localClock(Date.now() + 12_000, zone),
+        SHIPMENTS_CONFIRM_WARN_MS: '1000',
+      },
+    );
+    await h.start();
+    await waitUntil(() => outboxOrders(h).length >= 3, { timeoutMs: 15_000 });
+    const handed = outboxOrders(h);
+    const [a, b] = handed;
+    h.drop('confirm.csv', `order_number,carrier,tracking_number\n${a},DPD,T-1\n${b},DPD,T-2\n`);
+    await h.daemon!.waitFor(
+      (l) => l.event === 'shipment.confirmed' && l.order_number === b,
+      15_000,
+      'the two confirmations',
+    );
+    await h.daemon!.waitFor((l) => l.event === 'shipment.confirmed' && l.order_number === a);
+
+    const overdue = await h.daemon!.waitForEvent('shipments.overdue', 30_000);
+    const unconfirmed = handed.filter((o) => o !== a && o !== b).sort();
+    expect(overdue.level).toBe('warn');
+    expect([...(overdue.orders as string[])].sort()).toEqual(unconfirmed);
+    expect(overdue.count).toBe(unconfirmed.length);
+
+    // Each late shipment is named once; a confirmed one never (the confirmations landed first).
+    await waitUntil(
+      () =>
+        h
+          .daemon!.lines.filter((l) => l.event === 'shipments.unconfirmed')
+          .flatMap((l) => l.orders as string[]).length >= unconfirmed.length,
+      { timeoutMs: 15_000, message: 'every late shipment named' },
+    );
+    const named = h
+      .daemon!.lines.filter((l) => l.event === 'shipments.unconfirmed')
+      .flatMap((l) => l.orders as string[]);
+    expect([...named].sort()).toEqual(unconfirmed);
+
+    const s = json((await h.cli(['status', '--json'])).output);
+    expect([...s.shipments.overdue].sort()).toEqual(unconfirmed);
+    expect(s.health.verdict).toBe('needs a person');
+    const text = (await h.cli(['status'])).output;
+    expect(text.split('\n')[0]).toMatch(
+      new RegExp(
+        `NEEDS A PERSON: ${unconfirmed.length} shipment\\(s\\) handed to the ERP today are not confirmed by`,
+      ),
+    );
+    expect(h.daemon!.lines.filter((l) => l.event === 'shipments.overdue')).toHaveLength(1);
   });
 });

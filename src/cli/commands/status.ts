@@ -119,6 +119,9 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
   row(
     'shipments',
     `${s.shipments.open} on the ready-to-ship list, ${s.shipments.awaitingConfirmation} handed to the ERP and awaiting confirmation; ` +
+      (s.shipments.overdue === null
+        ? ''
+        : `${s.shipments.overdue.length} overdue (deadline ${s.shipments.deadline}); `) +
       `confirmations ${f.confirmations.pending} waiting, ${f.confirmations.confirmedToday} confirmed today`,
   );
   const b = s.budget;

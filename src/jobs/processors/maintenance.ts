@@ -1,4 +1,5 @@
 import type { Job } from 'bullmq';
+import { checkDeadline, checkUnconfirmed, type ShipmentWatchDeps } from '../../shipments/watch.ts';
 import { ConfirmationSends } from '../../state/confirmationSends.ts';
 import { PendingStock } from '../../state/pendingStock.ts';
 import { StockFailures } from '../../state/stockFailures.ts';
@@ -22,6 +23,17 @@ export async function recoverWork(
   return { failuresDue: due, pending, confirmationsDue: confirmAt !== null && confirmAt <= now };
 }
 
+function shipmentWatchDeps(deps: JobDeps): ShipmentWatchDeps {
+  return {
+    db: deps.db,
+    log: deps.log,
+    clock: deps.clock,
+    timezone: deps.config.timezone,
+    deadline: deps.config.shipmentsDeadline,
+    confirmWarnMs: deps.config.shipmentsConfirmWarnMs,
+  };
+}
+
 export function maintenanceProcessor(deps: JobDeps) {
   return async (job: Job<JobPayloads['maintenance']>) => {
     switch (job.data.task) {
@@ -30,6 +42,10 @@ export function maintenanceProcessor(deps: JobDeps) {
       case 'dc-refresh':
         await deps.refreshDistributionCentres();
         return { refreshed: true };
+      case 'deadline':
+        return { overdue: checkDeadline(shipmentWatchDeps(deps)).length };
+      case 'shipments-watch':
+        return { named: checkUnconfirmed(shipmentWatchDeps(deps)) };
       case 'snapshot': {
         const stored = await deps.readSnapshot();
         if (stored) await deps.nudges.push('snapshot');
