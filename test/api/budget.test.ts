@@ -154,21 +154,30 @@ describe('call budget', () => {
     expect(portalCalls()).toBe(6);
   });
 
-  it('once the portal said 0 remain, one probe goes after the probe back-off', async () => {
+  it('once the portal said 0 remain, one probe goes after the probe back-off (moved clock)', async () => {
     await setup();
     const db = h.openDb();
-    const client = h.client({ db, serverProbe: { baseMs: 150, maxMs: 1000 } });
+    let now = Date.now();
+    const clock: Clock = {
+      now: () => now,
+      sleep: async (ms) => {
+        now += ms;
+      },
+    };
+    const client = h.client({ db, clock, serverProbe: { baseMs: 150, maxMs: 1000 } });
     await client.reference.sites();
     new KeyValueStore(db).set('api.server_rate', {
       remaining: 0,
       limit: 3600,
-      at: Date.now(),
+      at: now,
       zeroStreak: 1,
     });
     const before = portalCalls();
     expect(await rejection(client.reference.sites())).toBeInstanceOf(BudgetExhaustedError);
+    now += 149;
+    expect(await rejection(client.reference.sites())).toBeInstanceOf(BudgetExhaustedError);
     expect(portalCalls()).toBe(before);
-    await new Promise((r) => setTimeout(r, 200));
+    now += 1;
     await client.reference.sites(); // the probe: the answer says plenty remain
     await client.reference.sites();
     expect(portalCalls()).toBe(before + 2);

@@ -27,6 +27,8 @@ export const TEST_SETTINGS: PortalSettings = {
   backoffBaseMs: 5,
   backoffMaxMs: 50,
   bulkBatchSize: 1000,
+  reloginBaseMs: 30_000,
+  heldTokenRetryMs: 60_000,
 };
 
 /** Every line the clients of a test wrote, parsed. */
