@@ -192,7 +192,6 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue the first poll'));
   if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
 
-
   log.info(
     { event: 'daemon.started', pid: process.pid, config: describeConfig(config) },
     `supplier-sync running on ${config.dataDir}`,
