@@ -114,6 +114,43 @@ describe('ready to ship → outbox', () => {
     expect(files[1]! > files[0]!).toBe(true);
   });
 
+  it('two processes polling one state.db at once hand each order over once', async () => {
+    const other = openStateDb(join(box.dataDir, 'state.db'));
+    const otherClient = createPortalClient({
+      baseUrl: sim.baseUrl,
+      email: 'supplier@example.com',
+      password: 'demo-password',
+      db: other,
+      log,
+      settings: loadConfig({ env: {} }),
+    });
+    try {
+      // Both hold the token, and read the list before either records it (slowed answers).
+      await client.reference.sites();
+      await otherClient.reference.sites();
+      sim.faults.set({ slowMs: 100 });
+      const pollWith = (d: StateDb, c: PortalClient) =>
+        pollReadyToShip({
+          db: d,
+          port: shipmentsPort(c),
+          log,
+          clock: systemClock,
+          outboxDir: outbox,
+          format: 'json',
+        });
+      const outcomes = await Promise.all([pollWith(db, client), pollWith(other, otherClient)]);
+      sim.faults.clear();
+      expect(outcomes.filter((o) => o.exported !== null)).toHaveLength(1);
+      const orders = exportedOrders();
+      expect(orders.length).toBeGreaterThan(0);
+      expect(new Set(orders).size).toBe(orders.length);
+      expect(outboxFiles()).toHaveLength(1);
+    } finally {
+      otherClient.close();
+      other.close();
+    }
+  });
+
   it('writes CSV when asked, with a header and one row per shipment', async () => {
     const outcome = await pollReadyToShip({
       db,
