@@ -9,7 +9,16 @@ import {
 } from '../../src/api/index.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
-import { DEFAULT_PASSWORD, type Harness, harness, rejection, seen, simulator } from './helpers.ts';
+import {
+  DEFAULT_PASSWORD,
+  type Harness,
+  harness,
+  MovedClock,
+  rejection,
+  seen,
+  simulator,
+  untilDone,
+} from './helpers.ts';
 
 let sim: Simulator;
 let h: Harness;
@@ -119,32 +128,14 @@ describe('token lifecycle', () => {
 
   it('at the cap a call is retried with the token held every minute, and logs in once the hour has passed (moved clock)', async () => {
     await setup();
-    let now = Date.now();
-    const clock: Clock = {
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-      },
-    };
+    const clock = new MovedClock();
     const client = h.client({ settings: { loginsPerHour: 1 }, clock });
     await client.reference.sites();
     sim.faults.invalidateTokens();
-    const start = now;
-    const gaps: number[] = [];
-    for (;;) {
-      try {
-        await client.reference.sites();
-        break;
-      } catch (err) {
-        // What a worker does with the failure policy's `wait`: come back at that time.
-        const action = failurePolicy(err);
-        if (action.kind !== 'wait') throw err;
-        gaps.push(action.until - now);
-        now = action.until;
-      }
-    }
+    const start = clock.at;
+    const gaps = await untilDone(() => client.reference.sites(), clock);
     expect(sim.stats().logins).toBe(2);
-    expect(now - start).toBeGreaterThanOrEqual(3_600_000 - 1000);
+    expect(clock.at - start).toBeGreaterThanOrEqual(3_600_000 - 1000);
     expect(Math.max(...gaps)).toBeLessThanOrEqual(60_000);
     expect(gaps.length).toBeGreaterThanOrEqual(59);
     // One line for the decision, not one per retry.
@@ -152,24 +143,18 @@ describe('token lifecycle', () => {
   });
 
   it('an hour of every token refused costs at most 6 logins; work resumes within a minute of the portal accepting tokens (moved clock)', async () => {
-    let now = Date.now();
-    sim = await simulator({ now: () => now });
+    const clock = new MovedClock();
+    sim = await simulator({ now: () => clock.at });
     h = harness(sim, 'auth-storm');
-    const clock: Clock = {
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-      },
-    };
     let client = h.client({ clock });
     await client.reference.sites();
     sim.faults.set({ refuseTokens: true });
-    const start = now;
+    const start = clock.at;
     const loginTimes: number[] = [];
     const seenLogins = () => sim.stats().logins;
     let logins = seenLogins();
     const gaps: number[] = [];
-    for (let round = 0; now - start < 3_600_000; round++) {
+    for (let round = 0; clock.at - start < 3_600_000; round++) {
       // A restart half-way: the spacing is in state.db, not in the process.
       if (round === 20) {
         client.close();
@@ -177,14 +162,14 @@ describe('token lifecycle', () => {
       }
       const err = await rejection(client.reference.sites());
       if (seenLogins() > logins) {
-        loginTimes.push(now - start);
+        loginTimes.push(clock.at - start);
         logins = seenLogins();
       }
       const action = failurePolicy(err);
       expect(action.kind).toBe('wait');
       if (action.kind !== 'wait') return;
-      gaps.push(action.until - now);
-      now = action.until;
+      gaps.push(action.until - clock.at);
+      clock.at = action.until;
     }
     expect(loginTimes.length).toBeLessThanOrEqual(6);
     // At once (the token had served calls), then 60 s, 2 min, 4 min … apart: never closer than 30 s.
@@ -201,26 +186,17 @@ describe('token lifecycle', () => {
       .openDb()
       .prepare('SELECT COUNT(*) FROM login_attempts WHERE at > ?')
       .pluck()
-      .get(now - 3_600_000) as number;
+      .get(clock.at - 3_600_000) as number;
     expect(attempts).toBeLessThanOrEqual(10 - 2);
     expect(h.logs.events('api.token_invalidated').length).toBeGreaterThanOrEqual(loginTimes.length);
     expect(h.logs.events('api.login_blocked').every((b) => b.reason === 'spacing')).toBe(true);
 
     // The portal accepts tokens again: the next retry (at most a minute later) succeeds.
     sim.faults.set({ refuseTokens: false });
-    const recovered = now;
+    const recovered = clock.at;
     const before = seenLogins();
-    for (;;) {
-      try {
-        await client.reference.sites();
-        break;
-      } catch (err) {
-        const action = failurePolicy(err);
-        if (action.kind !== 'wait') throw err;
-        now = action.until;
-      }
-    }
-    expect(now - recovered).toBeLessThanOrEqual(60_000);
+    await untilDone(() => client.reference.sites(), clock);
+    expect(clock.at - recovered).toBeLessThanOrEqual(60_000);
     expect(seenLogins()).toBe(before); // the token held was good again: no login needed
   });
 });

@@ -192,6 +192,10 @@ function row(
   return { orderNumber, action, carrier, trackingNumber, isCollected, line };
 }
 
+/** Stores rows as a file with no ledger entry would, now. */
+const store = (rows: Parameters<typeof storeConfirmations>[1], fileId: number | null = null) =>
+  storeConfirmations(db, rows, { fileId, now: Date.now() });
+
 const send = () =>
   sendConfirmations({ db, port: shipmentsPort(client), log, clock: systemClock, retry });
 
@@ -216,17 +220,13 @@ describe('confirmations → portal', () => {
     await poll();
     const listed = exportedOrders();
     const [a, b, c] = listed;
-    const results = storeConfirmations(
-      db,
-      [
-        row(a!, 'shipped', 'DPD', 'T-A', 2),
-        row(b!, 'shipped', 'UPS', 'T-B', 3, true),
-        row(c!, 'collected', 'DHL', 'T-C', 4),
-        row('NO-SUCH-ORDER', 'shipped', 'DPD', 'T-X', 5),
-        row(a!, 'shipped', 'DPD', 'T-A', 6),
-      ],
-      { fileId: null, now: Date.now() },
-    );
+    const results = store([
+      row(a!, 'shipped', 'DPD', 'T-A', 2),
+      row(b!, 'shipped', 'UPS', 'T-B', 3, true),
+      row(c!, 'collected', 'DHL', 'T-C', 4),
+      row('NO-SUCH-ORDER', 'shipped', 'DPD', 'T-X', 5),
+      row(a!, 'shipped', 'DPD', 'T-A', 6),
+    ]);
     expect(results.map((r) => r.outcome)).toEqual(['new', 'new', 'new', 'new', 'duplicate']);
     sim.resetStats();
 
@@ -255,10 +255,7 @@ describe('confirmations → portal', () => {
     expect(new ShipmentStore(db).counts().open).toBe(listed.length - 3);
 
     // Another tracking number for an order the portal has confirmed: a conflict, never sent.
-    const [late] = storeConfirmations(db, [row(a!, 'shipped', 'DPD', 'T-OTHER', 7)], {
-      fileId: null,
-      now: Date.now(),
-    });
+    const [late] = store([row(a!, 'shipped', 'DPD', 'T-OTHER', 7)]);
     expect(late).toMatchObject({
       outcome: 'conflict',
       existing: { carrier: 'DPD', trackingNumber: 'T-A' },
@@ -278,35 +275,27 @@ describe('confirmations → portal', () => {
     const [a, b, c] = exportedOrders();
     const sends = new ConfirmationSends(db);
     // b: shipped T-9, refused by the portal for good.
-    storeConfirmations(db, [row(b!, 'shipped', 'DHL', 'T-9', 2)], {
-      fileId: null,
-      now: Date.now(),
-    });
+    store([row(b!, 'shipped', 'DHL', 'T-9', 2)]);
     sim.faults.set({
       routeFaults: [{ route: 'POST /shipments/:order_number/shipped', status: 422, times: 1 }],
     });
     expect(await send()).toMatchObject({ failed: 1 });
     expect(sends.failures().map((f) => f.orderNumber)).toEqual([b]);
     // a: shipped T-1, and c: shipped + collected T-5, all still pending (not sent yet).
-    storeConfirmations(
-      db,
-      [
-        row(a!, 'shipped', 'DPD', 'T-1', 2),
-        row(c!, 'shipped', 'UPS', 'T-5', 3),
-        row(c!, 'collected', 'UPS', 'T-5', 4),
-      ],
-      { fileId: null, now: Date.now() },
-    );
+    store([
+      row(a!, 'shipped', 'DPD', 'T-1', 2),
+      row(c!, 'shipped', 'UPS', 'T-5', 3),
+      row(c!, 'collected', 'UPS', 'T-5', 4),
+    ]);
 
     // The ERP corrects the three tracking numbers (a later line or file).
-    const results = storeConfirmations(
-      db,
+    const results = store(
       [
         row(a!, 'shipped', 'DPD', 'T-2', 5),
         row(b!, 'shipped', 'DHL', 'T-10', 6),
         row(c!, 'collected', 'UPS', 'T-6', 7),
       ],
-      { fileId: 42, now: Date.now() },
+      42,
     );
     expect(results.map((r) => r.outcome)).toEqual(['new', 'new', 'new']);
     expect(results[0]!.replaced).toEqual([
@@ -353,16 +342,12 @@ describe('confirmations → portal', () => {
       // a's shipped meets a 500 first: it is retrying while its collected is due.
       routeFaults: [{ route: 'POST /shipments/:order_number/shipped', status: 500, times: 1 }],
     });
-    storeConfirmations(
-      db,
-      [
-        row(a!, 'shipped', 'DPD', 'T-A', 2),
-        row(a!, 'collected', 'DPD', 'T-A', 3),
-        // b's collected comes without its shipped: the portal refuses it (not shipped yet).
-        row(b!, 'collected', 'UPS', 'T-B', 4),
-      ],
-      { fileId: null, now: Date.now() },
-    );
+    store([
+      row(a!, 'shipped', 'DPD', 'T-A', 2),
+      row(a!, 'collected', 'DPD', 'T-A', 3),
+      // b's collected comes without its shipped: the portal refuses it (not shipped yet).
+      row(b!, 'collected', 'UPS', 'T-B', 4),
+    ]);
     sim.resetStats();
     // A first pass with a long back-off, so that the retries wait: a's collected was not sent
     // while its shipped is retrying; b's collected was refused and waits to go again.
@@ -394,10 +379,7 @@ describe('confirmations → portal', () => {
     // b's shipped arrives later (a later file): its collected, waiting after the refusal, goes
     // right after it.
     expect(sim.store.shipment(b!)?.status).toBe('pending');
-    storeConfirmations(db, [row(b!, 'shipped', 'UPS', 'T-B', 2)], {
-      fileId: null,
-      now: Date.now(),
-    });
+    store([row(b!, 'shipped', 'UPS', 'T-B', 2)]);
     await sendUntilSettled(10);
     expect(sim.store.shipment(b!)).toMatchObject({ status: 'collected', tracking_number: 'T-B' });
     expect(new ConfirmationSends(db).counts(0)).toMatchObject({ pending: 0, failed: 0 });
@@ -406,18 +388,12 @@ describe('confirmations → portal', () => {
   it('a refused collected is never recorded as done, though the order shows its tracking number', async () => {
     await poll();
     const [a] = exportedOrders();
-    storeConfirmations(db, [row(a!, 'shipped', 'DPD', 'T-A', 2)], {
-      fileId: null,
-      now: Date.now(),
-    });
+    store([row(a!, 'shipped', 'DPD', 'T-A', 2)]);
     await send();
     expect(sim.store.shipment(a!)).toMatchObject({ status: 'shipped', tracking_number: 'T-A' });
     // The collected's first attempt gets no answer; its resend is refused. The order shows the
     // same carrier and tracking number (from the shipped), but not collected.
-    storeConfirmations(db, [row(a!, 'collected', 'DPD', 'T-A', 3)], {
-      fileId: null,
-      now: Date.now(),
-    });
+    store([row(a!, 'collected', 'DPD', 'T-A', 3)]);
     sim.faults.set({
       nextReset: 1,
       routeFaults: [
@@ -439,10 +415,7 @@ describe('confirmations → portal', () => {
   it('a 403 on confirmations stops them and keeps them pending, not failed', async () => {
     await poll();
     const [a] = exportedOrders();
-    storeConfirmations(db, [row(a!, 'shipped', 'DPD', 'T-A', 2)], {
-      fileId: null,
-      now: Date.now(),
-    });
+    store([row(a!, 'shipped', 'DPD', 'T-A', 2)]);
     sim.faults.set({
       routeFaults: [{ route: 'POST /shipments/:order_number/shipped', status: 403 }],
     });

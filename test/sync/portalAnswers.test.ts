@@ -1,11 +1,8 @@
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BulkIncompleteError, createPortalClient, type PortalClient } from '../../src/api/index.ts';
-import { loadConfig } from '../../src/config/index.ts';
+import { BulkIncompleteError, type PortalClient } from '../../src/api/index.ts';
 import { stockWriter } from '../../src/daemon/portAdapters.ts';
 import { type Clock, systemClock } from '../../src/domain/clock.ts';
-import { createLogger } from '../../src/log/logger.ts';
 import {
   type Simulator,
   type SimulatorOptions,
@@ -19,6 +16,7 @@ import { StockFailures } from '../../src/state/stockFailures.ts';
 import { pushPending } from '../../src/sync/push.ts';
 import { rejection } from '../api/helpers.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
+import { pushClient } from './helpers.ts';
 
 /**
  * The push against answers the spec leaves open, each given by a simulator knob: DC errors
@@ -39,29 +37,10 @@ async function setup(simOptions: SimulatorOptions = {}, env: Record<string, stri
   box = makeSandbox('answers');
   sim = await startSimulator({ products: 300, ...simOptions });
   db = openStateDb(join(box.dataDir, 'state.db'));
-  logText = [];
-  const stream = new PassThrough();
-  stream.on('data', (c: Buffer) => logText.push(c.toString()));
-  const log = createLogger({ destination: stream, pretty: false, level: 'debug' });
-  const config = loadConfig({
-    env: {
-      SUPPLIER_API_URL: sim.baseUrl,
-      SUPPLIER_EMAIL: 'supplier@example.com',
-      SUPPLIER_PASSWORD: 'demo-password',
-      BULK_BATCH_SIZE: '100',
-      API_BACKOFF_BASE_MS: '5',
-      API_BACKOFF_MAX_MS: '50',
-      ...env,
-    },
-  });
-  client = createPortalClient({
-    baseUrl: sim.baseUrl,
-    email: config.email!,
-    password: config.password!,
-    db,
-    log,
-    settings: config,
-  });
+  const made = pushClient(sim, db, { BULK_BATCH_SIZE: '100', ...env });
+  client = made.client;
+  logText = made.logText;
+  const log = made.log;
   return (clock: Clock = systemClock) => ({
     db,
     writer: stockWriter(client),
