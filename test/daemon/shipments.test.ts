@@ -92,8 +92,10 @@ describe('shipments through the running daemon', () => {
       await h.daemon!.waitFor((l) => l.event === 'shipments.polled', 15_000);
       const handed = outboxOrders(h);
       for (const o of ready) expect(handed.filter((x) => x === o)).toHaveLength(1);
-      expect(readdirSync(join(h.box.dataDir, 'outbox')).filter((f) => f.startsWith('.'))).toEqual(
-        [],
+      // No temporary file left (the next day's own hand-over may be finishing: wait for it).
+      await waitUntil(
+        () => readdirSync(join(h.box.dataDir, 'outbox')).every((f) => !f.startsWith('.')),
+        { timeoutMs: 10_000, message: 'no temporary file in outbox/' },
       );
       expect(h.daemon!.lines.some((l) => l.event === 'shipments.export_recovered')).toBe(true);
     },
