@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.ts';
 import type { BatchSizes, BulkKind } from './batchSizes.ts';
 import { type ErrorBodyDetails, errorDetails } from './body.ts';
 import type { Caller } from './caller.ts';
-import { BulkIncompleteError } from './errors.ts';
+import { BulkIncompleteError, refusesContent } from './errors.ts';
 import { type CallOptions, httpError } from './request.ts';
 import { type StockError, type StockUpdated, stockUpdateResultSchema } from './schemas.ts';
 
@@ -118,7 +118,8 @@ export async function bulkUpdate<I extends FactoryStockItem>(
       await sendAll(batch, batch.length - 1);
       return;
     }
-    if (!isRefusal(status)) throw httpError(where, response.raw, false);
+    // 403, 404, 408 are not about the items: the failure policy decides on them.
+    if (!refusesContent(status)) throw httpError(where, response.raw, false);
     const index = itemIndex(details.field);
     const named = index === undefined ? undefined : batch[index];
     if (named !== undefined && batch.length > 1) {
@@ -179,15 +180,6 @@ function saysTooLarge(status: number, details: ErrorBodyDetails): boolean {
   return /too[\s_-]*(many|large|big|long)|at most|maximum|max[\s_-]*(items|size|count)|exceed|limit/i.test(
     words,
   );
-}
-
-/**
- * A 4xx that refuses this request for good. 401 and 429 never reach here (the call handles
- * them); 403 is about the account and 404 about the route, not the items, and 408 may pass:
- * those are thrown for the failure policy to decide.
- */
-function isRefusal(status: number): boolean {
-  return status >= 400 && status < 500 && ![403, 404, 408].includes(status);
 }
 
 /** The item an error field names by its position: `3.stock_quantity`, `items[3].sku`, `3`. */

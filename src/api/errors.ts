@@ -192,6 +192,15 @@ export class BulkIncompleteError<I = unknown, A = unknown> extends Error {
   }
 }
 
+/**
+ * A 4xx that refuses what was sent, so that its content is worth a look (which item, already
+ * done, not yet): not 403 (the account), 404 (the address), 408 (a timeout); 401 and 429 never
+ * reach a caller (the call handles them).
+ */
+export function refusesContent(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 403 && status !== 404 && status !== 408;
+}
+
 export function isPortalError(err: unknown): err is PortalError {
   return err instanceof PortalError;
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errorDetails } from '../body.ts';
 import { type Caller, callJson, describe, seg } from '../caller.ts';
-import { PortalHttpError } from '../errors.ts';
+import { PortalHttpError, refusesContent } from '../errors.ts';
 import { fetchAll } from '../pagination.ts';
 import { type CallOptions, expectOk } from '../request.ts';
 import { type Shipment, shipmentSchema } from '../schemas.ts';
@@ -86,7 +86,7 @@ export function shipmentsApi(caller: Caller): ShipmentsApi {
       return { status: response.status, body: response.body, alreadyDone: false };
     }
     const uncertain = response.resentAfterNoAnswer || options.previousAttemptUnanswered === true;
-    if (isRefusal(response.status) && (uncertain || kind === 'collected')) {
+    if (refusesContent(response.status) && (uncertain || kind === 'collected')) {
       // Ask the portal what it holds rather than read the message.
       const shipment = await get(orderNumber, options);
       if (uncertain && shownDone(kind, shipment, input)) {
@@ -119,14 +119,6 @@ export function shipmentsApi(caller: Caller): ShipmentsApi {
     shipped: (orderNumber, input, options) => action('shipped', orderNumber, input, options),
     collected: (orderNumber, input, options) => action('collected', orderNumber, input, options),
   };
-}
-
-/**
- * A 4xx that may mean "already done" or "not yet": 401 and 429 never reach here (the call handles
- * them), 403 is about the account and 404 about the order, so they are taken as they are.
- */
-function isRefusal(status: number): boolean {
-  return status >= 400 && status < 500 && status !== 403 && status !== 404 && status !== 408;
 }
 
 /**
