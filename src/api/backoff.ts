@@ -4,7 +4,7 @@
 export interface BackoffOptions {
   /** First wait, in ms; it doubles with each further attempt. */
   readonly base: number;
-  /** Longest single wait, in ms; also caps a Retry-After. */
+  /** Longest wait of our own, in ms (a Retry-After is not capped: the server knows best). */
   readonly max: number;
   /**
    * Share of the wait that is randomised, 0..1: the wait lies in [d·(1 − jitter), d]. 0 for the
@@ -12,7 +12,7 @@ export interface BackoffOptions {
    * clients do not retry in step.
    */
   readonly jitter?: number;
-  /** What the server asked for (Retry-After), in ms; the wait is never shorter, within `max`. */
+  /** What the server asked for (Retry-After), in ms; the wait is never shorter. */
   readonly retryAfter?: number | undefined;
   /** Source of randomness in [0, 1); Math.random by default. */
   readonly random?: () => number;
@@ -26,8 +26,8 @@ export function backoffDelay(attempt: number, options: BackoffOptions): number {
   const exponential = Math.min(max, base * 2 ** (n - 1));
   const share = Math.min(1, Math.max(0, jitter));
   const jittered = exponential - exponential * share * random();
-  const wanted = retryAfter === undefined ? jittered : Math.max(jittered, retryAfter);
-  return Math.max(0, Math.round(Math.min(max, wanted)));
+  const own = Math.min(max, jittered);
+  return Math.max(0, Math.round(retryAfter === undefined ? own : Math.max(own, retryAfter)));
 }
 
 /**

@@ -6,6 +6,8 @@ import { type ApiResponse, type CallOptions, type CallSpec, expectOk } from './r
 export interface Caller {
   /** Resolves with 2xx and final 4xx answers; throws for the rest (see sendCall). */
   send(spec: CallSpec, options?: CallOptions): Promise<ApiResponse>;
+  /** Logs a warning once per client for `key` (a surprise in answers, not worth a line each). */
+  warnOnce(key: string, fields: Record<string, unknown>, message: string): void;
 }
 
 export function describe(spec: Pick<CallSpec, 'method' | 'path'>): string {

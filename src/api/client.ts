@@ -32,6 +32,8 @@ export type PortalSettings = Pick<
   | 'retryLimit'
   | 'backoffBaseMs'
   | 'backoffMaxMs'
+  | 'reloginBaseMs'
+  | 'heldTokenRetryMs'
   | 'bulkBatchSize'
 >;
 
@@ -66,6 +68,8 @@ export interface PortalClient {
   maxBatchSize(kind: BulkKind): number;
   /** Forgets a learnt batch size (the portal raised its limit). */
   forgetBatchSize(kind: BulkKind): void;
+  /** When the batch size of `kind` was last learnt from a refusal; null when nothing is learnt. */
+  batchSizeLearntAt(kind: BulkKind): number | null;
   /** Calls used in the last hour and what each lane has left. */
   budget(): BudgetStatus;
   /** Stops waits and closes kept-alive connections; pending calls fail with ClientClosedError. */
@@ -104,6 +108,8 @@ export function createPortalClient(options: PortalClientOptions): PortalClient {
     retryLimit: settings.retryLimit,
     backoffBaseMs: settings.backoffBaseMs,
     backoffMaxMs: settings.backoffMaxMs,
+    reloginBaseMs: settings.reloginBaseMs,
+    heldTokenRetryMs: settings.heldTokenRetryMs,
     signal: closing.signal,
   });
   const budget = new CallBudget(db, { settings, clock, logger, probe: options.serverProbe });
@@ -119,9 +125,17 @@ export function createPortalClient(options: PortalClientOptions): PortalClient {
     defaultLane: options.lane ?? 'operator',
     signal: closing.signal,
   };
-  const caller: Caller = { send: (spec, callOptions) => sendCall(requestDeps, spec, callOptions) };
+  const warned = new Set<string>();
+  const caller: Caller = {
+    send: (spec, callOptions) => sendCall(requestDeps, spec, callOptions),
+    warnOnce: (key, fields, message) => {
+      if (warned.has(key)) return;
+      warned.add(key);
+      logger.warn(fields, message);
+    },
+  };
   const sizes = new BatchSizes(db, settings.bulkBatchSize);
-  const bulkDeps = { caller, sizes, logger };
+  const bulkDeps = { caller, sizes, logger, now: () => clock.now() };
 
   return {
     brands: brandsApi(caller),
@@ -135,6 +149,7 @@ export function createPortalClient(options: PortalClientOptions): PortalClient {
     },
     maxBatchSize: (kind) => sizes.max(kind),
     forgetBatchSize: (kind) => sizes.forget(kind),
+    batchSizeLearntAt: (kind) => sizes.learntAt(kind),
     budget: () => budgetStatus(db, settings, clock.now(), options.serverProbe),
     close: () => {
       closing.abort(new Error('portal client closed'));

@@ -13,6 +13,8 @@ export type PortalErrorCode =
   | 'E_BUDGET'
   | 'E_LOGIN_BLOCKED'
   | 'E_LOGIN_REJECTED'
+  | 'E_LOGIN_WAIT'
+  | 'E_TOKEN_REFUSED'
   | 'E_BAD_RESPONSE'
   | 'E_CLOSED';
 
@@ -125,6 +127,36 @@ export class LoginBlockedError extends PortalError {
   readonly retryable = false;
 }
 
+/**
+ * No token is at hand and no login may be made before `retryAt`: the login cap of the rolling
+ * hour is spent (see auth/loginCap.ts). Nothing is wrong with the call; it waits.
+ */
+export class LoginWaitError extends PortalError {
+  readonly code = 'E_LOGIN_WAIT';
+  readonly retryable = true;
+  declare readonly retryAt: number;
+
+  constructor(message: string, retryAt: number) {
+    super(message, { retryAt });
+  }
+}
+
+/**
+ * The portal refused the token this call held, and logging in again now is pointless or not
+ * allowed (a fresh token was refused at once, or only the logins kept for later are left). The
+ * call is worth trying again at `retryAt` with the token held then: at the next allowed login,
+ * or sooner, so that work resumes soon after the portal accepts tokens again.
+ */
+export class TokenRefusedError extends PortalError {
+  readonly code = 'E_TOKEN_REFUSED';
+  readonly retryable = true;
+  declare readonly retryAt: number;
+
+  constructor(message: string, retryAt: number) {
+    super(message, { status: 401, retryAt });
+  }
+}
+
 /** A 2xx answer whose body does not have the shape the spec shows. */
 export class BadResponseError extends PortalError {
   readonly code = 'E_BAD_RESPONSE';
@@ -135,6 +167,38 @@ export class BadResponseError extends PortalError {
 export class ClientClosedError extends PortalError {
   readonly code = 'E_CLOSED';
   readonly retryable = true;
+}
+
+/**
+ * A bulk update that stopped part-way: a later request failed (budget, 5xx after retries, …)
+ * after earlier ones were answered. `answered` holds what the portal said for the items sent
+ * before, `unsent` the items that got no answer; `cause` is the failure (decide on it, see
+ * failurePolicy). The caller keeps the answers and leaves the rest for later.
+ */
+export class BulkIncompleteError<I = unknown, A = unknown> extends Error {
+  override readonly cause: unknown;
+  readonly answered: A;
+  readonly unsent: readonly I[];
+
+  constructor(cause: unknown, answered: A, unsent: readonly I[]) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(scrubString(`bulk update stopped with ${unsent.length} items unsent: ${why}`), {
+      cause,
+    });
+    this.name = 'BulkIncompleteError';
+    this.cause = cause;
+    this.answered = answered;
+    this.unsent = unsent;
+  }
+}
+
+/**
+ * A 4xx that refuses what was sent, so that its content is worth a look (which item, already
+ * done, not yet): not 403 (the account), 404 (the address), 408 (a timeout); 401 and 429 never
+ * reach a caller (the call handles them).
+ */
+export function refusesContent(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 403 && status !== 404 && status !== 408;
 }
 
 export function isPortalError(err: unknown): err is PortalError {

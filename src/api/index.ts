@@ -1,7 +1,14 @@
 /** The Supplier Portal client: endpoints, token, budget, back-off, pagination, bulk, errors. */
 export { clearLoginBlock, readLoginBlock } from './auth/loginBlock.ts';
 export { backoffDelay, parseRetryAfter } from './backoff.ts';
-export { BatchSizes, type BulkKind, batchSizeFrom } from './batchSizes.ts';
+export {
+  BatchSizes,
+  type BulkKind,
+  batchSizeFrom,
+  LEARN_FLOOR,
+  REPROBE_AFTER_MS,
+  reprobeDue,
+} from './batchSizes.ts';
 export {
   type CallDecision,
   type CallDecisionInput,
@@ -19,7 +26,7 @@ export {
   budgetStatus,
   laneReserve,
 } from './budget/store.ts';
-export type { BulkResult, DcStockItem, FactoryStockItem } from './bulk.ts';
+export type { BulkAnswer, BulkResult, DcStockItem, FactoryStockItem } from './bulk.ts';
 export {
   createPortalClient,
   type PortalClient,
@@ -49,6 +56,7 @@ export type {
   StockUpdateResult,
 } from './endpoints/stock.ts';
 export * from './errors.ts';
+export { type FailureAction, failurePolicy } from './failurePolicy.ts';
 export type { Page, WalkOptions } from './pagination.ts';
 export type { CallOptions } from './request.ts';
 export type * from './schemas.ts';

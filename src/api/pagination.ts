@@ -40,6 +40,7 @@ export async function fetchPage<S extends z.ZodType>(
     pageSchema(item),
     options,
   );
+  if (!body.meta?.next_cursor) warnUnfollowed(caller, spec, body);
   return {
     items: body.data,
     cursor,
@@ -98,8 +99,41 @@ export async function fetchAll<S extends z.ZodType>(
     if (Array.isArray(body)) return [...out, ...body];
     out.push(...body.data);
     const next = body.meta?.next_cursor ?? null;
+    if (next === null || next === '') warnUnfollowed(caller, spec, body);
     if (next === null || next === '' || seen.has(next)) return out;
     seen.add(next);
     cursor = next;
   }
+}
+
+/**
+ * An answer that says more pages exist in a way this client does not follow (a `links.next` URL
+ * or page numbers without `meta.next_cursor`, as in Laravel's page-numbered lists): what was read
+ * may be only the first page. Said once per route, with the portal's figures; the walk stops as
+ * the spec says (no next cursor: the end).
+ */
+function warnUnfollowed(
+  caller: Caller,
+  spec: Pick<CallSpec, 'method' | 'path'>,
+  body: { links?: { next?: string | null | undefined } | undefined; meta?: object | undefined },
+): void {
+  const meta = (body.meta ?? {}) as Record<string, unknown>;
+  const page = typeof meta.current_page === 'number' ? meta.current_page : undefined;
+  const last = typeof meta.last_page === 'number' ? meta.last_page : undefined;
+  const byNumber = page !== undefined && last !== undefined && page < last;
+  const byLink = typeof body.links?.next === 'string' && body.links.next !== '';
+  if (!byNumber && !byLink) return;
+  const route = `${spec.method} /${spec.path}`;
+  caller.warnOnce(
+    `unfollowed:${route}`,
+    {
+      event: 'api.list_unfollowed',
+      route,
+      currentPage: page,
+      lastPage: last,
+      total: typeof meta.total === 'number' ? meta.total : undefined,
+      by: byNumber ? 'page numbers' : 'links.next',
+    },
+    `${route} says more pages follow (${byNumber ? `page ${page} of ${last}` : 'links.next'}), but only meta.next_cursor is followed: items beyond this page are not read`,
+  );
 }

@@ -54,8 +54,6 @@ export interface RequestDeps {
   readonly signal: AbortSignal;
 }
 
-/** How many times one call may fetch a new token after 401s before giving up. */
-const MAX_RENEWALS = 3;
 /** Share of a 5xx/network back-off that is random. */
 const ERROR_JITTER = 0.5;
 
@@ -74,7 +72,6 @@ export async function sendCall(
     options.signal === undefined ? deps.signal : AbortSignal.any([deps.signal, options.signal]);
   const where = `${spec.method} /${spec.path}`;
   let retries = 0;
-  let renewals = 0;
   let unanswered = false;
   let after429 = false;
 
@@ -111,31 +108,26 @@ export async function sendCall(
       return answer(response, unanswered);
     }
     if (status === 401) {
-      if (renewals >= MAX_RENEWALS) {
-        // Tokens keep being refused right after renewal (someone else keeps logging in):
-        // worth a later retry, not worth burning more logins now.
-        throw new PortalHttpError(`${where}: token refused ${renewals + 1} times in a row`, {
-          status,
-          ...errorDetails(response),
-          retryable: true,
-        });
-      }
-      renewals++;
-      await deps.session.renew(token);
+      // A newer token, or one login (at most: a token refused right after its own login is
+      // answered by the spacing of re-logins with TokenRefusedError), then the call goes again.
+      await deps.session.afterRefusal(token);
       continue;
     }
     if (status === 429) {
       const retryAfter = parseRetryAfter(response.headers['retry-after'], deps.clock.now());
       const waitMs = backoff(deps, retries + 1, 0, retryAfter);
-      if (retries >= deps.retryLimit) {
-        throw new RateLimitedError(
-          `${where}: rate-limited by the portal after ${retries} retries`,
-          {
-            status,
-            ...errorDetails(response),
-            retryAt: deps.clock.now() + waitMs,
-          },
-        );
+      // A Retry-After beyond our own longest back-off is honoured, not cut short: the call ends
+      // and its job waits until then instead of holding a worker (the failure policy's retry).
+      if (retries >= deps.retryLimit || (retryAfter ?? 0) > deps.backoffMaxMs) {
+        const why =
+          retries >= deps.retryLimit
+            ? `after ${retries} retries`
+            : `asking to wait ${Math.round(waitMs / 1000)} s`;
+        throw new RateLimitedError(`${where}: rate-limited by the portal ${why}`, {
+          status,
+          ...errorDetails(response),
+          retryAt: deps.clock.now() + waitMs,
+        });
       }
       retries++;
       after429 = true;

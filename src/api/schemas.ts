@@ -138,6 +138,8 @@ export const shipmentSchema = z.looseObject({
   carrier: nullableString.optional(),
   tracking_number: nullableString.optional(),
   is_collected: z.boolean().optional(),
+  /** Not in the spec; read when a portal sends it (the simulator does). */
+  is_shipped: z.boolean().optional(),
 });
 export type Shipment = z.infer<typeof shipmentSchema>;
 

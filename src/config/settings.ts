@@ -168,7 +168,19 @@ export const settings = {
     'API_BACKOFF_MAX_MS',
     int(1),
     60_000,
-    'Longest single back-off wait, in milliseconds (also caps a Retry-After).',
+    'Longest back-off wait of our own, in milliseconds. A longer Retry-After is honoured: the call ends and its job waits until then.',
+  ),
+  reloginBaseMs: setting(
+    'API_RELOGIN_BASE_MS',
+    int(1),
+    30_000,
+    'While the portal refuses fresh tokens, the n-th re-login since the last good call is followed by a gap of this × 2^n milliseconds (60 s, 2 min, 4 min … up to 1 h), so an hour of refused tokens costs at most 6 logins.',
+  ),
+  heldTokenRetryMs: setting(
+    'API_TOKEN_RETRY_MS',
+    int(1),
+    60_000,
+    'While a re-login waits its turn, work is retried with the token held this often, in milliseconds, so it resumes within this long once the portal accepts tokens again.',
   ),
   bulkBatchSize: setting(
     'BULK_BATCH_SIZE',

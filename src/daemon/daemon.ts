@@ -8,7 +8,7 @@ import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { processors } from '../jobs/processors/index.ts';
 import { recoverWork } from '../jobs/processors/maintenance.ts';
-import { closeQueues, createQueues } from '../jobs/queues.ts';
+import { closeQueues, createQueues, liftPauses } from '../jobs/queues.ts';
 import { type Schedule, startSchedules } from '../jobs/schedules.ts';
 import { startWorkers } from '../jobs/workers.ts';
 import type { Logger } from '../log/logger.ts';
@@ -40,6 +40,8 @@ const RECOVER_CRON = '*/30 * * * * *';
 const SHIPMENTS_WATCH_CRON = '*/5 * * * * *';
 /** How often a stale sync is looked for; also the gap between two `sync.stale` warnings. */
 const STALE_CHECK_MS = 15 * 60_000;
+/** The longest the start waits to lift the queues' pauses (Redis may be down). */
+const LIFT_PAUSES_WAIT_MS = 2000;
 /** The longest a graceful stop waits for jobs in flight before it closes anyway. */
 const STOP_GRACE_MS = 8000;
 
@@ -110,6 +112,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   };
 
   await recoverOutbox(outbox);
+  // Before the workers look at their queues (a worker that met a pause sleeps it out): a
+  // restart after a configuration fix works at once. Bounded, so a Redis that is down does not
+  // hold the start.
+  await Promise.race([
+    liftPauses(queues).catch((err) =>
+      log.warn({ event: 'queue.error', err }, 'could not lift the queues’ pauses'),
+    ),
+    new Promise((r) => setTimeout(r, LIFT_PAUSES_WAIT_MS).unref()),
+  ]);
   const workers = startWorkers({
     redisUrl: config.redisUrl,
     prefix: config.queuePrefix,

@@ -6,6 +6,8 @@ import type { StockReader, StockWriter } from '../sync/ports.ts';
 export function stockWriter(client: PortalClient): StockWriter {
   return {
     maxBatchSize: (kind) => client.maxBatchSize(kind),
+    batchSizeLearntAt: (kind) => client.batchSizeLearntAt(kind),
+    forgetBatchSize: (kind) => client.forgetBatchSize(kind),
     async bulkUpdate(kind, rows, signal) {
       const options = { lane: 'stock' as const, signal };
       const result =

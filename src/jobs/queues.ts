@@ -61,6 +61,15 @@ export function createQueues(connection: Redis, prefix: string): Queues {
   };
 }
 
+/**
+ * Lifts every queue's pause (a spent budget, a lane stopped until the configuration is fixed):
+ * at start, so that a restart after a fix works at once. A lane whose cause remains meets it on
+ * its first job and pauses again (a spent budget without a call; a 403 with one).
+ */
+export async function liftPauses(queues: Queues): Promise<void> {
+  await Promise.all(Object.values(queues).map((q: Queue) => q.removeRateLimitKey()));
+}
+
 export async function closeQueues(queues: Queues): Promise<void> {
   await Promise.allSettled(Object.values(queues).map((q: Queue) => q.close()));
 }

@@ -1,4 +1,5 @@
-import { type Job, RateLimitError, Worker } from 'bullmq';
+import { DelayedError, type Job, RateLimitError, UnrecoverableError, Worker } from 'bullmq';
+import { failurePolicy } from '../api/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import { redisConnection } from './connection.ts';
 import type { JobPayloads, QueueName, Queues } from './queues.ts';
@@ -14,11 +15,68 @@ export type Processors = { readonly [N in QueueName]: Processor<N> };
  */
 const stalledCheckMs = (lockMs: number) => Math.max(500, Math.floor(lockMs / 4));
 
-/** An error that says the call budget is spent until `retryAt` (the API client's BudgetExhaustedError). */
-function budgetRetryAt(err: unknown): number | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const e = err as { code?: unknown; retryAt?: unknown };
-  return e.code === 'E_BUDGET' && typeof e.retryAt === 'number' ? e.retryAt : undefined;
+/**
+ * How long a lane stops when the portal needs a person (credentials refused, 403): its job is
+ * tried again after this, which costs nothing while the login is blocked and one call otherwise,
+ * so a fix on the portal's side (permissions granted) is noticed without a restart.
+ */
+export const FIX_CONFIG_RECHECK_MS = 5 * 60_000;
+
+/** The error to end a failed job with, after pausing its queue or delaying it as due. */
+async function afterFailure(
+  err: unknown,
+  job: Job,
+  token: string | undefined,
+  name: QueueName,
+  opts: { readonly queues: Queues; readonly log: Logger; readonly now: () => number },
+): Promise<unknown> {
+  const action = failurePolicy(err);
+  const message = err instanceof Error ? err.message : String(err);
+  switch (action.kind) {
+    case 'final':
+      return new UnrecoverableError(message);
+    case 'wait': {
+      const waitMs = Math.max(1000, action.until - opts.now());
+      opts.log.info(
+        {
+          event: 'queue.paused',
+          queue: name,
+          waitMs,
+          until: new Date(action.until).toISOString(),
+          reason: action.reason,
+        },
+        `${name} waits ${Math.round(waitMs / 1000)} s: ${action.reason}`,
+      );
+      await opts.queues[name].rateLimit(waitMs);
+      return new RateLimitError();
+    }
+    case 'fix-config':
+      opts.log.error(
+        {
+          event: 'queue.fix_config',
+          queue: name,
+          reason: action.reason,
+          recheckMs: FIX_CONFIG_RECHECK_MS,
+        },
+        `${name} stopped until the configuration is fixed: ${action.reason}`,
+      );
+      await opts.queues[name].rateLimit(FIX_CONFIG_RECHECK_MS);
+      return new RateLimitError();
+    case 'retry': {
+      if (action.notBefore === undefined || action.notBefore <= opts.now() || !token) return err;
+      opts.log.info(
+        {
+          event: 'job.delayed',
+          queue: name,
+          job: job.name,
+          until: new Date(action.notBefore).toISOString(),
+        },
+        `${name} job waits until ${new Date(action.notBefore).toISOString()}: ${message}`,
+      );
+      await job.moveToDelayed(action.notBefore, token);
+      return new DelayedError();
+    }
+  }
 }
 
 export interface WorkerSet {
@@ -26,8 +84,12 @@ export interface WorkerSet {
 }
 
 /**
- * One worker per queue, one job at a time each (one push per account, files in order). A job that
- * meets a spent budget is not failed: its queue pauses until the budget frees, and the job waits.
+ * One worker per queue, one job at a time each (one push per account, files in order). A job's
+ * failure is handled as the API's failure policy says: `wait` (budget spent, login held back)
+ * pauses its queue until then and the job waits, not failed; `retry` at a time the portal named
+ * delays the job until then, otherwise BullMQ's attempts and back-off take it; `final` fails the
+ * job at once (UnrecoverableError); `fix-config` stops the lane, logs an error, and looks again
+ * every FIX_CONFIG_RECHECK_MS (the work stays pending in state.db).
  */
 export function startWorkers(opts: {
   readonly redisUrl: string;
@@ -46,19 +108,11 @@ export function startWorkers(opts: {
     const process = opts.processors[name] as Processor<QueueName>;
     const worker = new Worker<JobPayloads[QueueName]>(
       name,
-      async (job) => {
+      async (job, token) => {
         try {
           return await process(job);
         } catch (err) {
-          const retryAt = budgetRetryAt(err);
-          if (retryAt === undefined) throw err;
-          const waitMs = Math.max(1000, retryAt - now());
-          opts.log.info(
-            { event: 'queue.paused', queue: name, waitMs, until: new Date(retryAt).toISOString() },
-            `call budget spent: ${name} waits ${Math.round(waitMs / 1000)} s`,
-          );
-          await opts.queues[name].rateLimit(waitMs);
-          throw new RateLimitError();
+          throw await afterFailure(err, job, token, name, { ...opts, now });
         }
       },
       {

@@ -1,3 +1,4 @@
+import { failurePolicy } from '../api/failurePolicy.ts';
 import type { Clock } from '../domain/clock.ts';
 import { nextAttemptAt, type RetrySettings } from '../domain/retrySchedule.ts';
 import type { Logger } from '../log/logger.ts';
@@ -21,30 +22,6 @@ export interface ConfirmTotals {
   confirmed: number;
   failed: number;
   retrying: number;
-}
-
-/** How the portal's answer to a confirmation is taken. */
-export type ConfirmVerdict = 'permanent' | 'retry' | 'stop';
-
-/**
- * A 4xx that is not about auth or rate limits means the portal refuses this confirmation (unknown
- * order, a state it will not move from): final. Spent budget, login trouble: stop this run and
- * let the job wait. Anything else (5xx, timeouts, resets, 429 after retries): try again later.
- */
-export function classifyConfirmError(err: unknown): { verdict: ConfirmVerdict; answered: boolean } {
-  const e = (typeof err === 'object' && err !== null ? err : {}) as {
-    code?: unknown;
-    status?: unknown;
-  };
-  if (e.code === 'E_BUDGET' || e.code === 'E_LOGIN_BLOCKED' || e.code === 'E_LOGIN_REJECTED') {
-    return { verdict: 'stop', answered: false };
-  }
-  const status = typeof e.status === 'number' ? e.status : undefined;
-  if (status !== undefined && status >= 400 && status < 500 && ![401, 408, 429].includes(status)) {
-    return { verdict: 'permanent', answered: true };
-  }
-  const unanswered = e.code === 'E_NETWORK' || e.code === 'E_TIMEOUT' || status === undefined;
-  return { verdict: 'retry', answered: !unanswered };
 }
 
 /** Sends every due confirmation, oldest first. Each is sent at most once to success. */
@@ -76,14 +53,26 @@ async function sendOne(
   sends: ConfirmationSends,
   deps: ConfirmDeps,
 ): Promise<'confirmed' | 'failed' | 'retrying'> {
-  const afterUnanswered = c.attempts > 0;
-  sends.beginAttempt(c.id);
   const fields = {
     order_number: c.orderNumber,
     action: c.action,
     carrier: c.carrier,
     attempt: c.attempts + 1,
   };
+  const other = sends.confirmedOtherParcel(c);
+  if (other !== undefined) {
+    // Another parcel was confirmed for the order while this one waited (a send in flight when a
+    // correction came): a conflict, as if it had arrived after, never sent.
+    const error = `order already confirmed with carrier ${other.carrier}, tracking ${other.trackingNumber}`;
+    sends.conflict(c.id, error);
+    deps.log.warn(
+      { event: 'shipment.confirm_conflict', ...fields, error },
+      `${c.action} for ${c.orderNumber} not sent: ${error}`,
+    );
+    return 'failed';
+  }
+  const afterUnanswered = c.attempts > 0;
+  sends.beginAttempt(c.id);
   try {
     await deps.port.confirm(c, { afterUnanswered, signal: deps.signal });
     sends.confirmed(c.id, deps.clock.now());
@@ -93,9 +82,9 @@ async function sendOne(
     );
     return 'confirmed';
   } catch (err) {
-    const { verdict, answered } = classifyConfirmError(err);
+    const action = failurePolicy(err);
     const message = err instanceof Error ? err.message : String(err);
-    if (verdict === 'permanent') {
+    if (action.kind === 'final') {
       sends.failed(c.id, message);
       deps.log.warn(
         { event: 'shipment.confirm_failed', ...fields, error: message },
@@ -103,12 +92,18 @@ async function sendOne(
       );
       return 'failed';
     }
-    const at =
-      verdict === 'stop'
-        ? deps.clock.now()
-        : nextAttemptAt(c.attempts + 1, false, deps.clock.now(), deps.retry);
-    sends.retryLater(c.id, message, at, answered);
-    if (verdict === 'stop') throw err;
+    const now = deps.clock.now();
+    if (action.kind !== 'retry') {
+      // wait, fix-config: nothing was decided about this confirmation; it goes again when the
+      // lane does (the job waits, or stops until the configuration is fixed).
+      sends.retryLater(c.id, message, action.kind === 'wait' ? action.until : now, false);
+      throw err;
+    }
+    const at = Math.max(
+      action.notBefore ?? 0,
+      nextAttemptAt(c.attempts + 1, false, now, deps.retry),
+    );
+    sends.retryLater(c.id, message, at, !action.outcomeUnknown);
     deps.log.warn(
       {
         event: 'shipment.confirm_retry',

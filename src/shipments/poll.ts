@@ -1,17 +1,18 @@
 import { KeyValueStore } from '../state/kv.ts';
-import { ShipmentStore } from '../state/shipments.ts';
-import { exportShipments, type OutboxDeps } from './outbox.ts';
+import { type OutboxDeps, putInPlace, recordPollAndHandOver, recoverOutbox } from './outbox.ts';
 import type { ShipmentsPort } from './ports.ts';
 
 /**
  * Fetches the orders ready to ship today, records them, notes those that left the list, and hands
- * the ones never handed over to the ERP in one outbox file.
+ * the ones never handed over to the ERP in one outbox file (committed with the poll, then put in
+ * place). A hand-over an earlier run could not finish is finished first.
  */
 export async function pollReadyToShip(
   deps: OutboxDeps & { readonly port: ShipmentsPort; readonly signal?: AbortSignal },
 ) {
+  await recoverOutbox(deps);
   const records = await deps.port.readyToShip(deps.signal);
-  const outcome = new ShipmentStore(deps.db).recordPoll(records, deps.clock.now());
+  const { outcome, handover } = recordPollAndHandOver(records, deps);
   deps.log.info(
     {
       event: 'shipments.polled',
@@ -27,7 +28,14 @@ export async function pollReadyToShip(
       `order ${order} left the ready-to-ship list`,
     );
   }
-  const exported = await exportShipments(outcome.toExport, deps);
+  if (handover) {
+    await putInPlace(handover, deps);
+    deps.log.info(
+      { event: 'shipments.exported', file: handover.name, count: handover.orders },
+      `handed ${handover.orders} shipments to the ERP in ${handover.name}`,
+    );
+  }
+  const exported = handover && { file: handover.name, count: handover.orders };
   new KeyValueStore(deps.db).set('shipments.last_poll', {
     at: deps.clock.now(),
     count: outcome.listed,

@@ -6,8 +6,9 @@ export interface ShipmentsPort {
   readyToShip(signal?: AbortSignal): Promise<ShipmentRecord[]>;
   /**
    * Marks an order shipped or collected. With `afterUnanswered`, an earlier attempt may have
-   * landed: an "already shipped/collected" answer with the same carrier and tracking is success.
-   * Throws the client's typed errors otherwise.
+   * landed: a refusal is success only when the portal shows the action done (shipped; collected
+   * for `collected`) with the same carrier and tracking. Throws the client's typed errors
+   * otherwise (decide on them with the API's failurePolicy).
    */
   confirm(
     request: Confirmation,

@@ -1,4 +1,5 @@
 /** What route handlers receive and return. Handlers are synchronous and pure over the store. */
+import type { FaultSettings } from './faults.ts';
 import type { SimulatorStore } from './store.ts';
 
 export interface ApiContext {
@@ -12,6 +13,8 @@ export interface ApiContext {
   /** Most positions a filtered list request examines (see pagination.ts). */
   readonly maxScan: number;
   readonly auth: AuthState;
+  /** The fault knobs now (some change how a route answers). */
+  knobs(): Readonly<FaultSettings>;
 }
 
 export interface AuthState {

@@ -1,8 +1,26 @@
 /**
  * Fault injection. Counters (next429, next500, nextReset) are consumed first, in the order reset,
- * 500, 429; then the random rates are drawn from a seeded PRNG so runs are reproducible.
+ * 500, 429; then the random rates are drawn from a seeded PRNG so runs are reproducible. The other
+ * knobs give answers the spec leaves open ("not shown") that a real portal may give: refusals of a
+ * route, every token refused, a collected that needs a shipped, DC errors without the centre's
+ * code, whole-request validation of bulk bodies, page-numbered shipment lists, clamped quantities.
  */
 import { hash32, mulberry32 } from './prng.ts';
+
+/**
+ * Requests of one route answered with an error, after authentication and before the handler (so
+ * nothing is applied): `route` is `METHOD /pattern` as in the stats (e.g.
+ * `POST /factory-stocks/bulk-update`); the body is the spec's `{error: {code, message, field}}`.
+ * `times` counts down (null: until cleared); the first entry that matches answers.
+ */
+export interface RouteFault {
+  route: string;
+  status: number;
+  code?: string | undefined;
+  message?: string | undefined;
+  field?: string | undefined;
+  times?: number | null | undefined;
+}
 
 export interface FaultSettings {
   /** 0..1 share of /api/v1 requests answered 500 with an HTML (non-JSON) body. */
@@ -19,6 +37,23 @@ export interface FaultSettings {
   nextReset: number;
   /** When set, 429s (injected and real) carry Retry-After with this many seconds. */
   retryAfterSeconds: number | null;
+  /** Scripted error answers per route (403 insufficient permissions, 422 refusals, …). */
+  routeFaults: RouteFault[];
+  /** Every token is refused (401), also one just issued; logins still succeed. */
+  refuseTokens: boolean;
+  /** `collected` on an order not shipped yet → 409 `not_shipped` (else pending → collected). */
+  collectedNeedsShipped: boolean;
+  /** DC bulk `errors` entries carry only the documented fields: no `distribution_centre_code`. */
+  dcErrorsWithoutCode: boolean;
+  /**
+   * A bulk body with an invalid item is refused whole, 422 `invalid_parameter` naming the item's
+   * field (`3.stock_quantity`), instead of answering that item in `errors`.
+   */
+  bulkRejectsInvalidItem: boolean;
+  /** Shipment lists come in pages of this size, by page number (`?page=N`, Laravel-style). */
+  shipmentsPerPage: number | null;
+  /** Quantities above this are stored, and echoed in `updated`, as this (a portal that clamps). */
+  stockQuantityCap: number | null;
 }
 
 export interface FaultControls {
@@ -39,6 +74,13 @@ export const NO_FAULTS: Readonly<FaultSettings> = Object.freeze({
   next500: 0,
   nextReset: 0,
   retryAfterSeconds: null,
+  routeFaults: [],
+  refuseTokens: false,
+  collectedNeedsShipped: false,
+  dcErrorsWithoutCode: false,
+  bulkRejectsInvalidItem: false,
+  shipmentsPerPage: null,
+  stockQuantityCap: null,
 });
 
 /** Validates a partial settings object (from the admin endpoint); returns an error text or null. */
@@ -65,12 +107,70 @@ export function validateFaults(input: unknown): string | null {
           return 'retryAfterSeconds must be a non-negative integer or null';
         }
         break;
+      case 'shipmentsPerPage':
+      case 'stockQuantityCap':
+        if (value !== null && (!Number.isInteger(value) || (value as number) < 1)) {
+          return `${key} must be a positive integer or null`;
+        }
+        break;
+      case 'refuseTokens':
+      case 'collectedNeedsShipped':
+      case 'dcErrorsWithoutCode':
+      case 'bulkRejectsInvalidItem':
+        if (typeof value !== 'boolean') return `${key} must be true or false`;
+        break;
+      case 'routeFaults': {
+        const error = validateRouteFaults(value);
+        if (error) return error;
+        break;
+      }
       default:
         return `unknown fault setting ${key}`;
     }
   }
   return null;
 }
+
+function validateRouteFaults(value: unknown): string | null {
+  if (!Array.isArray(value)) return 'routeFaults must be an array';
+  for (const [i, f] of value.entries()) {
+    if (typeof f !== 'object' || f === null) return `routeFaults.${i} must be an object`;
+    const r = f as Record<string, unknown>;
+    for (const key of Object.keys(r)) {
+      if (!['route', 'status', 'code', 'message', 'field', 'times'].includes(key)) {
+        return `routeFaults.${i}: unknown key ${key}`;
+      }
+    }
+    if (typeof r.route !== 'string' || !/^[A-Z]+ \//.test(r.route)) {
+      return `routeFaults.${i}.route must be 'METHOD /pattern'`;
+    }
+    if (!Number.isInteger(r.status) || (r.status as number) < 400 || (r.status as number) > 599) {
+      return `routeFaults.${i}.status must be 400..599`;
+    }
+    for (const key of ['code', 'message', 'field']) {
+      if (r[key] !== undefined && typeof r[key] !== 'string') {
+        return `routeFaults.${i}.${key} must be a string`;
+      }
+    }
+    if (
+      r.times !== undefined &&
+      r.times !== null &&
+      (!Number.isInteger(r.times) || (r.times as number) < 1)
+    ) {
+      return `routeFaults.${i}.times must be a positive integer or null`;
+    }
+  }
+  return null;
+}
+
+/** The spec's words for the statuses a route fault may answer with. */
+const ROUTE_FAULT_CODES: Record<number, [string, string]> = {
+  400: ['invalid_parameter', 'The request is invalid.'],
+  403: ['forbidden', 'Insufficient permissions.'],
+  404: ['not_found', 'Resource does not exist.'],
+  409: ['conflict', 'The request conflicts with the current state.'],
+  422: ['unprocessable', 'The request cannot be processed.'],
+};
 
 export class FaultEngine {
   #settings: FaultSettings = { ...NO_FAULTS };
@@ -81,17 +181,42 @@ export class FaultEngine {
   }
 
   current(): FaultSettings {
-    return { ...this.#settings };
+    return { ...this.#settings, routeFaults: this.#settings.routeFaults.map((f) => ({ ...f })) };
   }
 
   set(f: Partial<FaultSettings>): void {
     const error = validateFaults(f);
     if (error) throw new RangeError(error);
     this.#settings = { ...this.#settings, ...f };
+    if (f.routeFaults) this.#settings.routeFaults = f.routeFaults.map((r) => ({ ...r }));
   }
 
   clear(): void {
-    this.#settings = { ...NO_FAULTS };
+    this.#settings = { ...NO_FAULTS, routeFaults: [] };
+  }
+
+  /**
+   * The scripted answer for a request of `route`, if any (consuming one of its `times`): status
+   * and the spec's error body fields.
+   */
+  routeFault(
+    route: string,
+  ): { status: number; code: string; message: string; field: string } | null {
+    const list = this.#settings.routeFaults;
+    const i = list.findIndex((f) => f.route === route);
+    if (i < 0) return null;
+    const f = list[i]!;
+    if (typeof f.times === 'number') {
+      f.times--;
+      if (f.times <= 0) list.splice(i, 1);
+    }
+    const [code, message] = ROUTE_FAULT_CODES[f.status] ?? ['error', 'The request failed.'];
+    return {
+      status: f.status,
+      code: f.code ?? code,
+      message: f.message ?? message,
+      field: f.field ?? 'request',
+    };
   }
 
   /** Decides the fault for one request (consuming counters). */

@@ -131,7 +131,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const auth = createAuth(options.email ?? DEFAULT_EMAIL, options.password ?? DEFAULT_PASSWORD);
   const faultEngine = new FaultEngine(seed);
   const stats = new StatsCollector();
-  const ctx: ApiContext = { store, now, today, maxBulkItems, bulkTooLargeStatus, maxScan, auth };
+  const ctx: ApiContext = {
+    store,
+    now,
+    today,
+    maxBulkItems,
+    bulkTooLargeStatus,
+    maxScan,
+    auth,
+    knobs: () => faultEngine.current(),
+  };
   const closing = new AbortController();
   const server = createServer(
     { keepAlive: true },

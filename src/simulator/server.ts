@@ -205,7 +205,7 @@ async function handleApi(
     }
     if (match.route.auth) {
       const token = bearerToken(req.headers.authorization);
-      if (token === null || !ctx.auth.isValid(token)) {
+      if (token === null || !ctx.auth.isValid(token) || faults.current().refuseTokens) {
         throw new HttpError(
           401,
           'unauthenticated',
@@ -215,6 +215,10 @@ async function handleApi(
           'authorization',
         );
       }
+    }
+    const scripted = faults.routeFault(route);
+    if (scripted) {
+      throw new HttpError(scripted.status, scripted.code, scripted.message, scripted.field);
     }
     if (parseError) throw parseError;
     response = match.route.handler(

@@ -36,6 +36,43 @@ export function bulkItems(body: unknown, limits: BulkLimits): unknown[] {
   return body;
 }
 
+/**
+ * With the `bulkRejectsInvalidItem` knob: a bulk body whose item fails a field check is refused
+ * whole, 422 naming the item's field by its index (`3.stock_quantity`), as a framework's request
+ * validation would; an unknown SKU or centre is not a field check and stays an `errors` entry.
+ */
+export function refuseInvalidItem(items: readonly unknown[], withDc: boolean): void {
+  for (const [i, raw] of items.entries()) {
+    const item =
+      typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (raw as Item) : null;
+    const fail = (field: string, message: string) => {
+      throw new HttpError(422, 'invalid_parameter', message, field);
+    };
+    if (!item) fail(String(i), ITEM_NOT_OBJECT);
+    if (typeof item?.sku !== 'string' || item.sku.trim() === '') fail(`${i}.sku`, SKU_REQUIRED);
+    if (withDc) {
+      const code = item?.distribution_centre_code;
+      if (typeof code !== 'string' || code.trim() === '') {
+        fail(`${i}.distribution_centre_code`, DC_REQUIRED);
+      }
+    }
+    if (!isQuantity(item?.stock_quantity)) fail(`${i}.stock_quantity`, INVALID_QUANTITY);
+  }
+}
+
+/** How a portal stores a quantity: as sent, or clamped (the `stockQuantityCap` knob). */
+export interface StoreRules {
+  readonly quantityCap: number | null;
+}
+
+/** The rules of the knobs now. */
+export function storeRules(ctx: { knobs(): { stockQuantityCap: number | null } }): StoreRules {
+  return { quantityCap: ctx.knobs().stockQuantityCap };
+}
+
+const stored = (quantity: number, rules: StoreRules) =>
+  rules.quantityCap === null ? quantity : Math.min(quantity, rules.quantityCap);
+
 function isQuantity(v: unknown): v is number {
   return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= MAX_QUANTITY;
 }
@@ -92,7 +129,11 @@ function errorEntry(
   };
 }
 
-export function updateFactoryStock(store: SimulatorStore, items: unknown[]): StockUpdateResult {
+export function updateFactoryStock(
+  store: SimulatorStore,
+  items: unknown[],
+  rules: StoreRules = { quantityCap: null },
+): StockUpdateResult {
   const result: StockUpdateResult = { updated: [], errors: [] };
   for (const raw of items) {
     const c = checkProduct(store, raw);
@@ -106,13 +147,18 @@ export function updateFactoryStock(store: SimulatorStore, items: unknown[]): Sto
       result.errors.push(errorEntry(c.item, INVALID_QUANTITY, platformSku, true, false));
       continue;
     }
-    store.setFactoryQuantityAt(c.position, quantity);
-    result.updated.push({ platform_sku: platformSku, sku: c.sku, stock_quantity: quantity });
+    const held = stored(quantity, rules);
+    store.setFactoryQuantityAt(c.position, held);
+    result.updated.push({ platform_sku: platformSku, sku: c.sku, stock_quantity: held });
   }
   return result;
 }
 
-export function updateDcStock(store: SimulatorStore, items: unknown[]): StockUpdateResult {
+export function updateDcStock(
+  store: SimulatorStore,
+  items: unknown[],
+  rules: StoreRules = { quantityCap: null },
+): StockUpdateResult {
   const result: StockUpdateResult = { updated: [], errors: [] };
   for (const raw of items) {
     const c = checkProduct(store, raw);
@@ -138,12 +184,13 @@ export function updateDcStock(store: SimulatorStore, items: unknown[]): StockUpd
       fail(INVALID_QUANTITY);
       continue;
     }
-    store.setDcQuantity(c.position, d, quantity);
+    const held = stored(quantity, rules);
+    store.setDcQuantity(c.position, d, held);
     result.updated.push({
       distribution_centre_code: code,
       platform_sku: platformSku,
       sku: c.sku,
-      stock_quantity: quantity,
+      stock_quantity: held,
     });
   }
   return result;

@@ -43,6 +43,15 @@ const toPending = (r: Row): PendingConfirmation => ({
   line: r.line,
 });
 
+/**
+ * Pending confirmations that may go now: a 'collected' waits while its order's 'shipped' is still
+ * pending (sent, retrying, or waiting its turn), so the portal always sees them in that order.
+ */
+const SENDABLE = `status = 'pending' AND NOT (action = 'collected' AND EXISTS (
+    SELECT 1 FROM shipment_confirmations s
+     WHERE s.order_number = shipment_confirmations.order_number AND s.action = 'shipped'
+       AND s.status = 'pending'))`;
+
 /** `failures retry` key of a confirmation. */
 export const confirmationKey = (c: { orderNumber: string; action: string }) =>
   `shipment:${c.orderNumber}:${c.action}`;
@@ -53,6 +62,9 @@ export class ConfirmationSends {
   readonly #due;
   readonly #begin;
   readonly #confirmed;
+  readonly #wakeCollected;
+  readonly #conflict;
+  readonly #confirmedParcel;
   readonly #failed;
   readonly #retry;
   readonly #failures;
@@ -65,19 +77,38 @@ export class ConfirmationSends {
   constructor(db: StateDb) {
     this.#db = db;
     this.#due = db.prepare<[number, number], Row>(
-      `SELECT * FROM shipment_confirmations WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY id LIMIT ?`,
+      `SELECT * FROM shipment_confirmations WHERE ${SENDABLE} AND next_attempt_at <= ? ORDER BY id LIMIT ?`,
     );
     this.#begin = db.prepare<[number]>(
       'UPDATE shipment_confirmations SET attempts = attempts + 1, sent_without_answer = 1 WHERE id = ?',
     );
+    // Whatever the row's status now (a correction may have replaced it meanwhile): the portal
+    // took it, and that is the truth to keep.
     this.#confirmed = db.prepare<[number, number]>(
       `UPDATE shipment_confirmations SET status = 'confirmed', confirmed_at = ?, error = NULL, sent_without_answer = 0 WHERE id = ?`,
     );
+    this.#wakeCollected = db.prepare<[number, number, number]>(
+      `UPDATE shipment_confirmations SET next_attempt_at = ?
+        WHERE status = 'pending' AND action = 'collected' AND next_attempt_at > ?
+          AND order_number = (SELECT order_number FROM shipment_confirmations WHERE id = ? AND action = 'shipped')`,
+    );
+    // A refusal or a retry of a row a correction replaced meanwhile leaves it replaced.
     this.#failed = db.prepare<[string, number]>(
-      `UPDATE shipment_confirmations SET status = 'failed', error = ?, sent_without_answer = 0 WHERE id = ?`,
+      `UPDATE shipment_confirmations SET status = 'failed', error = ?, sent_without_answer = 0 WHERE id = ? AND status = 'pending'`,
     );
     this.#retry = db.prepare<[string, number, number, number]>(
-      `UPDATE shipment_confirmations SET error = ?, next_attempt_at = ?, sent_without_answer = ? WHERE id = ?`,
+      `UPDATE shipment_confirmations SET error = ?, next_attempt_at = ?, sent_without_answer = ? WHERE id = ? AND status = 'pending'`,
+    );
+    this.#conflict = db.prepare<[string, number]>(
+      `UPDATE shipment_confirmations SET status = 'conflict', error = ? WHERE id = ? AND status = 'pending'`,
+    );
+    this.#confirmedParcel = db.prepare<
+      [string, string, string],
+      { carrier: string; tracking_number: string }
+    >(
+      `SELECT carrier, tracking_number FROM shipment_confirmations
+        WHERE order_number = ? AND status = 'confirmed' AND (carrier != ? OR tracking_number != ?)
+        ORDER BY id LIMIT 1`,
     );
     this.#failures = db.prepare<[], Row>(
       `SELECT * FROM shipment_confirmations WHERE status IN ('failed', 'conflict') ORDER BY id`,
@@ -91,7 +122,7 @@ export class ConfirmationSends {
          FROM shipment_confirmations`,
     );
     this.#nextDue = db.prepare<[], { at: number | null }>(
-      `SELECT MIN(next_attempt_at) AS at FROM shipment_confirmations WHERE status = 'pending'`,
+      `SELECT MIN(next_attempt_at) AS at FROM shipment_confirmations WHERE ${SENDABLE}`,
     );
     this.#retryAll = db.prepare<[number]>(
       `UPDATE shipment_confirmations SET status = 'pending', next_attempt_at = ? WHERE status = 'failed'`,
@@ -114,8 +145,26 @@ export class ConfirmationSends {
     this.#begin.run(id);
   }
 
+  /** The portal took it; a 'shipped' makes its order's waiting 'collected' due at once. */
   confirmed(id: number, now: number): void {
-    this.#confirmed.run(now, id);
+    this.#db.transaction(() => {
+      this.#confirmed.run(now, id);
+      this.#wakeCollected.run(now, now, id);
+    })();
+  }
+
+  /**
+   * The order was confirmed on the portal with another parcel since this row was stored (a send
+   * that was in flight when a correction came): what that parcel was, else undefined.
+   */
+  confirmedOtherParcel(c: Confirmation): { carrier: string; trackingNumber: string } | undefined {
+    const r = this.#confirmedParcel.get(c.orderNumber, c.carrier, c.trackingNumber);
+    return r && { carrier: r.carrier, trackingNumber: r.tracking_number };
+  }
+
+  /** Closes a pending row as a conflict (never sent). */
+  conflict(id: number, error: string): void {
+    this.#conflict.run(error, id);
   }
 
   failed(id: number, error: string): void {

@@ -30,8 +30,22 @@ const serverHint = z.object({
   zeroStreak: z.number(),
 });
 
-/** The bulk-size search: largest batch accepted since the last refusal, smallest refused. */
-const learntBatchSize = z.object({ maxAccepted: z.number().nullable(), minRejected: z.number() });
+/**
+ * Logins since the last good call, and the last login's time: spaces re-logins out while the
+ * portal refuses fresh tokens, across restarts and processes (see api/auth/relogin.ts).
+ */
+const relogin = z.object({ unproven: z.number(), lastLoginAt: epochMs });
+
+/**
+ * The bulk-size search: largest batch accepted since the last refusal, smallest refused, and
+ * when a refusal was last learnt from (absent in values written before it was kept; the size is
+ * probed afresh a day after it).
+ */
+const learntBatchSize = z.object({
+  maxAccepted: z.number().nullable(),
+  minRejected: z.number(),
+  learntAt: epochMs.optional(),
+});
 
 /** A reconciliation read in progress, saved after every page so a crash resumes it. */
 const reconcileRead = z.object({
@@ -76,6 +90,7 @@ export const KV_KEYS = {
   'daemon.heartbeat': heartbeat,
   'api.login_block': loginBlock,
   'api.server_rate': serverHint,
+  'api.relogin': relogin,
   'api.bulk_max.factory': learntBatchSize,
   'api.bulk_max.dc': learntBatchSize,
   /** The portal's stock of a kind has been read (or pushed whole) once: diffs are trustworthy. */
@@ -109,6 +124,7 @@ export const kvKey = {
 export type Heartbeat = KvValue<'daemon.heartbeat'>;
 export type LoginBlock = KvValue<'api.login_block'>;
 export type ServerHint = KvValue<'api.server_rate'>;
+export type Relogin = KvValue<'api.relogin'>;
 export type LearntBatchSize = KvValue<'api.bulk_max.factory'>;
 export type ReconcileRead = KvValue<'reconcile.read.factory'>;
 export type LastPush = KvValue<'last.push'>;

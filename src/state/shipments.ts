@@ -81,7 +81,7 @@ export class ShipmentStore {
     );
   }
 
-  /** Records one poll of the ready-to-ship list, in one transaction. */
+  /** Records one poll of the ready-to-ship list, in one transaction (or a savepoint of the caller's). */
   recordPoll(records: readonly ShipmentRecord[], now: number): PollOutcome {
     return this.#db.transaction((): PollOutcome => {
       const listed = new Set(records.map((r) => r.order_number));
@@ -103,7 +103,7 @@ export class ShipmentStore {
     })();
   }
 
-  /** The hand-over point: once this commits, these orders are never exported again. */
+  /** The hand-over mark: once this commits, these orders are never exported again. */
   markExported(orders: readonly string[], file: string, now: number): void {
     this.#db.transaction(() => {
       for (const o of orders) this.#markExported.run(now, file, o);

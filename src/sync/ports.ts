@@ -6,7 +6,15 @@ import type { BulkAnswer } from './decide/bulkResult.ts';
 export interface StockWriter {
   /** The largest batch to send for a kind (configured, or smaller once the portal said so). */
   maxBatchSize(kind: StockKind): number;
-  /** One bulk update (the client may split it when the portal finds it too large). */
+  /** When the batch size of a kind was learnt from a refusal (0: unknown); null when not. */
+  batchSizeLearntAt(kind: StockKind): number | null;
+  /** Forgets the learnt batch size: the configured one is tried again. */
+  forgetBatchSize(kind: StockKind): void;
+  /**
+   * One bulk update (the client may split it when the portal finds it too large). A failure
+   * after some parts were answered is a BulkIncompleteError (api/errors.ts) holding those answers
+   * (a BulkAnswer) and the items not sent (`sku`, and `distribution_centre_code` for DC).
+   */
   bulkUpdate(kind: StockKind, rows: readonly StockRow[], signal?: AbortSignal): Promise<BulkAnswer>;
 }
 

@@ -1,3 +1,6 @@
+import { reprobeDue } from '../api/batchSizes.ts';
+import { BulkIncompleteError } from '../api/errors.ts';
+import { failurePolicy } from '../api/failurePolicy.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { RetrySettings } from '../domain/retrySchedule.ts';
 import type { StockKind, StockRow } from '../domain/stock.ts';
@@ -6,7 +9,8 @@ import type { StateDb } from '../state/db.ts';
 import { PendingStock } from '../state/pendingStock.ts';
 import { RemoteStock } from '../state/remoteStock.ts';
 import { StockFailures } from '../state/stockFailures.ts';
-import { type BulkOutcome, classifyBulkAnswer } from './decide/bulkResult.ts';
+import { nextBatchLength } from './decide/batches.ts';
+import { type BulkAnswer, type BulkOutcome, classifyBulkAnswer } from './decide/bulkResult.ts';
 import { decidePush } from './decide/pushDecision.ts';
 import type { StockWriter } from './ports.ts';
 
@@ -45,6 +49,7 @@ export async function pushPending(deps: PushDeps): Promise<PushTotals> {
 }
 
 async function pushKind(kind: StockKind, deps: PushDeps, totals: PushTotals): Promise<void> {
+  reprobeIfDue(kind, deps);
   const pending = new PendingStock(deps.db);
   let after = { dc: '', sku: '' };
   let batch: StockRow[] = [];
@@ -57,14 +62,39 @@ async function pushKind(kind: StockKind, deps: PushDeps, totals: PushTotals): Pr
     pending.settle(decision.settle);
     batch.push(...decision.send);
     const exhausted = keys.length < size;
-    while (batch.length >= size || (exhausted && batch.length > 0)) {
+    for (;;) {
+      const take = nextBatchLength(kind, batch, size);
+      // A batch goes once it cannot grow (full, or the next row would repeat a SKU), or at the end.
+      const closed = take === size || take < batch.length;
+      if (take === 0 || !(closed || exhausted)) break;
       if (deps.signal?.aborted) return;
-      const rows = batch.slice(0, size);
-      batch = batch.slice(size);
+      const rows = batch.slice(0, take);
+      batch = batch.slice(take);
       await sendBatch(kind, rows, deps, totals);
     }
     if (exhausted || deps.signal?.aborted) return;
   }
+}
+
+/**
+ * A batch size learnt from the portal's refusals is forgotten a day after it was learnt, so the
+ * configured size is tried again (one refused call if the limit still holds): a portal that
+ * raised its limit, or refused once under load, does not keep every push small for good.
+ */
+function reprobeIfDue(kind: StockKind, deps: PushDeps): void {
+  const learntAt = deps.writer.batchSizeLearntAt(kind);
+  if (!reprobeDue(learntAt, deps.clock.now())) return;
+  const learntSize = deps.writer.maxBatchSize(kind);
+  deps.writer.forgetBatchSize(kind);
+  deps.log.info(
+    {
+      event: 'sync.bulk_reprobe',
+      kind,
+      learntSize,
+      learntAt: learntAt ? new Date(learntAt).toISOString() : null,
+    },
+    `trying the configured ${kind} batch size again (learnt ${learntSize} a day or more ago)`,
+  );
 }
 
 async function sendBatch(
@@ -74,17 +104,48 @@ async function sendBatch(
   totals: PushTotals,
 ): Promise<void> {
   let outcome: BulkOutcome;
+  let sent = rows;
   try {
     const answer = await deps.writer.bulkUpdate(kind, rows, deps.signal);
     outcome = classifyBulkAnswer(kind, rows, answer);
   } catch (err) {
-    const rejection = finalRejection(err);
-    if (rejection === undefined) throw err; // retryable: the rows stay pending for the next push
-    outcome = {
-      updated: [],
-      failed: rows.map((row) => ({ row, error: rejection, notFound: false })),
-    };
+    if (err instanceof BulkIncompleteError) {
+      // The parts sent before the failure were answered: keep their results; the rows that
+      // were not sent stay pending, and the failure is decided as usual (by the job).
+      const unsent = new Set(err.unsent.map((item) => itemKey(kind, item as SentItem)));
+      sent = rows.filter((row) => !unsent.has(itemKey(kind, rowItem(row))));
+      record(kind, sent, classifyBulkAnswer(kind, sent, err.answered as BulkAnswer), deps, totals);
+      throw err;
+    }
+    const action = failurePolicy(err);
+    // retry, wait, fix-config: the rows stay pending; the job decides when to come back.
+    if (action.kind !== 'final') throw err;
+    // The portal refused the whole request for good: every item of it fails with that message
+    // and backs off on its own instead of blocking the queue.
+    const error = `request refused (HTTP ${action.status}): ${action.message}`;
+    outcome = { updated: [], failed: rows.map((row) => ({ row, error, notFound: false })) };
   }
+  record(kind, sent, outcome, deps, totals);
+}
+
+/** What the writer's items look like (the API's field names). */
+interface SentItem {
+  readonly sku: string;
+  readonly distribution_centre_code?: string;
+}
+
+const rowItem = (row: StockRow): SentItem => ({ sku: row.sku, distribution_centre_code: row.dc });
+const itemKey = (kind: StockKind, item: SentItem) =>
+  kind === 'factory' ? item.sku : `${item.distribution_centre_code ?? ''}\u0000${item.sku}`;
+
+/** Stores an answered batch and logs it. */
+function record(
+  kind: StockKind,
+  rows: readonly StockRow[],
+  outcome: BulkOutcome,
+  deps: PushDeps,
+  totals: PushTotals,
+): void {
   applyOutcome(outcome, deps);
   totals.calls++;
   totals.sent += rows.length;
@@ -119,6 +180,20 @@ async function sendBatch(
       `${outcome.failed.length - ITEM_LOG_LIMIT} more items rejected in this batch (see 'supplier-sync failures')`,
     );
   }
+  const echoed = outcome.updated.filter((u) => u.echoed !== null && u.echoed !== u.quantity);
+  if (echoed.length > 0) {
+    deps.log.warn(
+      {
+        event: 'stock.echo_differs',
+        kind,
+        count: echoed.length,
+        examples: echoed
+          .slice(0, 5)
+          .map((u) => ({ dc: u.dc || undefined, sku: u.sku, sent: u.quantity, held: u.echoed })),
+      },
+      `the portal holds another quantity than sent for ${echoed.length} ${kind} rows; the held one is recorded`,
+    );
+  }
 }
 
 /** Landed rows become known remote; rejected rows become failures; both stop being pending. */
@@ -129,7 +204,9 @@ function applyOutcome(outcome: BulkOutcome, deps: PushDeps): void {
   const failures = new StockFailures(deps.db);
   deps.db.transaction(() => {
     for (const u of outcome.updated) {
-      remote.storePushed(u, u.platformSku, now);
+      // What the portal says it holds, which may differ from what was sent (a portal that
+      // clamps): a difference is found again by the next reconciliation, never hidden.
+      remote.storePushed({ ...u, quantity: u.echoed ?? u.quantity }, u.platformSku, now);
       failures.resolve(u);
       pending.settleSent(u, u.quantity);
     }
@@ -138,17 +215,4 @@ function applyOutcome(outcome: BulkOutcome, deps: PushDeps): void {
       pending.settleSent(f.row, f.row.quantity);
     }
   })();
-}
-
-/**
- * A whole request the portal refused for good (a 4xx other than auth and rate limits): every item
- * of it is failed with that message, so it backs off on its own instead of blocking the queue.
- */
-function finalRejection(err: unknown): string | undefined {
-  if (typeof err !== 'object' || err === null) return undefined;
-  const e = err as { code?: unknown; status?: unknown; retryable?: unknown; message?: unknown };
-  if (e.code !== 'E_HTTP' || e.retryable === true || typeof e.status !== 'number') return undefined;
-  if (e.status < 400 || e.status >= 500 || [401, 403, 408, 429].includes(e.status))
-    return undefined;
-  return `request rejected (${e.status}): ${String(e.message ?? '')}`;
 }

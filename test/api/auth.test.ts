@@ -1,13 +1,24 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { failurePolicy } from '../../src/api/failurePolicy.ts';
 import {
   ClientClosedError,
   clearLoginBlock,
   LoginBlockedError,
   LoginRejectedError,
+  TokenRefusedError,
 } from '../../src/api/index.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
-import { DEFAULT_PASSWORD, type Harness, harness, rejection, seen, simulator } from './helpers.ts';
+import {
+  DEFAULT_PASSWORD,
+  type Harness,
+  harness,
+  MovedClock,
+  rejection,
+  seen,
+  simulator,
+  untilDone,
+} from './helpers.ts';
 
 let sim: Simulator;
 let h: Harness;
@@ -78,11 +89,12 @@ describe('token lifecycle', () => {
     expect(sim.stats().logins).toBe(2);
   });
 
-  it('the login cap holds across five restarts under a 401 storm', async () => {
+  it('the login cap holds across five restarts while another client keeps logging in', async () => {
     await setup({ loginsPerHour: 100 });
     const waits: number[] = [];
     const settings = { loginsPerHour: 3 };
     const outcomes: string[] = [];
+    const refusals: TokenRefusedError[] = [];
     for (let restart = 0; restart < 5; restart++) {
       const client = h.client({ settings, clock: refusingClock(waits) });
       for (let i = 0; i < 3; i++) {
@@ -92,39 +104,100 @@ describe('token lifecycle', () => {
           outcomes.push('ok');
         } catch (err) {
           outcomes.push((err as Error).name);
+          if (err instanceof TokenRefusedError) refusals.push(err);
         }
       }
       client.close();
     }
     expect(sim.stats().logins).toBe(3);
     expect(outcomes.filter((o) => o === 'ok')).toHaveLength(3);
-    expect(outcomes.filter((o) => o === 'ClientClosedError')).toHaveLength(12);
+    expect(outcomes.filter((o) => o === 'TokenRefusedError')).toHaveLength(12);
+    // Nothing sleeps in a call: each comes back to try with the token held within a minute.
+    expect(waits).toEqual([]);
+    for (const r of refusals) {
+      expect(failurePolicy(r)).toMatchObject({ kind: 'wait' });
+      expect(r.retryAt).toBeLessThanOrEqual(Date.now() + 60_000);
+    }
     const blocked = h.logs.events('api.login_blocked');
-    expect(blocked.length).toBe(12);
-    // it waits for the oldest login to leave the hour: close to one hour, never less than 55 min
-    expect(Math.min(...waits)).toBeGreaterThan(55 * 60_000);
-    expect(Math.max(...waits)).toBeLessThanOrEqual(3_600_000);
+    expect(blocked.length).toBeGreaterThanOrEqual(4);
+    expect(blocked.every((b) => b.reason === 'cap')).toBe(true);
+    expect(Math.min(...blocked.map((b) => Number(b.waitMs)))).toBeGreaterThan(55 * 60_000);
     const rows = h.openDb().prepare('SELECT COUNT(*) FROM login_attempts').pluck().get();
     expect(rows).toBe(3);
   });
 
-  it('at the cap a waiting client logs in once the hour has passed (moved clock)', async () => {
+  it('at the cap a call is retried with the token held every minute, and logs in once the hour has passed (moved clock)', async () => {
     await setup();
-    let now = Date.now();
-    const clock: Clock = {
-      now: () => now,
-      sleep: async (ms) => {
-        now += ms;
-      },
-    };
+    const clock = new MovedClock();
     const client = h.client({ settings: { loginsPerHour: 1 }, clock });
     await client.reference.sites();
     sim.faults.invalidateTokens();
-    const start = now;
-    await client.reference.sites();
+    const start = clock.at;
+    const gaps = await untilDone(() => client.reference.sites(), clock);
     expect(sim.stats().logins).toBe(2);
-    expect(now - start).toBeGreaterThanOrEqual(3_600_000 - 1000);
+    expect(clock.at - start).toBeGreaterThanOrEqual(3_600_000 - 1000);
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(60_000);
+    expect(gaps.length).toBeGreaterThanOrEqual(59);
+    // One line for the decision, not one per retry.
     expect(h.logs.events('api.login_blocked')).toHaveLength(1);
+  });
+
+  it('an hour of every token refused costs at most 6 logins; work resumes within a minute of the portal accepting tokens (moved clock)', async () => {
+    const clock = new MovedClock();
+    sim = await simulator({ now: () => clock.at });
+    h = harness(sim, 'auth-storm');
+    let client = h.client({ clock });
+    await client.reference.sites();
+    sim.faults.set({ refuseTokens: true });
+    const start = clock.at;
+    const loginTimes: number[] = [];
+    const seenLogins = () => sim.stats().logins;
+    let logins = seenLogins();
+    const gaps: number[] = [];
+    for (let round = 0; clock.at - start < 3_600_000; round++) {
+      // A restart half-way: the spacing is in state.db, not in the process.
+      if (round === 20) {
+        client.close();
+        client = h.client({ clock });
+      }
+      const err = await rejection(client.reference.sites());
+      if (seenLogins() > logins) {
+        loginTimes.push(clock.at - start);
+        logins = seenLogins();
+      }
+      const action = failurePolicy(err);
+      expect(action.kind).toBe('wait');
+      if (action.kind !== 'wait') return;
+      gaps.push(action.until - clock.at);
+      clock.at = action.until;
+    }
+    expect(loginTimes.length).toBeLessThanOrEqual(6);
+    // At once (the token had served calls), then 60 s, 2 min, 4 min … apart: never closer than 30 s.
+    expect(loginTimes[0]).toBe(0);
+    for (let i = 1; i < loginTimes.length; i++) {
+      const gap = loginTimes[i]! - loginTimes[i - 1]!;
+      expect(gap).toBeGreaterThanOrEqual(30_000);
+      if (i > 1) expect(gap).toBeGreaterThanOrEqual(2 * (loginTimes[i - 1]! - loginTimes[i - 2]!));
+    }
+    // Work came back with the token held at least every minute.
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(60_000);
+    // Two logins of the cap are left for later.
+    const attempts = h
+      .openDb()
+      .prepare('SELECT COUNT(*) FROM login_attempts WHERE at > ?')
+      .pluck()
+      .get(clock.at - 3_600_000) as number;
+    expect(attempts).toBeLessThanOrEqual(10 - 2);
+    expect(h.logs.events('api.token_invalidated').length).toBeGreaterThanOrEqual(loginTimes.length);
+    expect(h.logs.events('api.login_blocked').every((b) => b.reason === 'spacing')).toBe(true);
+
+    // The portal accepts tokens again: the next retry (at most a minute later) succeeds.
+    sim.faults.set({ refuseTokens: false });
+    const recovered = clock.at;
+    const before = seenLogins();
+    await untilDone(() => client.reference.sites(), clock);
+    expect(clock.at - recovered).toBeLessThanOrEqual(60_000);
+    expect(seenLogins()).toBe(before); // the token held was good again: no login needed
   });
 });
 

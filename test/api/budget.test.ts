@@ -7,6 +7,7 @@ import {
   DEFAULT_PASSWORD,
   type Harness,
   harness,
+  MovedClock,
   rejection,
   simulator,
   TEST_SETTINGS,
@@ -154,21 +155,24 @@ describe('call budget', () => {
     expect(portalCalls()).toBe(6);
   });
 
-  it('once the portal said 0 remain, one probe goes after the probe back-off', async () => {
+  it('once the portal said 0 remain, one probe goes after the probe back-off (moved clock)', async () => {
     await setup();
     const db = h.openDb();
-    const client = h.client({ db, serverProbe: { baseMs: 150, maxMs: 1000 } });
+    const clock = new MovedClock();
+    const client = h.client({ db, clock, serverProbe: { baseMs: 150, maxMs: 1000 } });
     await client.reference.sites();
     new KeyValueStore(db).set('api.server_rate', {
       remaining: 0,
       limit: 3600,
-      at: Date.now(),
+      at: clock.at,
       zeroStreak: 1,
     });
     const before = portalCalls();
     expect(await rejection(client.reference.sites())).toBeInstanceOf(BudgetExhaustedError);
+    clock.at += 149;
+    expect(await rejection(client.reference.sites())).toBeInstanceOf(BudgetExhaustedError);
     expect(portalCalls()).toBe(before);
-    await new Promise((r) => setTimeout(r, 200));
+    clock.at += 1;
     await client.reference.sites(); // the probe: the answer says plenty remain
     await client.reference.sites();
     expect(portalCalls()).toBe(before + 2);

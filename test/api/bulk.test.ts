@@ -1,10 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import {
+  BudgetExhaustedError,
+  BulkIncompleteError,
+  type BulkResult,
+  failurePolicy,
+} from '../../src/api/index.ts';
 import { planFile } from '../../src/inventory/plan.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import { DISTRIBUTION_CENTRES, seededSku } from '../../src/simulator/seed.ts';
-import { DEFAULT_PASSWORD, type Harness, harness, simulator } from './helpers.ts';
+import { DEFAULT_PASSWORD, type Harness, harness, rejection, simulator } from './helpers.ts';
 
 let sim: Simulator;
 let h: Harness;
@@ -130,6 +136,72 @@ describe('bulk split and learnt size', () => {
       (r) => r.status !== 200,
     );
     expect(refused.length).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('bulk refusals that are not "too large"', () => {
+  it('a refusal naming one item’s field fails that item only; the rest of the batch goes again', async () => {
+    sim = await simulator({ products: 60 });
+    h = harness(sim, 'bulk-item');
+    const client = h.client({ settings: { bulkBatchSize: 50 } });
+    sim.faults.set({ bulkRejectsInvalidItem: true });
+    const items = Array.from({ length: 10 }, (_, i) => ({
+      sku: seededSku(i),
+      stock_quantity: i === 3 ? -1 : 100 + i,
+    }));
+    const result = await client.factoryStock.bulkUpdate(items);
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        sku: seededSku(3),
+        status: 422,
+        error: 'The stock quantity must be an integer between 0 and 2147483647',
+      }),
+    ]);
+    expect(result.updated.map((u) => u.sku)).toEqual(
+      items.filter((_, i) => i !== 3).map((i) => i.sku),
+    );
+    expect(result.requests).toBe(2);
+    expect(
+      bulkRequests('POST /factory-stocks/bulk-update').map((r) => [r.items, r.status]),
+    ).toEqual([
+      [10, 422],
+      [9, 200],
+    ]);
+    // Not taken for "too large": nothing learnt.
+    expect(client.maxBatchSize('factory')).toBe(50);
+    expect(h.logs.events('api.bulk_split')).toEqual([]);
+  });
+
+  it('a refusal of the request naming no item fails that batch only, and the next batches go', async () => {
+    sim = await simulator({ products: 60 });
+    h = harness(sim, 'bulk-refused');
+    const client = h.client({ settings: { bulkBatchSize: 10 } });
+    sim.faults.set({
+      routeFaults: [
+        { route: 'POST /factory-stocks/bulk-update', status: 422, message: 'Try later', times: 1 },
+      ],
+    });
+    const items = Array.from({ length: 25 }, (_, i) => ({ sku: seededSku(i), stock_quantity: i }));
+    const result = await client.factoryStock.bulkUpdate(items);
+    expect(result.errors.map((e) => [e.sku, e.error, e.status])).toEqual(
+      items.slice(0, 10).map((i) => [i.sku, 'Try later', 422]),
+    );
+    expect(result.updated).toHaveLength(15);
+    expect(client.maxBatchSize('factory')).toBe(10);
+  });
+
+  it('a failure after some batches were answered keeps their answers (BulkIncompleteError)', async () => {
+    sim = await simulator({ products: 60 });
+    h = harness(sim, 'bulk-partial');
+    const client = h.client({ settings: { bulkBatchSize: 10, requestsPerHour: 2 } });
+    const items = Array.from({ length: 30 }, (_, i) => ({ sku: seededSku(i), stock_quantity: i }));
+    const err = await rejection(client.factoryStock.bulkUpdate(items, { lane: 'shipments' }));
+    expect(err).toBeInstanceOf(BulkIncompleteError);
+    const stopped = err as BulkIncompleteError<(typeof items)[number], BulkResult>;
+    expect(stopped.cause).toBeInstanceOf(BudgetExhaustedError);
+    expect(stopped.answered.updated).toHaveLength(20);
+    expect(stopped.unsent).toEqual(items.slice(20));
+    expect(failurePolicy(stopped)).toMatchObject({ kind: 'wait' });
   });
 });
 

@@ -26,6 +26,13 @@ afterAll(async () => {
 });
 
 async function api(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return apiWith({}, ...argv);
+}
+
+async function apiWith(
+  extraEnv: Record<string, string>,
+  ...argv: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   const out: string[] = [];
@@ -41,6 +48,7 @@ async function api(...argv: string[]): Promise<{ code: number; stdout: string; s
       SYNC_DATA_DIR: sandbox.dataDir,
       API_BACKOFF_BASE_MS: '5',
       API_BACKOFF_MAX_MS: '20',
+      ...extraEnv,
     },
     stdout,
     stderr,
@@ -144,6 +152,30 @@ describe('supplier-sync api', () => {
     expect((await api('shipments', 'shipped', s.order_number, '--json-body', body)).code).toBe(0);
     const one = JSON.parse((await api('shipments', 'get', s.order_number)).stdout);
     expect(one.tracking_number).toBe('CLI-1');
+  });
+
+  it('a bulk update that stops part-way prints what was answered and the items not sent, and exits 1', async () => {
+    const used = JSON.parse((await api('budget', 'status')).stdout).usedLastHour as number;
+    const rows = JSON.parse((await api('factory-stock', 'list')).stdout).data.slice(0, 3);
+    const body = JSON.stringify(
+      rows.map((r: { sku: string }) => ({ sku: r.sku, stock_quantity: 321 })),
+    );
+    // Batches of one, and a budget with room for one more call (the list above was the last
+    // counted): the second batch meets the spent budget.
+    const r = await apiWith(
+      { BULK_BATCH_SIZE: '1', API_REQUESTS_PER_HOUR: String(used + 2) },
+      'factory-stock',
+      'bulk-update',
+      '--lane',
+      'shipments',
+      '--json-body',
+      body,
+    );
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.updated.map((u: { sku: string }) => u.sku)).toEqual([rows[0].sku]);
+    expect(out.unsent.map((u: { sku: string }) => u.sku)).toEqual([rows[1].sku, rows[2].sku]);
+    expect(r.stderr).toContain('"code":"E_BUDGET"');
   });
 
   it('a portal error exits 1 with the typed error on stderr', async () => {

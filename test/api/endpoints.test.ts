@@ -260,6 +260,56 @@ describe('shipments', () => {
     );
     expect(other).toMatchObject({ status: 409 });
   });
+
+  it('a "collected" refused after an unanswered attempt is done only when the portal shows it collected', async () => {
+    const [d] = await client.shipments.readyToShip();
+    await client.shipments.shipped(d!.order_number, { carrier: 'DPD', tracking_number: 'TRK-4' });
+    sim.faults.set({
+      routeFaults: [{ route: 'POST /shipments/:order_number/collected', status: 422 }],
+    });
+    // Same carrier and tracking number as the order holds, but not collected: not done.
+    const err = await rejection(
+      client.shipments.collected(
+        d!.order_number,
+        { carrier: 'DPD', tracking_number: 'TRK-4' },
+        { previousAttemptUnanswered: true },
+      ),
+    );
+    sim.faults.clear();
+    expect(err).toMatchObject({ code: 'E_HTTP', status: 422, retryable: false });
+    // Collected by then (the earlier attempt landed): done.
+    sim.store.markCollected(d!.order_number, 'DPD', 'TRK-4', new Date().toISOString());
+    sim.faults.set({
+      routeFaults: [{ route: 'POST /shipments/:order_number/collected', status: 422, times: 1 }],
+    });
+    const done = await client.shipments.collected(
+      d!.order_number,
+      { carrier: 'DPD', tracking_number: 'TRK-4' },
+      { previousAttemptUnanswered: true },
+    );
+    expect(done).toMatchObject({ alreadyDone: true, status: 422 });
+  });
+
+  it('a list by page numbers is read as one page, with one warning that more pages are not followed', async () => {
+    sim.faults.set({ shipmentsPerPage: 5 });
+    try {
+      const all = sim.store.allShipments();
+      const first = await client.shipments.list();
+      expect(first.map((s) => s.order_number)).toEqual(all.slice(0, 5).map((s) => s.order_number));
+      await client.shipments.list();
+      const warned = h.logs.events('api.list_unfollowed');
+      expect(warned).toEqual([
+        expect.objectContaining({
+          route: 'GET /shipments',
+          currentPage: 1,
+          lastPage: Math.ceil(all.length / 5),
+          by: 'page numbers',
+        }),
+      ]);
+    } finally {
+      sim.faults.clear();
+    }
+  });
 });
 
 function first<T>(page: { items: T[] }): T {

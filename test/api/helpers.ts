@@ -2,7 +2,12 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import type { Lane, ProbeSchedule } from '../../src/api/budget/decide.ts';
-import { createPortalClient, type PortalClient, type PortalSettings } from '../../src/api/index.ts';
+import {
+  createPortalClient,
+  failurePolicy,
+  type PortalClient,
+  type PortalSettings,
+} from '../../src/api/index.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import {
@@ -27,6 +32,8 @@ export const TEST_SETTINGS: PortalSettings = {
   backoffBaseMs: 5,
   backoffMaxMs: 50,
   bulkBatchSize: 1000,
+  reloginBaseMs: 30_000,
+  heldTokenRetryMs: 60_000,
 };
 
 /** Every line the clients of a test wrote, parsed. */
@@ -73,6 +80,46 @@ export class RecordingClock implements Clock {
     if (signal?.aborted) throw signal.reason;
     await this.onSleep?.(ms);
     if (!this.instant) await new Promise((r) => setTimeout(r, ms));
+  }
+}
+
+/** A clock the test moves by hand; sleeping moves it too. */
+export class MovedClock implements Clock {
+  at: number;
+
+  constructor(at = Date.now()) {
+    this.at = at;
+  }
+
+  now(): number {
+    return this.at;
+  }
+
+  async sleep(ms: number): Promise<void> {
+    this.at += ms;
+  }
+}
+
+/**
+ * Runs `call` until it succeeds, coming back at the time of each `wait` the failure policy
+ * answers, as a job worker would (moving the clock there); any other failure is thrown. Returns
+ * how long each wait was.
+ */
+export async function untilDone(
+  call: () => Promise<unknown>,
+  clock: MovedClock,
+): Promise<number[]> {
+  const waits: number[] = [];
+  for (;;) {
+    try {
+      await call();
+      return waits;
+    } catch (err) {
+      const action = failurePolicy(err);
+      if (action.kind !== 'wait') throw err;
+      waits.push(action.until - clock.at);
+      clock.at = action.until;
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { failurePolicy } from '../../src/api/failurePolicy.ts';
 import {
   NetworkError,
   PortalHttpError,
@@ -60,7 +61,7 @@ describe('429', () => {
     expect(at[2]! - at[1]!).toBeGreaterThanOrEqual(78);
   });
 
-  it('honours Retry-After within the cap', async () => {
+  it('honours Retry-After: waits within the call up to the back-off cap, beyond it ends the call until then', async () => {
     await setup();
     const clock = new RecordingClock();
     const client = h.client({ clock, settings: { backoffBaseMs: 10, backoffMaxMs: 5000 } });
@@ -68,11 +69,20 @@ describe('429', () => {
     await client.reference.sites();
     expect(clock.waits).toEqual([2000]);
 
+    // Longer than API_BACKOFF_MAX_MS: not cut short to the cap, and no worker held for it.
     const capped = new RecordingClock();
     const other = h.client({ clock: capped, settings: { backoffBaseMs: 10, backoffMaxMs: 500 } });
+    sim.resetStats();
     sim.faults.set({ next429: 1, retryAfterSeconds: 30 });
-    await other.reference.sites();
-    expect(capped.waits).toEqual([500]);
+    const before = Date.now();
+    const err = (await rejection(other.reference.sites())) as RateLimitedError;
+    expect(err).toBeInstanceOf(RateLimitedError);
+    expect(capped.waits).toEqual([]);
+    expect(seen(sim, 'GET /sites')).toBe(1);
+    expect(err.retryAt).toBeGreaterThanOrEqual(before + 30_000);
+    expect(err.retryAt).toBeLessThan(Date.now() + 31_000);
+    // The job that made the call comes back then (the failure policy's retry with a time).
+    expect(failurePolicy(err)).toMatchObject({ kind: 'retry', notBefore: err.retryAt });
   });
 
   it('after retryLimit retries throws a retryable RateLimitedError', async () => {

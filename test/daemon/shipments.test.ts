@@ -1,7 +1,9 @@
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
+import { NODE } from '../helpers/daemonProcess.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 let h: Harness;
@@ -23,6 +25,8 @@ const outboxOrders = (h: Harness) => {
     );
 };
 const json = (output: string) => JSON.parse(output.slice(output.indexOf('{')));
+/** Retries of refused or failed confirmations within a second, not a minute. */
+const FAST_RETRY = { FAILURE_BACKOFF_BASE_MS: '200', FAILURE_BACKOFF_MAX_MS: '1000' };
 
 describe('shipments through the running daemon', () => {
   it('hands exactly the ready-to-ship orders to the ERP once, across a restart', async () => {
@@ -49,6 +53,54 @@ describe('shipments through the running daemon', () => {
     expect(outboxOrders(h).sort()).toEqual(ready);
   });
 
+  it.each(['after-commit', 'after-temp-write'])(
+    'a crash %s of a hand-over: the orders go to the ERP once, also when they left the list meanwhile',
+    {
+      timeout: 60_000,
+    },
+    async (point) => {
+      let day = today();
+      h = await startHarness(`outbox-${point}`, { today: () => day });
+      const ready = h.sim.store
+        .allShipments()
+        .filter((s) => s.status === 'pending' && s.ship_by === day)
+        .map((s) => s.order_number)
+        .sort();
+      // A real process polls once and is killed at the crash point.
+      const child = spawn(
+        NODE,
+        [
+          join(import.meta.dirname, '..', 'fixtures', 'outbox-crash.ts'),
+          h.box.dataDir,
+          h.sim.baseUrl,
+          point,
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      const exit = await new Promise<string | number | null>((r) =>
+        child.once('exit', (code, signal) => r(signal ?? code)),
+      );
+      expect(exit).toBe('SIGKILL');
+      expect(outboxOrders(h)).toEqual([]);
+      // The next day: these orders are no longer on the ready-to-ship list.
+      day = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
+      await h.start();
+      await waitUntil(() => ready.every((o) => outboxOrders(h).includes(o)), {
+        timeoutMs: 20_000,
+        message: 'the interrupted hand-over finished',
+      });
+      await h.daemon!.waitFor((l) => l.event === 'shipments.polled', 15_000);
+      const handed = outboxOrders(h);
+      for (const o of ready) expect(handed.filter((x) => x === o)).toHaveLength(1);
+      // No temporary file left (the next day's own hand-over may be finishing: wait for it).
+      await waitUntil(
+        () => readdirSync(join(h.box.dataDir, 'outbox')).every((f) => !f.startsWith('.')),
+        { timeoutMs: 10_000, message: 'no temporary file in outbox/' },
+      );
+      expect(h.daemon!.lines.some((l) => l.event === 'shipments.export_recovered')).toBe(true);
+    },
+  );
+
   it('sends confirmations: shipped, collected, is_collected; unknown order and conflict reported; duplicate sent once', async () => {
     h = await startHarness('ship-confirm');
     await h.start();
@@ -63,7 +115,6 @@ describe('shipments through the running daemon', () => {
         `${c},DHL,T-C,,collected`,
         'NO-SUCH-ORDER,DPD,T-X,false,shipped',
         `${a},DPD,T-A,false,shipped`,
-        `${a},DPD,T-OTHER,false,shipped`,
         '',
       ].join('\n'),
     );
@@ -81,6 +132,13 @@ describe('shipments through the running daemon', () => {
         (r) => r.route === 'POST /shipments/:order_number/shipped' && r.path.includes(a!),
       );
     expect(shippedA).toHaveLength(1);
+    // Another tracking number for an order the portal has confirmed: a conflict, never sent.
+    h.drop('late.csv', `order_number,carrier,tracking_number\n${a},DPD,T-OTHER\n`);
+    await h.daemon!.waitFor(
+      (l) => l.event === 'file.processed' && l.file === 'late.csv',
+      15_000,
+      'late.csv processed',
+    );
 
     const failures = json((await h.cli(['failures', '--json'])).output) as {
       confirmations: Array<{ orderNumber: string; status: string }>;
@@ -97,7 +155,7 @@ describe('shipments through the running daemon', () => {
       { timeoutMs: 5000 },
     );
     const report = JSON.parse(readFileSync(join(processed, reportName), 'utf8'));
-    expect(report.confirmations).toMatchObject({ new: 4, duplicate: 1, conflict: 1 });
+    expect(report.confirmations).toMatchObject({ new: 4, duplicate: 1, conflict: 0 });
     expect(report.portal).toMatchObject({ confirmed: 3, failed: 1 });
     const status = json((await h.cli(['status', '--json'])).output);
     expect(status.failures.confirmations).toMatchObject({
@@ -105,6 +163,100 @@ describe('shipments through the running daemon', () => {
       failed: 1,
       conflicts: 1,
     });
+  });
+
+  it('a refused "collected" is never recorded as done, though the order carries its tracking number', {
+    timeout: 120_000,
+  }, async () => {
+    h = await startHarness('ship-refused', {}, FAST_RETRY);
+    await h.start();
+    await waitUntil(() => outboxOrders(h).length > 0, { timeoutMs: 15_000 });
+    const [a] = outboxOrders(h);
+    h.drop('shipped.csv', `order_number,carrier,tracking_number\n${a},DPD,T-A\n`);
+    await h.daemon!.waitFor((l) => l.event === 'shipment.confirmed', 15_000);
+    // The collected's first answer is a 500 (its outcome unknown), the next a refusal. The order
+    // shows the same carrier and tracking number (from its shipped), but not collected.
+    h.sim.faults.set({
+      routeFaults: [
+        { route: 'POST /shipments/:order_number/collected', status: 500, times: 1 },
+        {
+          route: 'POST /shipments/:order_number/collected',
+          status: 422,
+          message: 'The carrier has not scanned this parcel.',
+        },
+      ],
+    });
+    h.drop(
+      'collected.csv',
+      `order_number,carrier,tracking_number,action\n${a},DPD,T-A,collected\n`,
+    );
+    const failed = await h.daemon!.waitFor(
+      (l) => l.event === 'shipment.confirm_failed' && l.action === 'collected',
+      60_000,
+      'the collected refused',
+    );
+    expect(String(failed.error)).toMatch(/not scanned/);
+    expect(h.sim.store.shipment(a!)).toMatchObject({ status: 'shipped', is_collected: false });
+    const collected = h.sim
+      .stats()
+      .requests.filter((r) => r.route === 'POST /shipments/:order_number/collected');
+    expect(collected.map((r) => r.status)).toEqual([500, 422]);
+    expect(h.sim.stats().byRoute['GET /shipments/:order_number']).toBeGreaterThanOrEqual(1);
+    const failures = json((await h.cli(['failures', '--json'])).output) as {
+      confirmations: Array<{ orderNumber: string; action: string; status: string }>;
+    };
+    expect(failures.confirmations).toEqual([
+      expect.objectContaining({ orderNumber: a, action: 'collected', status: 'failed' }),
+    ]);
+    expect(h.daemon!.lines.filter((l) => l.event === 'shipment.confirmed')).toHaveLength(1);
+  });
+
+  it('an order’s collected waits for its shipped; a refusal because not shipped yet is retried, not final', {
+    timeout: 120_000,
+  }, async () => {
+    h = await startHarness('ship-order', {}, FAST_RETRY);
+    await h.start();
+    await waitUntil(() => outboxOrders(h).length >= 2, { timeoutMs: 15_000 });
+    const [a, b] = outboxOrders(h);
+    h.sim.faults.set({
+      collectedNeedsShipped: true,
+      routeFaults: [{ route: 'POST /shipments/:order_number/shipped', status: 500, times: 1 }],
+    });
+    h.drop(
+      'both.csv',
+      [
+        'order_number,carrier,tracking_number,action',
+        `${a},DPD,T-A,shipped`,
+        `${a},DPD,T-A,collected`,
+        `${b},UPS,T-B,collected`,
+        '',
+      ].join('\n'),
+    );
+    await waitUntil(() => h.sim.store.shipment(a!)?.status === 'collected', {
+      timeoutMs: 60_000,
+      message: "a's shipped, then its collected",
+    });
+    const posts = (order: string) =>
+      h.sim
+        .stats()
+        .requests.filter((r) => r.method === 'POST' && r.path.includes(order))
+        .map((r) => `${r.route.split('/').pop()} ${r.status}`);
+    expect(posts(a!)).toEqual(['shipped 500', 'shipped 200', 'collected 200']);
+    // b's collected was refused (not shipped yet): retried, never a failure.
+    expect(posts(b!)[0]).toBe('collected 409');
+    expect(posts(b!).every((p) => p === 'collected 409')).toBe(true);
+    const before = json((await h.cli(['failures', '--json'])).output);
+    expect(before.confirmations).toEqual([]);
+
+    // b's shipped comes in a later file: then its collected goes, right after.
+    h.drop('b-shipped.csv', `order_number,carrier,tracking_number\n${b},UPS,T-B\n`);
+    await waitUntil(() => h.sim.store.shipment(b!)?.status === 'collected', {
+      timeoutMs: 60_000,
+      message: "b's collected after its shipped",
+    });
+    expect(posts(b!).slice(-2)).toEqual(['shipped 200', 'collected 200']);
+    const status = json((await h.cli(['status', '--json'])).output);
+    expect(status.failures.confirmations).toMatchObject({ pending: 0, failed: 0 });
   });
 
   it('with the stock lane spent by a large push, confirmations still go first', async () => {

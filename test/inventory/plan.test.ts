@@ -77,7 +77,7 @@ describe('plan FILE', () => {
 
   it('uses the batch size learnt from the portal when it is smaller, and --json', async () => {
     // Seeded the way the client learns it: the portal refused a batch of 2.
-    new BatchSizes(env.db, 1000).rejected('dc', 2);
+    new BatchSizes(env.db, 1000).rejected('dc', 2, Date.now());
     const p = file(
       'dc.jsonl',
       '{"distribution_centre_code":"DC1","sku":"SAME","stock_quantity":2}\n{"distribution_centre_code":"DC1","sku":"B","stock_quantity":2}\n{"distribution_centre_code":"ZZ","sku":"B","stock_quantity":2}\n',
@@ -102,10 +102,12 @@ describe('plan FILE', () => {
   });
 
   it('plans confirmations against those already stored', async () => {
+    // Confirmed on the portal: another tracking number for O1 is a conflict (a pending one would
+    // be replaced by the correction, and count as new).
     env.db
       .prepare(
         `INSERT INTO shipment_confirmations (order_number, action, carrier, tracking_number, is_collected, status, next_attempt_at, created_at)
-         VALUES ('O1', 'shipped', 'UPS', 'T1', 0, 'pending', 0, 0)`,
+         VALUES ('O1', 'shipped', 'UPS', 'T1', 0, 'confirmed', 0, 0)`,
       )
       .run();
     const p = file(

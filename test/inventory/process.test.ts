@@ -223,7 +223,7 @@ describe('processInboxFile: stock files', () => {
 });
 
 describe('processInboxFile: shipment confirmations', () => {
-  it('stores new rows pending, skips duplicates, stores conflicts without sending them', async () => {
+  it('stores new rows pending, skips duplicates, replaces a pending row by a correction; a conflict only against a confirmed one', async () => {
     env.drop(
       'c.csv',
       'order_number,carrier,tracking_number,is_collected,action\nO1,UPS,T1,false,\nO2,DHL,T2,1,collected\nO1,UPS,T1,,shipped\nO1,UPS,T9,,\nO3,,T3,,\n',
@@ -234,19 +234,19 @@ describe('processInboxFile: shipment confirmations', () => {
       kind: 'shipment_confirmations',
       rowsAccepted: 4,
       rowsRejected: 1,
-      confirmations: { new: 2, duplicate: 1, conflict: 1 },
+      confirmations: { new: 3, duplicate: 1, conflict: 0 },
     });
     const report = env.report(out);
     expect(report.confirmations?.rows.map((r) => [r.line, r.orderNumber, r.outcome])).toEqual([
       [2, 'O1', 'new'],
       [3, 'O2', 'new'],
       [4, 'O1', 'duplicate'],
-      [5, 'O1', 'conflict'],
+      [5, 'O1', 'new'],
     ]);
-    expect(report.confirmations?.rows[3]?.existing).toEqual({
-      carrier: 'UPS',
-      trackingNumber: 'T1',
-    });
+    // T9 corrects T1, which was not sent yet: T1 is replaced, never sent.
+    expect(report.confirmations?.rows[3]?.replaced).toEqual([
+      { id: 1, action: 'shipped', carrier: 'UPS', trackingNumber: 'T1', status: 'pending' },
+    ]);
     expect(report.rejected).toEqual([{ line: 6, field: 'carrier', reason: 'empty', value: '' }]);
     const rows = env.db
       .prepare(
@@ -259,7 +259,7 @@ describe('processInboxFile: shipment confirmations', () => {
         action: 'shipped',
         tracking_number: 'T1',
         is_collected: 0,
-        status: 'pending',
+        status: 'replaced',
         file_id: 1,
         line: 2,
       },
@@ -277,21 +277,24 @@ describe('processInboxFile: shipment confirmations', () => {
         action: 'shipped',
         tracking_number: 'T9',
         is_collected: 0,
-        status: 'conflict',
+        status: 'pending',
         file_id: 1,
         line: 5,
       },
     ]);
 
-    // A later file with the same confirmation and a different order: one duplicate, one new.
+    // The portal takes T9. A later file: the same confirmation, a different order, and T1 for
+    // O1 again: one duplicate, one new, and a conflict (O1 is confirmed with T9), never sent.
+    env.db.prepare(`UPDATE shipment_confirmations SET status = 'confirmed' WHERE id = 3`).run();
     env.drop(
       'c2.jsonl',
-      '{"order_number":"O2","carrier":"DHL","tracking_number":"T2","action":"collected"}\n{"order_number":"O4","carrier":"DHL","tracking_number":"T4"}\n',
+      '{"order_number":"O2","carrier":"DHL","tracking_number":"T2","action":"collected"}\n{"order_number":"O4","carrier":"DHL","tracking_number":"T4"}\n{"order_number":"O1","carrier":"UPS","tracking_number":"T1"}\n',
     );
-    expect((await env.process('c2.jsonl')).confirmations).toEqual({
-      new: 1,
-      duplicate: 1,
-      conflict: 0,
+    const later = await env.process('c2.jsonl');
+    expect(later.confirmations).toEqual({ new: 1, duplicate: 1, conflict: 1 });
+    expect(env.report(later).confirmations?.rows[2]).toMatchObject({
+      outcome: 'conflict',
+      existing: { carrier: 'UPS', trackingNumber: 'T9' },
     });
   });
 });

@@ -7,6 +7,7 @@ import { type HttpServer, startHttpServer } from '../../src/daemon/httpServer.ts
 import { redisConnection } from '../../src/jobs/connection.ts';
 import { closeQueues, createQueues, type Queues } from '../../src/jobs/queues.ts';
 import { CallLog } from '../../src/state/callLog.ts';
+import { ConfirmationSends } from '../../src/state/confirmationSends.ts';
 import { storeConfirmations } from '../../src/state/confirmations.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
@@ -202,7 +203,7 @@ describe('/metrics', () => {
       NOW,
       retry,
     );
-    // 2 confirmations pending, then one conflict (same order, another tracking number).
+    // 2 confirmations pending, one confirmed, then a conflict (that order, another tracking number).
     const conf = (order: string, tracking: string, line: number) => ({
       orderNumber: order,
       action: 'shipped' as const,
@@ -211,10 +212,13 @@ describe('/metrics', () => {
       isCollected: false,
       line,
     });
-    storeConfirmations(db, [conf('O1', 'T1', 1), conf('O2', 'T2', 2), conf('O1', 'T9', 3)], {
-      fileId: null,
-      now: NOW,
-    });
+    const [, , done] = storeConfirmations(
+      db,
+      [conf('O1', 'T1', 1), conf('O2', 'T2', 2), conf('O3', 'T3', 3)],
+      { fileId: null, now: NOW },
+    );
+    new ConfirmationSends(db).confirmed(done!.id, NOW);
+    storeConfirmations(db, [conf('O3', 'T9', 4)], { fileId: null, now: NOW });
     const kv = new KeyValueStore(db);
     kv.set('last.push_success', NOW - 70 * MIN);
     kv.set('last.ingest', { at: NOW - 5 * MIN, file: 'a.csv', outcome: 'processed' });

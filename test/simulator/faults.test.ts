@@ -103,3 +103,90 @@ describe('fault knobs', () => {
     });
   });
 });
+
+describe('knobs for answers the spec leaves open', () => {
+  it('routeFaults answers a route with the spec error body, before the handler, `times` times', async () => {
+    const client = await start();
+    client.sim.faults.set({
+      routeFaults: [{ route: 'POST /factory-stocks/bulk-update', status: 403, times: 2 }],
+    });
+    const body = [{ sku: 'SKU-0000001', stock_quantity: 5 }];
+    for (let i = 0; i < 2; i++) {
+      const r = await client.post('/factory-stocks/bulk-update', body);
+      expect(r.status).toBe(403);
+      expect(r.body).toEqual({
+        error: { code: 'forbidden', message: 'Insufficient permissions.', field: 'request' },
+      });
+    }
+    expect(client.sim.store.factoryStock('SKU-0000001')?.stock_quantity).not.toBe(5);
+    expect((await client.get('/sites')).status).toBe(200);
+    expect((await client.post('/factory-stocks/bulk-update', body)).status).toBe(200);
+    expect(client.sim.faults.current().routeFaults).toEqual([]);
+    // Through the admin endpoint too, checked.
+    const bad = await client.admin('POST', '/faults', { routeFaults: [{ route: 'x', status: 1 }] });
+    expect(bad.status).toBe(400);
+  });
+
+  it('refuseTokens refuses every token, a fresh one too; clearing it makes the last one good', async () => {
+    const client = await start();
+    client.sim.faults.set({ refuseTokens: true });
+    expect((await client.get('/sites')).status).toBe(401);
+    expect((await client.login()).status).toBe(200);
+    expect((await client.get('/sites')).status).toBe(401);
+    client.sim.faults.set({ refuseTokens: false });
+    expect((await client.get('/sites')).status).toBe(200);
+  });
+
+  it('collectedNeedsShipped refuses collected on an order not shipped yet (409 not_shipped)', async () => {
+    const client = await start();
+    client.sim.faults.set({ collectedNeedsShipped: true });
+    const [s] = (await client.get('/shipments/ready-to-ship')).body.data;
+    const parcel = { carrier: 'DPD', tracking_number: 'T1' };
+    const refused = await client.post(`/shipments/${s.order_number}/collected`, parcel);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('not_shipped');
+    expect((await client.post(`/shipments/${s.order_number}/shipped`, parcel)).status).toBe(200);
+    expect((await client.post(`/shipments/${s.order_number}/collected`, parcel)).status).toBe(200);
+  });
+
+  it('dcErrorsWithoutCode leaves the centre out of DC bulk error entries', async () => {
+    const client = await start();
+    client.sim.faults.set({ dcErrorsWithoutCode: true });
+    const r = await client.post('/distribution-centre-stocks/bulk-update', [
+      { distribution_centre_code: 'DC-LON', sku: 'NOPE', stock_quantity: 1 },
+      { distribution_centre_code: 'DC-LON', sku: 'SKU-0000001', stock_quantity: 1 },
+    ]);
+    expect(r.body.errors).toEqual([
+      { platform_sku: null, sku: 'NOPE', stock_quantity: null, error: 'Product not found' },
+    ]);
+    expect(r.body.updated[0].distribution_centre_code).toBe('DC-LON');
+  });
+
+  it('bulkRejectsInvalidItem refuses the whole body naming the item’s field', async () => {
+    const client = await start();
+    client.sim.faults.set({ bulkRejectsInvalidItem: true });
+    const r = await client.post('/factory-stocks/bulk-update', [
+      { sku: 'SKU-0000001', stock_quantity: 1 },
+      { sku: 'SKU-0000002', stock_quantity: 2.5 },
+    ]);
+    expect(r.status).toBe(422);
+    expect(r.body.error).toMatchObject({ code: 'invalid_parameter', field: '1.stock_quantity' });
+    expect(client.sim.store.factoryStock('SKU-0000001')?.stock_quantity).not.toBe(1);
+  });
+
+  it('shipmentsPerPage pages shipment lists by number; stockQuantityCap clamps and echoes', async () => {
+    const client = await start();
+    client.sim.faults.set({ shipmentsPerPage: 3, stockQuantityCap: 10 });
+    const first = await client.get('/shipments');
+    expect(first.body.data).toHaveLength(3);
+    expect(first.body.meta).toMatchObject({ current_page: 1, per_page: 3, total: 20 });
+    expect(first.body.links.next).toContain('page=2');
+    const second = await client.get(first.body.links.next);
+    expect(second.body.data[0].order_number).not.toBe(first.body.data[0].order_number);
+    const r = await client.post('/factory-stocks/bulk-update', [
+      { sku: 'SKU-0000001', stock_quantity: 50 },
+    ]);
+    expect(r.body.updated[0].stock_quantity).toBe(10);
+    expect(client.sim.store.factoryStock('SKU-0000001')?.stock_quantity).toBe(10);
+  });
+});

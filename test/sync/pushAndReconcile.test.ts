@@ -1,11 +1,9 @@
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPortalClient, type PortalClient } from '../../src/api/index.ts';
-import { loadConfig } from '../../src/config/index.ts';
+import type { PortalClient } from '../../src/api/index.ts';
 import { stockReader, stockWriter } from '../../src/daemon/portAdapters.ts';
 import { systemClock } from '../../src/domain/clock.ts';
-import { createLogger } from '../../src/log/logger.ts';
+import type { createLogger } from '../../src/log/logger.ts';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { ACTIVE_DC_CODES, SEED_BRANDS } from '../../src/simulator/seed.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
@@ -16,6 +14,7 @@ import { establishRemote } from '../../src/sync/establish.ts';
 import { pushPending } from '../../src/sync/push.ts';
 import { reconcileAll, reconcileKind } from '../../src/sync/reconcile.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
+import { pushClient } from './helpers.ts';
 
 const BATCH = 50;
 const retry = { baseMs: 60_000, maxMs: 3_600_000, notFoundMs: 6 * 3_600_000 };
@@ -31,28 +30,10 @@ function setup(maxBulkItems = BATCH) {
     box = makeSandbox('push');
     sim = await startSimulator({ products: 300, maxBulkItems });
     db = openStateDb(join(box.dataDir, 'state.db'));
-    logText = [];
-    const stream = new PassThrough();
-    stream.on('data', (c: Buffer) => logText.push(c.toString()));
-    const log = createLogger({ destination: stream, pretty: false, level: 'debug' });
-    const config = loadConfig({
-      env: {
-        SUPPLIER_API_URL: sim.baseUrl,
-        SUPPLIER_EMAIL: 'supplier@example.com',
-        SUPPLIER_PASSWORD: 'demo-password',
-        BULK_BATCH_SIZE: String(BATCH),
-        API_BACKOFF_BASE_MS: '5',
-        API_BACKOFF_MAX_MS: '50',
-      },
-    });
-    client = createPortalClient({
-      baseUrl: sim.baseUrl,
-      email: config.email!,
-      password: config.password!,
-      db,
-      log,
-      settings: config,
-    });
+    const made = pushClient(sim, db, { BULK_BATCH_SIZE: String(BATCH) });
+    client = made.client;
+    logText = made.logText;
+    const log = made.log;
     return log;
   };
 }

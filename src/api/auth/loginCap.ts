@@ -1,40 +1,73 @@
 import { AuthStore } from '../../state/authStore.ts';
 import type { StateDb } from '../../state/db.ts';
-import { decideCall, HOUR_MS } from '../budget/decide.ts';
+import { KeyValueStore } from '../../state/kv.ts';
+import type { Relogin } from '../../state/kvKeys.ts';
+import { HOUR_MS } from '../budget/decide.ts';
+import { decideLogin, type LoginDecision } from './relogin.ts';
 
 export type LoginSlot =
-  | { readonly ok: true; readonly attemptId: number }
-  | { readonly ok: false; readonly retryAt: number; readonly used: number };
+  | { readonly ok: true; readonly attemptId: number; readonly unproven: number }
+  | (Extract<LoginDecision, { allowed: false }> & { readonly ok: false });
+
+const RELOGIN_KEY = 'api.relogin';
 
 /**
- * The hard cap on logins over any rolling hour, across restarts and processes: checking the
- * count and recording the attempt is one IMMEDIATE transaction, so two processes cannot both pass
- * the last slot. Every attempt counts, whatever its outcome.
+ * The gate every login passes, across restarts and processes: the hard cap on logins over any
+ * rolling hour and the spacing of re-logins while fresh tokens are refused (relogin.ts). Checking
+ * and recording the attempt is one IMMEDIATE transaction, so two processes cannot both pass the
+ * last slot, nor both re-login at the same spaced time. Every attempt counts, whatever its outcome.
  */
 export class LoginCap {
   readonly #store: AuthStore;
+  readonly #kv: KeyValueStore;
   readonly #take;
 
-  constructor(db: StateDb, limit: number) {
+  constructor(db: StateDb, limit: number, reloginBaseMs: number) {
     this.#store = new AuthStore(db);
-    this.#take = db.transaction((account: string, now: number): LoginSlot => {
-      this.#store.pruneLoginAttempts(now - 2 * HOUR_MS);
-      const decision = decideCall({
-        calls: this.#store.loginAttemptsSince(now - HOUR_MS),
-        limit,
-        reserve: 0,
-        now,
-      });
-      if (!decision.allowed) return { ok: false, retryAt: decision.retryAt, used: decision.used };
-      return { ok: true, attemptId: this.#store.recordLoginAttempt(now, account, 'pending') };
-    });
+    this.#kv = new KeyValueStore(db);
+    this.#take = db.transaction(
+      (account: string, now: number, mode: 'first' | 'renew'): LoginSlot => {
+        this.#store.pruneLoginAttempts(now - 2 * HOUR_MS);
+        const state = this.#kv.get(RELOGIN_KEY);
+        const decision = decideLogin({
+          attempts: this.#store.loginAttemptsSince(now - HOUR_MS),
+          limit,
+          mode,
+          state,
+          baseMs: reloginBaseMs,
+          now,
+        });
+        if (!decision.allowed) return { ...decision, ok: false };
+        const unproven = (state?.unproven ?? 0) + 1;
+        this.#kv.set(RELOGIN_KEY, { unproven, lastLoginAt: now }, now);
+        return {
+          ok: true,
+          attemptId: this.#store.recordLoginAttempt(now, account, 'pending'),
+          unproven,
+        };
+      },
+    );
   }
 
-  tryTake(account: string, now: number): LoginSlot {
-    return this.#take.immediate(account, now);
+  /** A login may go now (recorded as an attempt), or not before `retryAt`. */
+  tryTake(account: string, now: number, mode: 'first' | 'renew'): LoginSlot {
+    return this.#take.immediate(account, now, mode);
   }
 
   setOutcome(attemptId: number, outcome: 'ok' | 'rejected' | 'rate_limited' | 'error'): void {
     this.#store.setLoginOutcome(attemptId, outcome);
+  }
+
+  /** What spaces re-logins now (undefined before the first login). */
+  relogin(): Relogin | undefined {
+    return this.#kv.get(RELOGIN_KEY);
+  }
+
+  /** A call succeeded with the token held: the next refusal is worth a login at once. */
+  proven(now: number): void {
+    const state = this.#kv.get(RELOGIN_KEY);
+    if (state !== undefined && state.unproven > 0) {
+      this.#kv.set(RELOGIN_KEY, { ...state, unproven: 0 }, now);
+    }
   }
 }

@@ -10,8 +10,10 @@ import {
   ClientClosedError,
   LoginBlockedError,
   LoginRejectedError,
+  LoginWaitError,
   PortalHttpError,
   RateLimitedError,
+  TokenRefusedError,
 } from '../errors.ts';
 import type { Transport } from '../http.ts';
 import { activeLoginBlock, setLoginBlock } from './loginBlock.ts';
@@ -29,28 +31,44 @@ export interface SessionDeps {
   readonly retryLimit: number;
   readonly backoffBaseMs: number;
   readonly backoffMaxMs: number;
+  /** Base of the spacing of re-logins while fresh tokens are refused (see relogin.ts). */
+  readonly reloginBaseMs: number;
+  /**
+   * While a re-login waits its turn, how soon a call may try again with the token held, so that
+   * work resumes this soon after the portal accepts tokens again.
+   */
+  readonly heldTokenRetryMs: number;
   /** Aborts waits when the client closes. */
   readonly signal: AbortSignal;
 }
 
+/** Epoch ms and reason of a re-login held back, for one log line per decision. */
+type Held = { readonly reason: string; readonly retryAt: number };
+
 /**
  * The token's life: persisted in auth_token and reused after a restart; a login only when there
- * is none or a 401 came with the current one; one login in flight per process however many calls
- * meet the 401; the login cap and the wrong-credentials block checked before every attempt.
+ * is none or the one held was refused; one login in flight per process however many calls meet
+ * the 401; every login through the gate of loginCap.ts (the cap, the spacing of re-logins while
+ * fresh tokens are refused, the logins kept for later) and the wrong-credentials block. A call
+ * never sleeps for a login: when none may go now it throws LoginWaitError or TokenRefusedError
+ * with the time to come back, and the job waits (the failure policy's `wait`).
  */
 export class Session {
   readonly #deps: SessionDeps;
   readonly #store: AuthStore;
   readonly #cap: LoginCap;
   #current: string | undefined;
-  /** Good answers obtained with the current token (a 401 after some means someone else logged in). */
-  #goodCalls = 0;
+  /** A good answer came with the current token (in this process). */
+  #proven = false;
   #inflight: Promise<string> | undefined;
+  /** The last token whose refusal was logged, and the last held-back login logged. */
+  #loggedRefusal: string | undefined;
+  #loggedHeld: Held | undefined;
 
   constructor(deps: SessionDeps) {
     this.#deps = deps;
     this.#store = new AuthStore(deps.db);
-    this.#cap = new LoginCap(deps.db, deps.loginsPerHour);
+    this.#cap = new LoginCap(deps.db, deps.loginsPerHour, deps.reloginBaseMs);
     registerSecret(deps.password);
   }
 
@@ -59,30 +77,25 @@ export class Session {
     if (this.#current !== undefined) return this.#current;
     const stored = this.#stored();
     if (stored !== undefined) return this.#adopt(stored);
-    this.#inflight ??= this.#login(undefined).finally(() => {
+    this.#inflight ??= this.#login('first', undefined).finally(() => {
       this.#inflight = undefined;
     });
     return this.#inflight;
   }
 
   /**
-   * After a 401 that came with `stale`: a newer token (ours or another process's) if there is
-   * one, else one login shared by every caller that met the same 401.
+   * After a 401 that came with `refused`: a newer token (ours or another process's) if there is
+   * one, else one login shared by every caller that met the same 401, when the gate lets it go;
+   * else TokenRefusedError with the time to try again with the token held (no later than
+   * heldTokenRetryMs from now).
    */
-  async renew(stale: string): Promise<string> {
-    if (this.#current !== undefined && this.#current !== stale) return this.#current;
+  async afterRefusal(refused: string): Promise<string> {
+    if (this.#current !== undefined && this.#current !== refused) return this.#current;
     if (this.#inflight !== undefined) return this.#inflight;
     const stored = this.#stored();
-    if (stored !== undefined && stored !== stale) return this.#adopt(stored);
-    if (this.#current === stale && this.#goodCalls > 0) {
-      this.#deps.logger.warn(
-        { event: 'api.token_invalidated', goodCalls: this.#goodCalls },
-        'token refused after good calls: another client probably logged in with this account',
-      );
-    }
-    this.#current = undefined;
-    this.#store.deleteToken(stale);
-    this.#inflight = this.#login(stale).finally(() => {
+    if (stored !== undefined && stored !== refused) return this.#adopt(stored);
+    this.#noteRefusal(refused);
+    this.#inflight = this.#login('renew', refused).finally(() => {
       this.#inflight = undefined;
     });
     return this.#inflight;
@@ -90,7 +103,9 @@ export class Session {
 
   /** A 2xx answer came with `token`. */
   noteSuccess(token: string): void {
-    if (token === this.#current) this.#goodCalls++;
+    if (token !== this.#current || this.#proven) return;
+    this.#proven = true;
+    this.#cap.proven(this.#deps.clock.now());
   }
 
   #stored(): string | undefined {
@@ -102,12 +117,30 @@ export class Session {
     registerSecret(token, 'rotating');
     if (token !== this.#current) {
       this.#current = token;
-      this.#goodCalls = 0;
+      this.#proven = false;
     }
     return token;
   }
 
-  async #login(stale: string | undefined): Promise<string> {
+  /** One warning per refused token: served calls (someone else logged in) or fresh. */
+  #noteRefusal(refused: string): void {
+    if (this.#loggedRefusal === refused) return;
+    this.#loggedRefusal = refused;
+    const state = this.#cap.relogin();
+    const unproven = state?.unproven ?? 0;
+    this.#deps.logger.warn(
+      {
+        event: 'api.token_invalidated',
+        servedCalls: unproven === 0,
+        loginsSinceGoodCall: unproven,
+      },
+      unproven === 0
+        ? 'token refused after good calls: another client probably logged in with this account'
+        : `a fresh token was refused before any good call (${unproven} login(s) since the last); re-logins are spaced out`,
+    );
+  }
+
+  async #login(mode: 'first' | 'renew', stale: string | undefined): Promise<string> {
     const d = this.#deps;
     let retries = 0;
     for (;;) {
@@ -125,32 +158,61 @@ export class Session {
       if (stored !== undefined && stored !== stale) return this.#adopt(stored);
 
       const now = d.clock.now();
-      const slot = this.#cap.tryTake(d.email, now);
-      if (!slot.ok) {
-        const waitMs = Math.max(1, slot.retryAt - now);
-        d.logger.warn(
-          {
-            event: 'api.login_blocked',
-            loginsPerHour: d.loginsPerHour,
-            used: slot.used,
-            retryAt: slot.retryAt,
-            waitMs,
-          },
-          'login cap reached; waiting',
-        );
-        await this.#sleep(waitMs);
-        continue;
-      }
+      const slot = this.#cap.tryTake(d.email, now, retries > 0 ? 'first' : mode);
+      if (!slot.ok) throw this.#held(slot, mode, now);
 
-      const outcome = await this.#attempt(slot.attemptId, retries);
+      const outcome = await this.#attempt(slot.attemptId, retries, slot.unproven);
       if (typeof outcome === 'string') return outcome;
       retries++;
       await this.#sleep(outcome.waitMs);
     }
   }
 
+  /** The error for a login the gate holds back, logged once per decision. */
+  #held(
+    slot: { reason: 'spacing' | 'cap'; retryAt: number; used: number },
+    mode: 'first' | 'renew',
+    now: number,
+  ): Error {
+    const d = this.#deps;
+    const at = new Date(slot.retryAt).toISOString();
+    const last = this.#loggedHeld;
+    if (last?.reason !== slot.reason || last.retryAt !== slot.retryAt) {
+      this.#loggedHeld = { reason: slot.reason, retryAt: slot.retryAt };
+      d.logger.warn(
+        {
+          event: 'api.login_blocked',
+          reason: slot.reason,
+          loginsPerHour: d.loginsPerHour,
+          used: slot.used,
+          retryAt: slot.retryAt,
+          waitMs: Math.max(0, slot.retryAt - now),
+          heldTokenRetryMs: mode === 'renew' ? d.heldTokenRetryMs : undefined,
+        },
+        slot.reason === 'spacing'
+          ? `re-login spaced out until ${at}; calls retry with the token held meanwhile`
+          : `login cap reached (${slot.used}/${d.loginsPerHour} in the last hour); next login at ${at}`,
+      );
+    }
+    if (mode === 'first') {
+      return new LoginWaitError(
+        `no token, and the login cap allows the next login at ${at}`,
+        slot.retryAt,
+      );
+    }
+    const retryAt = Math.min(slot.retryAt, now + d.heldTokenRetryMs);
+    return new TokenRefusedError(
+      `the portal refused the token; next login at ${at} (${slot.reason}), calls retry with the token held from ${new Date(retryAt).toISOString()}`,
+      retryAt,
+    );
+  }
+
   /** One login request: the token, or how long to wait before the next attempt. */
-  async #attempt(attemptId: number, retries: number): Promise<string | { waitMs: number }> {
+  async #attempt(
+    attemptId: number,
+    retries: number,
+    unproven: number,
+  ): Promise<string | { waitMs: number }> {
     const d = this.#deps;
     let response: Awaited<ReturnType<Transport['send']>>;
     try {
@@ -177,8 +239,11 @@ export class Session {
       this.#cap.setOutcome(attemptId, 'ok');
       this.#store.writeToken({ token, account: d.email, obtainedAt: d.clock.now() });
       this.#current = token;
-      this.#goodCalls = 0;
-      d.logger.info({ event: 'api.login', account: d.email }, 'logged in to the portal');
+      this.#proven = false;
+      d.logger.info(
+        { event: 'api.login', account: d.email, loginsSinceGoodCall: unproven },
+        'logged in to the portal',
+      );
       return token;
     }
     const details = errorDetails(response);
@@ -199,7 +264,7 @@ export class Session {
       this.#cap.setOutcome(attemptId, 'rate_limited');
       const retryAfter = parseRetryAfter(response.headers['retry-after'], d.clock.now());
       const waitMs = this.#backoff(retries + 1, 0, retryAfter);
-      if (retries >= d.retryLimit) {
+      if (retries >= d.retryLimit || (retryAfter ?? 0) > d.backoffMaxMs) {
         throw new RateLimitedError('login rate-limited by the portal', {
           status,
           ...details,

@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { errorDetails } from '../body.ts';
 import { type Caller, callJson, describe, seg } from '../caller.ts';
+import { PortalHttpError, refusesContent } from '../errors.ts';
 import { fetchAll } from '../pagination.ts';
-import { type CallOptions, expectOk, httpError } from '../request.ts';
+import { type CallOptions, expectOk } from '../request.ts';
 import { type Shipment, shipmentSchema } from '../schemas.ts';
 
 export interface ShipmentActionInput {
@@ -14,8 +16,9 @@ export interface ShipmentActionInput {
 export interface ShipmentActionOptions extends CallOptions {
   /**
    * An earlier attempt of this same action went unanswered (e.g. before a crash): a 4xx answer is
-   * then checked with GET /shipments/{order}, and counts as success when the carrier and
-   * tracking number there are the ones sent.
+   * then checked with GET /shipments/{order}, and counts as success only when the portal shows
+   * the action done (shipped; collected for `collected` or `is_collected`) with the carrier and
+   * tracking number sent.
    */
   readonly previousAttemptUnanswered?: boolean;
 }
@@ -24,7 +27,7 @@ export interface ShipmentActionResult {
   readonly status: number;
   /** The answer's body, as sent (the spec does not show it). */
   readonly body: unknown;
-  /** True when the portal already had this action from an earlier, unanswered attempt. */
+  /** True when the portal already showed this action done (an earlier, unanswered attempt landed). */
   readonly alreadyDone: boolean;
 }
 
@@ -83,16 +86,20 @@ export function shipmentsApi(caller: Caller): ShipmentsApi {
       return { status: response.status, body: response.body, alreadyDone: false };
     }
     const uncertain = response.resentAfterNoAnswer || options.previousAttemptUnanswered === true;
-    if (uncertain && response.status >= 400 && response.status < 500) {
-      // "Already shipped/collected"? Ask the portal rather than read the message.
+    if (refusesContent(response.status) && (uncertain || kind === 'collected')) {
+      // Ask the portal what it holds rather than read the message.
       const shipment = await get(orderNumber, options);
-      if (
-        same(shipment.carrier, input.carrier) &&
-        same(shipment.tracking_number, input.tracking_number)
-      ) {
+      if (uncertain && shownDone(kind, shipment, input)) {
         return { status: response.status, body: response.body, alreadyDone: true };
       }
-      throw httpError(describe(spec), response.raw, false);
+      if (kind === 'collected' && !shownShipped(shipment)) {
+        // Refused because the order is not shipped yet (its "shipped" is still on its way):
+        // worth sending again once it is, so not a final refusal.
+        throw new PortalHttpError(
+          `${describe(spec)}: HTTP ${response.status}: refused while the portal shows the order not shipped yet`,
+          { status: response.status, ...errorDetails(response.raw), retryable: true },
+        );
+      }
     }
     expectOk(response, describe(spec));
     return { status: response.status, body: response.body, alreadyDone: false };
@@ -112,6 +119,32 @@ export function shipmentsApi(caller: Caller): ShipmentsApi {
     shipped: (orderNumber, input, options) => action('shipped', orderNumber, input, options),
     collected: (orderNumber, input, options) => action('collected', orderNumber, input, options),
   };
+}
+
+/**
+ * The portal shows the action done: shipped (or collected, which implies it) for `shipped`, and
+ * collected as well when `is_collected` was sent; collected for `collected`; each with the carrier
+ * and tracking number sent. Matching tracking alone is not enough: a shipped order carries the
+ * tracking number its `collected` will send too.
+ */
+function shownDone(
+  kind: 'shipped' | 'collected',
+  shipment: Shipment,
+  input: ShipmentActionInput,
+): boolean {
+  const sameParcel =
+    same(shipment.carrier, input.carrier) && same(shipment.tracking_number, input.tracking_number);
+  if (!sameParcel) return false;
+  if (kind === 'collected' || input.is_collected === true) return shownCollected(shipment);
+  return shownShipped(shipment);
+}
+
+function shownShipped(shipment: Shipment): boolean {
+  return shipment.status === 'shipped' || shipment.is_shipped === true || shownCollected(shipment);
+}
+
+function shownCollected(shipment: Shipment): boolean {
+  return shipment.status === 'collected' || shipment.is_collected === true;
 }
 
 function same(held: string | null | undefined, sent: string): boolean {

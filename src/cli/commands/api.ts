@@ -12,7 +12,7 @@ import {
   type ProductScope,
 } from '../../api/endpoints/products.ts';
 import type { ShipmentActionInput } from '../../api/endpoints/shipments.ts';
-import { isPortalError } from '../../api/errors.ts';
+import { BulkIncompleteError, isPortalError } from '../../api/errors.ts';
 import type { Page } from '../../api/pagination.ts';
 import type { CallOptions } from '../../api/request.ts';
 import { type Config, dataPaths } from '../../config/index.ts';
@@ -271,7 +271,14 @@ export const apiCommand: Command = {
       const result = await handler({ client, args, values, call, out: ctx.stdout, logger });
       if (result !== STREAMED) printJson(ctx.stdout, result);
       return ExitCode.ok;
-    } catch (err) {
+    } catch (caught) {
+      let err = caught;
+      if (err instanceof BulkIncompleteError) {
+        // What the portal answered before the failure is printed, with the items not sent.
+        const { updated, errors } = err.answered as BulkResult;
+        printJson(ctx.stdout, { updated, errors, unsent: err.unsent });
+        err = err.cause;
+      }
       if (!isPortalError(err)) throw err;
       const { code, status, apiCode, field, apiMessage, excerpt, retryable, retryAt } = err;
       println(

@@ -321,6 +321,7 @@ async function commitCollected(
 ): Promise<FileOutcome> {
   let pendingKeys: number | undefined;
   let counts: FileOutcome['confirmations'];
+  let corrections: ConfirmationResult[] = [];
   const committed = commit(
     ctx,
     { kind: c.kind, hash, size: st.size, ino: st.ino },
@@ -350,6 +351,7 @@ async function commitCollected(
         const tally = { new: 0, duplicate: 0, conflict: 0 };
         for (const r of results) tally[r.outcome]++;
         counts = tally;
+        corrections = results.filter((r) => r.replaced !== undefined);
         const listed: ConfirmationResult[] = results.slice(0, MAX_CONFIRMATIONS_LISTED);
         return {
           ...common,
@@ -382,6 +384,21 @@ async function commitCollected(
     },
   );
   const outcome = await afterCommit(ctx, committed, st);
+  for (const r of corrections) {
+    for (const old of r.replaced ?? []) {
+      ctx.deps.log.info(
+        {
+          event: 'shipment.confirmation_replaced',
+          file: ctx.name,
+          line: r.line,
+          order_number: r.orderNumber,
+          action: old.action,
+          was: { carrier: old.carrier, tracking_number: old.trackingNumber, status: old.status },
+        },
+        `${old.action} of ${r.orderNumber} corrected by line ${r.line} of ${ctx.name}`,
+      );
+    }
+  }
   return {
     ...outcome,
     ...(pendingKeys === undefined ? {} : { pendingKeys }),

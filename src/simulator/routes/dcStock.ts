@@ -2,7 +2,7 @@
 import type { ApiContext, ApiRequest, ApiResponse, RouteDef } from '../context.ts';
 import { paginate } from '../pagination.ts';
 import { intQuery } from '../params.ts';
-import { bulkItems, updateDcStock } from '../stockUpdates.ts';
+import { bulkItems, refuseInvalidItem, storeRules, updateDcStock } from '../stockUpdates.ts';
 import { cursorFrom, pageBody } from './listPage.ts';
 import { singleStockBody } from './stockBody.ts';
 
@@ -24,11 +24,18 @@ function list(req: ApiRequest, ctx: ApiContext): ApiResponse {
 
 function single(req: ApiRequest, ctx: ApiContext): ApiResponse {
   const body = singleStockBody(req.body, ['distribution_centre_code', 'sku']);
-  return { status: 200, body: updateDcStock(ctx.store, [body]) };
+  return { status: 200, body: updateDcStock(ctx.store, [body], storeRules(ctx)) };
 }
 
 function bulk(req: ApiRequest, ctx: ApiContext): ApiResponse {
-  return { status: 200, body: updateDcStock(ctx.store, bulkItems(req.body, ctx)) };
+  const knobs = ctx.knobs();
+  const items = bulkItems(req.body, ctx);
+  if (knobs.bulkRejectsInvalidItem) refuseInvalidItem(items, true);
+  const result = updateDcStock(ctx.store, items, storeRules(ctx));
+  if (!knobs.dcErrorsWithoutCode) return { status: 200, body: result };
+  // The documented error entry: sku, platform_sku, stock_quantity, error (no centre's code).
+  const errors = result.errors.map(({ distribution_centre_code: _code, ...entry }) => entry);
+  return { status: 200, body: { ...result, errors } };
 }
 
 export const dcStockRoutes: RouteDef[] = [

@@ -2,7 +2,7 @@
 import type { ApiContext, ApiRequest, ApiResponse, RouteDef } from '../context.ts';
 import { paginate } from '../pagination.ts';
 import { intQuery } from '../params.ts';
-import { bulkItems, updateFactoryStock } from '../stockUpdates.ts';
+import { bulkItems, refuseInvalidItem, storeRules, updateFactoryStock } from '../stockUpdates.ts';
 import { MAX_QUANTITY } from '../store.ts';
 import { cursorFrom, pageBody } from './listPage.ts';
 import { singleStockBody } from './stockBody.ts';
@@ -43,11 +43,13 @@ function list(req: ApiRequest, ctx: ApiContext): ApiResponse {
 
 function single(req: ApiRequest, ctx: ApiContext): ApiResponse {
   const body = singleStockBody(req.body, ['sku']);
-  return { status: 200, body: updateFactoryStock(ctx.store, [body]) };
+  return { status: 200, body: updateFactoryStock(ctx.store, [body], storeRules(ctx)) };
 }
 
 function bulk(req: ApiRequest, ctx: ApiContext): ApiResponse {
-  return { status: 200, body: updateFactoryStock(ctx.store, bulkItems(req.body, ctx)) };
+  const items = bulkItems(req.body, ctx);
+  if (ctx.knobs().bulkRejectsInvalidItem) refuseInvalidItem(items, false);
+  return { status: 200, body: updateFactoryStock(ctx.store, items, storeRules(ctx)) };
 }
 
 export const factoryStockRoutes: RouteDef[] = [

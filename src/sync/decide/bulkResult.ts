@@ -12,6 +12,10 @@ export interface BulkAnswer {
   readonly errors: ReadonlyArray<{
     /** May be absent in an answer the spec leaves open; such an entry cannot be matched. */
     readonly sku?: string | null;
+    /**
+     * Absent in the spec's documented error entry: then the entry is matched by SKU, which is
+     * alone in its batch (see batches.ts).
+     */
     readonly distribution_centre_code?: string | null;
     readonly error?: string | null;
   }>;
@@ -24,7 +28,13 @@ export interface ItemFailure {
 }
 
 export interface BulkOutcome {
-  readonly updated: Array<StockRow & { readonly platformSku: string | null }>;
+  readonly updated: Array<
+    StockRow & {
+      readonly platformSku: string | null;
+      /** The quantity the portal echoed for it, when it did; `quantity` is what was sent. */
+      readonly echoed: number | null;
+    }
+  >;
   readonly failed: ItemFailure[];
 }
 
@@ -42,22 +52,34 @@ export function classifyBulkAnswer(
 ): BulkOutcome {
   const id = (sku: string, dc: string | null | undefined) =>
     kind === 'factory' ? sku : `${dc ?? ''}\u0000${sku}`;
-  const updated = new Map<string, string | null>();
-  for (const u of answer.updated)
-    updated.set(id(u.sku, u.distribution_centre_code), u.platform_sku ?? null);
+  // A DC entry without its centre's code stands for the one row of that SKU, if only one was sent.
+  const centreBySku = new Map<string, string | null>();
+  for (const row of sent) centreBySku.set(row.sku, centreBySku.has(row.sku) ? null : row.dc);
+  const centreOf = (sku: string, dc: string | null | undefined) =>
+    kind === 'factory' || dc ? dc : (centreBySku.get(sku) ?? dc);
+  const updated = new Map<string, { platformSku: string | null; echoed: number | null }>();
+  for (const u of answer.updated) {
+    updated.set(id(u.sku, centreOf(u.sku, u.distribution_centre_code)), {
+      platformSku: u.platform_sku ?? null,
+      echoed: typeof u.stock_quantity === 'number' ? u.stock_quantity : null,
+    });
+  }
   const errors = new Map<string, string>();
   for (const e of answer.errors) {
     if (typeof e.sku !== 'string') continue; // cannot be matched: its item counts as missing
-    errors.set(id(e.sku, e.distribution_centre_code), e.error || 'rejected without a message');
+    errors.set(
+      id(e.sku, centreOf(e.sku, e.distribution_centre_code)),
+      e.error || 'rejected without a message',
+    );
   }
 
   const outcome: BulkOutcome = { updated: [], failed: [] };
   for (const row of sent) {
     const key = id(row.sku, row.dc);
     const error = errors.get(key);
+    const landed = updated.get(key);
     if (error !== undefined) outcome.failed.push({ row, error, notFound: isNotFoundError(error) });
-    else if (updated.has(key))
-      outcome.updated.push({ ...row, platformSku: updated.get(key) ?? null });
+    else if (landed !== undefined) outcome.updated.push({ ...row, ...landed });
     else outcome.failed.push({ row, error: MISSING_FROM_ANSWER, notFound: false });
   }
   return outcome;

@@ -34,10 +34,11 @@ describe('backoffDelay', () => {
     expect(backoffDelay(1, { ...base, jitter: -1, random: () => 0.5 })).toBe(1000);
   });
 
-  it('never waits less than Retry-After, and never more than max', () => {
+  it('never waits less than Retry-After; max caps only our own back-off', () => {
     expect(backoffDelay(1, { ...base, retryAfter: 5000 })).toBe(5000);
     expect(backoffDelay(4, { ...base, retryAfter: 5000 })).toBe(8000);
-    expect(backoffDelay(1, { ...base, retryAfter: 3_600_000 })).toBe(60_000);
+    expect(backoffDelay(1, { ...base, retryAfter: 3_600_000 })).toBe(3_600_000);
+    expect(backoffDelay(30, { ...base, retryAfter: 1000 })).toBe(60_000);
     expect(backoffDelay(1, { ...base, retryAfter: 0 })).toBe(1000);
   });
 });

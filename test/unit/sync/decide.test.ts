@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isNotFoundError, nextAttemptAt } from '../../../src/domain/retrySchedule.ts';
 import type { PendingKey } from '../../../src/domain/stock.ts';
+import { nextBatchLength } from '../../../src/sync/decide/batches.ts';
 import { classifyBulkAnswer, MISSING_FROM_ANSWER } from '../../../src/sync/decide/bulkResult.ts';
 import { chooseFirstStart } from '../../../src/sync/decide/firstStart.ts';
 import { decidePush } from '../../../src/sync/decide/pushDecision.ts';
@@ -56,11 +57,34 @@ describe('classifyBulkAnswer', () => {
         { sku: 'A', distribution_centre_code: 'D2', error: 'Distribution centre inactive' },
       ],
     });
-    expect(out.updated).toEqual([{ ...sent[0], platformSku: '1.2' }]);
+    expect(out.updated).toEqual([{ ...sent[0], platformSku: '1.2', echoed: 1 }]);
     expect(out.failed.map((f) => [f.row.dc, f.row.sku, f.error, f.notFound])).toEqual([
       ['D2', 'A', 'Distribution centre inactive', false],
       ['D1', 'B', 'Product not found', true],
       ['D1', 'C', MISSING_FROM_ANSWER, false],
+    ]);
+  });
+
+  it('matches a DC entry without its centre by SKU when the SKU was sent once, and keeps what the portal echoed', () => {
+    const sent = [
+      { kind: 'dc' as const, dc: 'D1', sku: 'A', quantity: 1 },
+      { kind: 'dc' as const, dc: 'D1', sku: 'B', quantity: 900 },
+      { kind: 'dc' as const, dc: 'D1', sku: 'C', quantity: 3 },
+      { kind: 'dc' as const, dc: 'D2', sku: 'C', quantity: 4 },
+    ];
+    const out = classifyBulkAnswer('dc', sent, {
+      updated: [{ sku: 'B', stock_quantity: 500 }],
+      errors: [
+        { sku: 'A', error: 'Product not found' },
+        // C was sent twice: an entry without the centre cannot say which row it is.
+        { sku: 'C', error: 'Something else' },
+      ],
+    });
+    expect(out.updated).toEqual([{ ...sent[1], platformSku: null, echoed: 500 }]);
+    expect(out.failed.map((f) => [f.row.dc, f.row.sku, f.error, f.notFound])).toEqual([
+      ['D1', 'A', 'Product not found', true],
+      ['D1', 'C', MISSING_FROM_ANSWER, false],
+      ['D2', 'C', MISSING_FROM_ANSWER, false],
     ]);
   });
 
@@ -75,6 +99,18 @@ describe('classifyBulkAnswer', () => {
     );
     expect(out.updated).toHaveLength(1);
     expect(out.failed).toHaveLength(0);
+  });
+});
+
+describe('nextBatchLength', () => {
+  const dc = (d: string, sku: string) => ({ kind: 'dc' as const, dc: d, sku, quantity: 1 });
+  it('cuts a DC batch before a SKU repeats, and at the size', () => {
+    const rows = [dc('D1', 'A'), dc('D1', 'B'), dc('D2', 'C'), dc('D2', 'A'), dc('D2', 'D')];
+    expect(nextBatchLength('dc', rows, 10)).toBe(3);
+    expect(nextBatchLength('dc', rows.slice(3), 10)).toBe(2);
+    expect(nextBatchLength('dc', rows, 2)).toBe(2);
+    expect(nextBatchLength('dc', [], 2)).toBe(0);
+    expect(nextBatchLength('factory', rows, 4)).toBe(4);
   });
 });
 

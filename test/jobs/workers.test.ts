@@ -1,0 +1,119 @@
+import type { Job } from 'bullmq';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { BudgetExhaustedError, PortalHttpError, RateLimitedError } from '../../src/api/errors.ts';
+import { redisConnection } from '../../src/jobs/connection.ts';
+import { closeQueues, createQueues, type Queues } from '../../src/jobs/queues.ts';
+import { FIX_CONFIG_RECHECK_MS, startWorkers, type WorkerSet } from '../../src/jobs/workers.ts';
+import { LogCapture } from '../api/helpers.ts';
+import { makeSandbox, type Sandbox, waitUntil } from '../helpers/sandbox.ts';
+
+/**
+ * The workers map the API's failure policy onto BullMQ (real Redis): final → failed at once,
+ * retry at a named time → delayed until then, wait → the queue pauses, fix-config → the lane
+ * stops for the re-check interval. Each test's push processor fails once, then succeeds.
+ */
+
+let box: Sandbox;
+let queues: Queues;
+let connection: ReturnType<typeof redisConnection>;
+let workers: WorkerSet | undefined;
+let logs: LogCapture;
+let runs: number[];
+
+beforeEach(() => {
+  box = makeSandbox('workers');
+  connection = redisConnection(box.redisUrl);
+  queues = createQueues(connection, box.prefix);
+  logs = new LogCapture();
+  runs = [];
+});
+
+afterEach(async () => {
+  await workers?.close();
+  workers = undefined;
+  await closeQueues(queues);
+  connection.disconnect();
+  await box.cleanup();
+});
+
+/** Starts the workers with a push processor that throws `first()` on its first run. */
+function start(first: () => unknown) {
+  const noop = async () => undefined;
+  workers = startWorkers({
+    redisUrl: box.redisUrl,
+    prefix: box.prefix,
+    queues,
+    log: logs.logger,
+    lockMs: 4000,
+    processors: {
+      push: async (_job: Job) => {
+        runs.push(Date.now());
+        if (runs.length === 1) throw first();
+        return 'done';
+      },
+      shipments: noop,
+      ingest: noop,
+      reconcile: noop,
+      maintenance: noop,
+    },
+  });
+}
+
+async function addPush() {
+  const job = await queues.push.add('push', { reason: 'test' });
+  return job.id!;
+}
+
+const state = async (id: string) => (await queues.push.getJob(id))?.getState();
+
+describe('workers apply the failure policy (real Redis)', () => {
+  it('final: the job fails at once, without BullMQ’s attempts', async () => {
+    start(() => new PortalHttpError('POST /x: HTTP 404', { status: 404 }));
+    const id = await addPush();
+    await waitUntil(async () => (await state(id)) === 'failed', { message: 'the job failed' });
+    const job = await queues.push.getJob(id);
+    expect(job?.attemptsMade).toBe(1);
+    expect(runs).toHaveLength(1);
+  });
+
+  it.each([
+    {
+      what: 'retry at a time the portal named: the job is delayed until then',
+      error: (at: number) => new RateLimitedError('429', { status: 429, retryAt: at }),
+      event: 'job.delayed',
+    },
+    {
+      what: 'wait (a spent budget): the queue pauses until then, the job is not failed',
+      error: (at: number) => new BudgetExhaustedError('stock', at),
+      event: 'queue.paused',
+    },
+  ])('$what, and runs again then', async ({ error, event }) => {
+    const retryAt = Date.now() + 1500;
+    start(() => error(retryAt));
+    const id = await addPush();
+    await waitUntil(async () => (await state(id)) === 'completed', {
+      timeoutMs: 15_000,
+      message: 'the job ran again and completed',
+    });
+    expect(runs).toHaveLength(2);
+    expect(runs[1]!).toBeGreaterThanOrEqual(retryAt - 50);
+    expect((await queues.push.getJob(id))?.attemptsMade).toBeLessThanOrEqual(1);
+    expect(logs.events(event)).toEqual([expect.objectContaining({ queue: 'push' })]);
+  });
+
+  it('fix-config: the lane stops for the re-check interval with an error line; the job is kept', async () => {
+    start(() => new PortalHttpError('POST /x: HTTP 403', { status: 403, apiMessage: 'No' }));
+    const id = await addPush();
+    await waitUntil(() => logs.events('queue.fix_config').length > 0, {
+      message: 'queue.fix_config',
+    });
+    const [line] = logs.events('queue.fix_config');
+    expect(line).toMatchObject({ level: 'error', queue: 'push', recheckMs: FIX_CONFIG_RECHECK_MS });
+    expect(String(line!.reason)).toContain('403');
+    expect(await queues.push.getRateLimitTtl()).toBeGreaterThan(FIX_CONFIG_RECHECK_MS - 60_000);
+    await waitUntil(async () => (await state(id)) === 'waiting', {
+      message: 'the job back in line, not failed',
+    });
+    expect(runs).toHaveLength(1);
+  });
+});
