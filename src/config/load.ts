@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { checkCombinations } from './checks.ts';
 import { ConfigError } from './errors.ts';
 import { type Config, type SettingName, settings } from './settings.ts';
 
@@ -66,7 +67,9 @@ export function loadConfig(sources: ConfigSources = {}): Config {
       throw new ConfigError(key, 'required but not set');
     }
   }
-  return Object.freeze(out) as Config;
+  const config = Object.freeze(out) as Config;
+  checkCombinations(config);
+  return config;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {

@@ -165,7 +165,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   const http =
     config.httpPort > 0
-      ? await startHttpServer({ port: config.httpPort, db, config, queues, log, now: clock.now })
+      ? await startHttpServer({
+          port: config.httpPort,
+          host: config.httpHost,
+          db,
+          config,
+          queues,
+          log,
+          now: clock.now,
+        })
       : undefined;
 
   // Work that was pending when the daemon last stopped (or that Redis lost) is asked for again.

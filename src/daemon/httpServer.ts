@@ -12,7 +12,7 @@ import { readStatus, type StatusSettings } from './status.ts';
 export interface HttpServerOptions {
   /** TCP port; 0 picks a free one (the returned `port` says which). */
   readonly port: number;
-  /** Interface to listen on; all interfaces when omitted (what a container needs). */
+  /** Interface to listen on (HTTP_HOST: 127.0.0.1 by default, 0.0.0.0 in the image); all when omitted. */
   readonly host?: string | undefined;
   readonly db: StateDb;
   readonly config: StatusSettings & Pick<Config, 'redisUrl'>;
