@@ -2,5 +2,6 @@ export { type DataPaths, dataPaths, ensureDataDirs } from './dataPaths.ts';
 export { ConfigError } from './errors.ts';
 export type { ConfigSources } from './load.ts';
 export { describeConfig, extractConfigFlags, flagName, loadConfig } from './load.ts';
+export { configSecrets, maskUrlPassword } from './secrets.ts';
 export type { Config, SettingName } from './settings.ts';
 export { settings } from './settings.ts';

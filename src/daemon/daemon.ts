@@ -1,5 +1,5 @@
 import { createPortalClient, portalClientOptions } from '../api/index.ts';
-import { type Config, describeConfig, ensureDataDirs } from '../config/index.ts';
+import { type Config, configSecrets, describeConfig, ensureDataDirs } from '../config/index.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { createDcDirectory } from '../inventory/dcDirectory.ts';
 import { processInboxFile } from '../inventory/ingest/process.ts';
@@ -47,7 +47,7 @@ const STOP_GRACE_MS = 8000;
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
-  registerSecret(config.password);
+  for (const secret of configSecrets(config)) registerSecret(secret);
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
   const client = createPortalClient(

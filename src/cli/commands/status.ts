@@ -24,10 +24,17 @@ async function withQueueDepths(config: Config, status: ReturnType<typeof readSta
     connectTimeout: 2000,
     retryStrategy: () => null,
   });
-  connection.on('error', () => {});
+  // ioredis rejects connect() with a bare "Connection is closed."; the error event says why
+  // (ECONNREFUSED, WRONGPASS …).
+  let cause: Error | undefined;
+  connection.on('error', (err: Error) => {
+    cause ??= err;
+  });
   let queues: Awaited<ReturnType<typeof readQueueDepths>>;
   try {
-    await connection.connect();
+    await connection.connect().catch((err: unknown) => {
+      throw cause ?? err;
+    });
     const q = createQueues(connection, config.queuePrefix);
     try {
       queues = await readQueueDepths(q, 5000);

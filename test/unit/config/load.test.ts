@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfigJson, withSettingsTable } from '../../../src/config/defaults.ts';
-import { ConfigError, extractConfigFlags, loadConfig } from '../../../src/config/index.ts';
+import {
+  ConfigError,
+  configSecrets,
+  describeConfig,
+  extractConfigFlags,
+  loadConfig,
+} from '../../../src/config/index.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'supplier-sync-config-'));
 
@@ -190,6 +196,38 @@ describe('settings that cannot work together or at all (#13)', () => {
     expect(loadConfig({ env: { HTTP_HOST: 'localhost' } }).httpHost).toBe('localhost');
     for (const bad of ['0.0.0.0:9464', 'http://0.0.0.0', 'two words'])
       expect(configError(() => loadConfig({ env: { HTTP_HOST: bad } })).key, bad).toBe('HTTP_HOST');
+  });
+});
+
+describe('secrets of URL settings (#13)', () => {
+  it('masks the password of every URL setting where the configuration is described', () => {
+    const config = loadConfig({
+      env: {
+        REDIS_URL: 'redis://default:p%40ss%2Fw0rd@cache.internal:6380/2',
+        SUPPLIER_API_URL: 'https://api-user:t0p-secret@portal.example.com/api/v1',
+        SUPPLIER_PASSWORD: 'portal-pw',
+      },
+    });
+    const described = describeConfig(config);
+    expect(described.REDIS_URL).toBe('redis://default:***@cache.internal:6380/2');
+    expect(described.SUPPLIER_API_URL).toBe('https://api-user:***@portal.example.com/api/v1');
+    expect(described.SUPPLIER_PASSWORD).toBeUndefined();
+    const text = JSON.stringify(described);
+    for (const secret of ['p%40ss', 'p@ss/w0rd', 't0p-secret', 'portal-pw'])
+      expect(text).not.toContain(secret);
+    // A URL without a password is shown as it is.
+    expect(describeConfig(loadConfig({ env: {} })).REDIS_URL).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('lists every secret to register with the scrubber: as written and decoded', () => {
+    const config = loadConfig({
+      env: {
+        REDIS_URL: 'redis://:p%40ss%2Fw0rd@cache.internal:6380',
+        SUPPLIER_PASSWORD: 'portal-pw',
+      },
+    });
+    expect(configSecrets(config).sort()).toEqual(['p%40ss%2Fw0rd', 'p@ss/w0rd', 'portal-pw']);
+    expect(configSecrets(loadConfig({ env: {} }))).toEqual([]);
   });
 });
 
