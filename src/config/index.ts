@@ -1,4 +1,10 @@
-export { type DataPaths, dataPaths, ensureDataDirs } from './dataPaths.ts';
+export {
+  type DataPaths,
+  dataPaths,
+  ensureDataDirs,
+  fileNameProblem,
+  inboxFilePath,
+} from './dataPaths.ts';
 export { ConfigError } from './errors.ts';
 export type { ConfigSources } from './load.ts';
 export { describeConfig, extractConfigFlags, flagName, loadConfig } from './load.ts';

@@ -1,5 +1,11 @@
 import { createPortalClient, portalClientOptions } from '../api/index.ts';
-import { type Config, configSecrets, describeConfig, ensureDataDirs } from '../config/index.ts';
+import {
+  type Config,
+  configSecrets,
+  describeConfig,
+  ensureDataDirs,
+  inboxFilePath,
+} from '../config/index.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { createDcDirectory } from '../inventory/dcDirectory.ts';
 import { processInboxFile } from '../inventory/ingest/process.ts';
@@ -85,8 +91,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     reader: stockReader(client),
     shipments: shipmentsPort(client),
     retry,
-    ingestFile: async (path): Promise<IngestResult> => {
-      const outcome = await processInboxFile(path, {
+    ingestFile: async (name): Promise<IngestResult> => {
+      const outcome = await processInboxFile(inboxFilePath(paths, name), {
         db,
         log,
         dataDir: config.dataDir,

@@ -1,7 +1,7 @@
 import { type Job, RateLimitError, Worker } from 'bullmq';
 import type { Logger } from '../log/logger.ts';
 import { redisConnection } from './connection.ts';
-import type { JobPayloads, QueueName, Queues } from './queues.ts';
+import { JOB_PAYLOADS, type JobPayloads, type QueueName, type Queues } from './queues.ts';
 
 export type Processor<N extends QueueName> = (job: Job<JobPayloads[N]>) => Promise<unknown>;
 export type Processors = { readonly [N in QueueName]: Processor<N> };
@@ -19,6 +19,21 @@ function budgetRetryAt(err: unknown): number | undefined {
   if (typeof err !== 'object' || err === null) return undefined;
   const e = err as { code?: unknown; retryAt?: unknown };
   return e.code === 'E_BUDGET' && typeof e.retryAt === 'number' ? e.retryAt : undefined;
+}
+
+/**
+ * Why a job's payload does not have its queue's shape (JOB_PAYLOADS), e.g. an ingest job that
+ * names a path; undefined when it does. Quoted values are cut short: the payload is anyone's.
+ */
+function payloadProblem(queue: QueueName, data: unknown): string | undefined {
+  const parsed = JOB_PAYLOADS[queue].safeParse(data);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join('.') || 'payload';
+  let value: unknown = data;
+  for (const key of issue?.path ?? []) value = (value as Record<PropertyKey, unknown>)?.[key];
+  const shown = JSON.stringify(value) ?? String(value);
+  return `${field} ${shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}: ${issue?.message ?? 'invalid'}`;
 }
 
 export interface WorkerSet {
@@ -47,6 +62,15 @@ export function startWorkers(opts: {
     const worker = new Worker<JobPayloads[QueueName]>(
       name,
       async (job) => {
+        const problem = payloadProblem(name, job.data);
+        if (problem !== undefined) {
+          // Not thrown: a job that can never run right is not retried, only reported.
+          opts.log.warn(
+            { event: 'job.refused', queue: name, job: job.name, jobId: job.id, problem },
+            `${name} job ${job.id} refused: ${problem}`,
+          );
+          return { refused: problem };
+        }
         try {
           return await process(job);
         } catch (err) {
