@@ -15,6 +15,7 @@ import { Nudges } from '../jobs/nudges.ts';
 import { processors } from '../jobs/processors/index.ts';
 import { recoverWork } from '../jobs/processors/maintenance.ts';
 import { closeQueues, createQueues } from '../jobs/queues.ts';
+import { watchRedis } from '../jobs/redisWatch.ts';
 import { type Schedule, startSchedules } from '../jobs/schedules.ts';
 import { startWorkers } from '../jobs/workers.ts';
 import type { Logger } from '../log/logger.ts';
@@ -62,8 +63,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const stopping = new AbortController();
 
   const connection = redisConnection(config.redisUrl);
-  connection.on('error', (err) => log.warn({ event: 'redis.error', err }, `redis: ${err.message}`));
-  const queues = createQueues(connection, config.queuePrefix);
+  // One line when Redis goes away and one when it is back, however many parts report it.
+  const redis = watchRedis({ log, now: clock.now });
+  redis.connection(connection, 'daemon');
+  const queues = createQueues(connection, config.queuePrefix, redis.onError);
   const nudges = new Nudges(queues);
 
   const dcDirectory = createDcDirectory({
@@ -119,6 +122,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     queues,
     processors: processors(deps),
     lockMs: config.jobLockMs,
+    onError: redis.onError,
     log,
     now: clock.now,
   });
@@ -148,7 +152,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     {
       name: 'recover',
       expression: RECOVER_CRON,
-      onTick: () => recoverWork(deps, 'periodic recovery'),
+      // While Redis is down its nudges would only wait in the connection's queue; the 'ready'
+      // below re-derives the work once it is back.
+      onTick: async () => {
+        if (redis.state().up) await recoverWork(deps, 'periodic recovery');
+      },
     },
   ];
   if (config.snapshotDb) {
@@ -177,6 +185,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           db,
           config,
           queues,
+          redis,
           log,
           now: clock.now,
         })
@@ -221,6 +230,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         heartbeat.stop();
         staleWatch.stop();
         await http?.close();
+        redis.stop();
         await closeQueues(queues);
         connection.disconnect();
         db.close();

@@ -2,6 +2,7 @@ import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { fileNameProblem } from '../config/dataPaths.ts';
+import type { RedisErrorSink } from './redisWatch.ts';
 
 const reason = z.string();
 const slot = z.string().optional();
@@ -59,9 +60,21 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 
 export type Queues = { readonly [N in QueueName]: Queue<JobPayloads[N]> };
 
-export function createQueues(connection: Redis, prefix: string): Queues {
-  const make = <N extends QueueName>(name: N) =>
-    new Queue<JobPayloads[N]>(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+/**
+ * The queues over one connection. `onError` hears each queue's `error` events: a BullMQ queue
+ * with no listener prints every one (each failed reconnect while Redis is down) as a
+ * multi-line console.error dump.
+ */
+export function createQueues(connection: Redis, prefix: string, onError: RedisErrorSink): Queues {
+  const make = <N extends QueueName>(name: N) => {
+    const queue = new Queue<JobPayloads[N]>(name, {
+      connection,
+      prefix,
+      defaultJobOptions: DEFAULT_JOB_OPTIONS,
+    });
+    queue.on('error', onError(`queue:${name}`));
+    return queue;
+  };
   return {
     shipments: make('shipments'),
     ingest: make('ingest'),

@@ -2,6 +2,7 @@ import { type Job, RateLimitError, Worker } from 'bullmq';
 import type { Logger } from '../log/logger.ts';
 import { redisConnection } from './connection.ts';
 import { JOB_PAYLOADS, type JobPayloads, type QueueName, type Queues } from './queues.ts';
+import type { RedisErrorSink } from './redisWatch.ts';
 
 export type Processor<N extends QueueName> = (job: Job<JobPayloads[N]>) => Promise<unknown>;
 export type Processors = { readonly [N in QueueName]: Processor<N> };
@@ -51,12 +52,17 @@ export function startWorkers(opts: {
   readonly processors: Processors;
   readonly log: Logger;
   readonly lockMs: number;
+  /** Hears the workers' `error` events (see watchRedis). */
+  readonly onError: RedisErrorSink;
   readonly now?: () => number;
 }): WorkerSet {
   const now = opts.now ?? Date.now;
   const connections = new Set<ReturnType<typeof redisConnection>>();
   const workers = (Object.keys(opts.processors) as QueueName[]).map((name) => {
     const connection = redisConnection(opts.redisUrl);
+    // Its errors reach the watch through the worker's `error` event; this listener only keeps
+    // ioredis from printing them after the worker lets go of the connection at close.
+    connection.on('error', () => {});
     connections.add(connection);
     const process = opts.processors[name] as Processor<QueueName>;
     const worker = new Worker<JobPayloads[QueueName]>(
@@ -108,9 +114,9 @@ export function startWorkers(opts: {
         `${name} job failed: ${err.message}`,
       );
     });
-    worker.on('error', (err) => {
-      opts.log.warn({ event: 'queue.error', queue: name, err }, `queue ${name}: ${err.message}`);
-    });
+    // Errors of the worker and its connections (every failed reconnect during an outage): the
+    // watch turns them into one redis.down line, or logs them at most once a minute.
+    worker.on('error', opts.onError(`worker:${name}`));
     return worker;
   });
   return {

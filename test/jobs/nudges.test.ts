@@ -10,7 +10,7 @@ let b: { queues: Queues; close(): Promise<void> };
 
 function daemonSide() {
   const connection = redisConnection(box.redisUrl);
-  const queues = createQueues(connection, box.prefix);
+  const queues = createQueues(connection, box.prefix, () => () => {});
   return {
     queues,
     async close() {

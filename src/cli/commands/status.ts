@@ -35,7 +35,8 @@ async function withQueueDepths(config: Config, status: ReturnType<typeof readSta
     await connection.connect().catch((err: unknown) => {
       throw cause ?? err;
     });
-    const q = createQueues(connection, config.queuePrefix);
+    // Errors are reported by readQueueDepths; without a listener each would also be dumped.
+    const q = createQueues(connection, config.queuePrefix, () => () => {});
     try {
       queues = await readQueueDepths(q, 5000);
     } finally {
