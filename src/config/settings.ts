@@ -325,6 +325,12 @@ export const settings = {
     6 * 3_600_000,
     'Warn (sync.stale) when pending differences have seen no successful push for this long, in milliseconds.',
   ),
+  retentionDays: setting(
+    'RETENTION_DAYS',
+    int(0, 36_500),
+    30,
+    'Days handled files (processed/, failed/ and their reports) and finished records (file ledger, confirmed shipments and confirmations) are kept; older ones are pruned daily and at start. 0 keeps everything.',
+  ),
   httpPort: setting(
     'HTTP_PORT',
     int(0, 65_535),

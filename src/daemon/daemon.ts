@@ -42,6 +42,8 @@ export interface Daemon {
 
 /** How often work is re-derived from state.db (lost nudges, due failures, a Redis that restarted). */
 const RECOVER_CRON = '*/30 * * * * *';
+/** Daily retention run (in SYNC_TIMEZONE), at a quiet hour; it also runs at every start. */
+const RETENTION_CRON = '23 4 * * *';
 /** How often a stale sync is looked for; also the gap between two `sync.stale` warnings. */
 const STALE_CHECK_MS = 15 * 60_000;
 /** The longest a graceful stop waits for jobs in flight before it closes anyway. */
@@ -159,6 +161,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       },
     },
   ];
+  if (config.retentionDays > 0) {
+    schedules.push({
+      name: 'retention',
+      expression: RETENTION_CRON,
+      onTick: (slot) => nudges.maintenance('prune', 'schedule', slot),
+    });
+  }
   if (config.snapshotDb) {
     schedules.push({
       name: 'snapshot',
@@ -203,6 +212,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     .poll('start')
     .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue the first poll'));
   if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
+  if (config.retentionDays > 0) nudges.maintenance('prune', 'start').catch(() => {});
 
   log.info(
     { event: 'daemon.started', pid: process.pid, config: describeConfig(config) },

@@ -29,8 +29,12 @@ export const JOB_PAYLOADS = {
   reconcile: z.object({ reason, slot }),
   /** Poll ready-to-ship orders (`poll`) or send pending confirmations (`confirm`). */
   shipments: z.object({ task: z.enum(['poll', 'confirm']), reason, slot }),
-  /** Small chores: re-derive work from state.db (due failures, pending pushes and confirmations), DC list refresh, snapshot read. */
-  maintenance: z.object({ task: z.enum(['recover', 'dc-refresh', 'snapshot']), reason, slot }),
+  /** Small chores: re-derive work from state.db (due failures, pending pushes and confirmations), DC list refresh, snapshot read, retention. */
+  maintenance: z.object({
+    task: z.enum(['recover', 'dc-refresh', 'snapshot', 'prune']),
+    reason,
+    slot,
+  }),
 } as const;
 
 export type JobPayloads = {
