@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/index.ts';
-import { oneAtATime, withTimeout } from '../domain/timeout.ts';
+import { oneAtATime } from '../domain/timeout.ts';
 import type { Queues } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { Logger } from '../log/logger.ts';
@@ -47,11 +47,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   const metrics = createMetrics({ db, config, queues, redis, now });
   // Over the daemon's own connection when there is one: the cheapest query its queues make, one
   // at a time (a query Redis has not answered yet is waited for again, never sent twice).
-  const queryRedis = queues ? oneAtATime(() => queues.shipments.getJobCounts('waiting')) : null;
+  const queryRedis = queues
+    ? oneAtATime(() => queues.shipments.getJobCounts('waiting'), 2000, 'redis query')
+    : null;
   const pingRedis = async () => {
     if (queryRedis === null) return pingRedisUrl(config.redisUrl);
     assertRedisUp(redis);
-    await withTimeout(queryRedis(), 2000, 'redis query');
+    await queryRedis();
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -30,7 +30,10 @@ const P = 'supplier_sync_';
 /** Gauges for Prometheus, filled on every scrape from state.db and, when given, the queues. */
 export function createMetrics(deps: MetricsDeps): Metrics {
   const { db, config, queues, redis } = deps;
-  const depthsOnce = queues ? oneAtATime(() => queueDepths(queues)) : undefined;
+  const redisTimeoutMs = deps.redisTimeoutMs ?? 2000;
+  const depthsOnce = queues
+    ? oneAtATime(() => queueDepths(queues), redisTimeoutMs, 'queue depths')
+    : undefined;
   const now = deps.now ?? Date.now;
   const registry = new Registry();
   const gauge = <L extends string = never>(name: string, help: string, labelNames: L[] = []) =>
@@ -120,7 +123,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
 
     if (queues && queueJobs && redisUp) {
       queueJobs.reset();
-      const depths = await readQueueDepths(queues, deps.redisTimeoutMs ?? 2000, redis, depthsOnce);
+      const depths = await readQueueDepths(queues, redisTimeoutMs, redis, depthsOnce);
       if ('error' in depths) redisUp.set(0);
       else {
         for (const [queue, counts] of Object.entries(depths))

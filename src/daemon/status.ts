@@ -109,8 +109,8 @@ export function assertRedisUp(redis: Pick<RedisWatch, 'state'> | undefined): voi
 
 /**
  * Job counts per queue, or why Redis did not answer within `timeoutMs`. With `redis` (the
- * daemon's watch) nothing is sent while its connection is down, and `depths` (when given) runs
- * the query one at a time, so that scrapes during an outage never pile up commands.
+ * daemon's watch) nothing is sent while its connection is down; `depths` may be the query made
+ * one at a time (oneAtATime), so that scrapes while Redis hangs never pile up commands.
  */
 export async function readQueueDepths(
   queues: Queues,

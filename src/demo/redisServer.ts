@@ -8,6 +8,8 @@ import { pingRedisUrl } from '../daemon/healthCheck.ts';
 export interface RedisServer {
   readonly url: string;
   readonly port: number;
+  /** The server's process id (tests freeze it with SIGSTOP to play a Redis that hangs). */
+  readonly pid: number;
   /** Stops the server (SIGKILL with `{ kill: true }`, as a crash) and removes its folder. */
   stop(options?: { kill?: boolean }): Promise<void>;
 }
@@ -65,7 +67,7 @@ export async function startRedisServer(
       ),
       exited,
     ]);
-    if (outcome === 'up') return { url, port, stop };
+    if (outcome === 'up') return { url, port, pid: child.pid!, stop };
     if (outcome instanceof Error || Date.now() > deadline) {
       await stop({ kill: true });
       throw new Error(

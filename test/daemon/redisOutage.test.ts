@@ -164,6 +164,31 @@ describe('a Redis outage', { timeout: 120_000 }, () => {
       expect((await fetch(`${url}/healthz`).then((r) => r.json())) as object).toMatchObject({
         redis: 'ok',
       });
+
+      // A Redis that hangs (frozen, its sockets open): the connection still looks up, so each
+      // probe is sent — but one at a time, the next ones waiting for that one's answer.
+      const before = await commandCounts(redis.url);
+      process.kill(redis.pid, 'SIGSTOP');
+      try {
+        for (let round = 0; round < 3; round++) {
+          const answers = await Promise.all(
+            Array.from({ length: 10 }, (_, i) =>
+              fetch(`${url}/${i % 2 ? 'healthz' : 'metrics'}`).then((r) => r.text()),
+            ),
+          );
+          for (const a of answers) expect(a).toMatch(/timed out|no answer|redis_up 0/);
+        }
+      } finally {
+        process.kill(redis.pid, 'SIGCONT');
+      }
+      await connection.ping();
+      const after = await commandCounts(redis.url);
+      const frozen = Object.fromEntries(
+        Object.entries(after).map(([name, n]) => [name, n - (before[name] ?? 0)]),
+      );
+      // One health query (a script) and one set of queue depths (five) at most, not thirty sets.
+      const frozenScripts = (frozen.evalsha ?? 0) + (frozen.eval ?? 0) + (frozen.fcall ?? 0);
+      expect(frozenScripts, JSON.stringify(frozen)).toBeLessThanOrEqual(6);
     } finally {
       await server?.close();
       watch.stop();
