@@ -24,8 +24,11 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends tini \
  && rm -rf /var/lib/apt/lists/*
 
+# HTTP_HOST: the /healthz and /metrics endpoint (when HTTP_PORT is set) listens on every interface
+# of the container, so that a published port reaches it; outside a container it defaults to 127.0.0.1.
 ENV NODE_ENV=production \
-    SYNC_DATA_DIR=/data
+    SYNC_DATA_DIR=/data \
+    HTTP_HOST=0.0.0.0
 WORKDIR /app
 # No install scripts needed: better-sqlite3 loads its prebuilt binary from prebuilds/ (glibc
 # x64/arm64 both ship), and nothing else in the production tree builds anything.

@@ -47,6 +47,8 @@ for line in \
   grep -qF -- "$line" "$dockerfile" || fail "Dockerfile no longer has: $line (update this script too)"
 done
 grep -qE '^ *SYNC_DATA_DIR=/data' "$dockerfile" || fail "Dockerfile does not set SYNC_DATA_DIR=/data"
+# HTTP_HOST defaults to 127.0.0.1; inside a container a published port only reaches 0.0.0.0.
+grep -qE '^ *HTTP_HOST=0\.0\.0\.0' "$dockerfile" || fail "Dockerfile does not set HTTP_HOST=0.0.0.0"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/check-image.XXXXXX")"
 trap 'rm -rf "$work"' EXIT

@@ -1,5 +1,12 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { type Config, extractConfigFlags, loadConfig, type SettingName } from '../config/index.ts';
+import {
+  type Config,
+  configSecrets,
+  extractConfigFlags,
+  loadConfig,
+  type SettingName,
+} from '../config/index.ts';
+import { registerSecret } from '../log/redact.ts';
 import type { CommandContext } from './command.ts';
 import { UsageError } from './usage.ts';
 
@@ -34,18 +41,24 @@ export function parseCommand<O extends Options>(
   }
 }
 
-/** The configuration for a command, from its flags, the environment and `--config FILE`. */
+/**
+ * The configuration for a command, from its flags, the environment and `--config FILE`. Its
+ * secrets (the password, URL passwords) are registered with the scrubber at once, so that no
+ * error a command prints can quote them.
+ */
 export function commandConfig(
   ctx: CommandContext,
   configFlags: ReturnType<typeof extractConfigFlags>,
   require: readonly SettingName[] = [],
 ): Config {
-  return loadConfig({
+  const config = loadConfig({
     flags: configFlags.flags,
     env: ctx.env,
     configFile: configFlags.configFile ?? ctx.env.SYNC_CONFIG,
     require,
   });
+  for (const secret of configSecrets(config)) registerSecret(secret);
+  return config;
 }
 
 /** Writes one line to a stream. */

@@ -22,7 +22,7 @@ export async function nudgeDaemon(
   connection.on('error', () => {});
   try {
     await connection.connect();
-    const queues = createQueues(connection, config.queuePrefix);
+    const queues = createQueues(connection, config.queuePrefix, () => () => {}); // best effort
     try {
       await withTimeout(ask(new Nudges(queues)), timeoutMs, 'nudge');
       return true;

@@ -26,6 +26,35 @@ export function dataPaths(dataDir: string): DataPaths {
   };
 }
 
+/** The longest file name most file systems take, in bytes (NAME_MAX). */
+const NAME_MAX = 255;
+
+/**
+ * Why `name` is not the plain name of a file directly inside a folder (no `/`, not `.` or `..`,
+ * no NUL, at most 255 bytes); undefined when it is. Names from outside — a job payload someone
+ * may have written into Redis by hand — pass here before they become a path.
+ */
+export function fileNameProblem(name: unknown): string | undefined {
+  if (typeof name !== 'string')
+    return `not a file name but ${name === null ? 'null' : typeof name}`;
+  if (name === '') return 'an empty name';
+  if (name === '.' || name === '..') return `'${name}' names a folder, not a file`;
+  if (name.includes('/')) return 'a path, not a file name (it holds a /)';
+  if (name.includes('\u0000')) return 'a name holding a NUL byte';
+  if (Buffer.byteLength(name) > NAME_MAX) return `a name longer than ${NAME_MAX} bytes`;
+  return undefined;
+}
+
+/**
+ * The path of the file `name` in inbox/: the one way a name from a job becomes a path. Throws
+ * on anything but a plain file name (see fileNameProblem), so no job can reach outside inbox/.
+ */
+export function inboxFilePath(paths: DataPaths, name: string): string {
+  const problem = fileNameProblem(name);
+  if (problem !== undefined) throw new Error(`refused inbox file name: ${problem}`);
+  return join(paths.inbox, name);
+}
+
 /** Creates the data dir and its folders (inbox/, processed/, failed/, outbox/). */
 export async function ensureDataDirs(dataDir: string): Promise<DataPaths> {
   const paths = dataPaths(dataDir);

@@ -1,6 +1,13 @@
-export { type DataPaths, dataPaths, ensureDataDirs } from './dataPaths.ts';
+export {
+  type DataPaths,
+  dataPaths,
+  ensureDataDirs,
+  fileNameProblem,
+  inboxFilePath,
+} from './dataPaths.ts';
 export { ConfigError } from './errors.ts';
 export type { ConfigSources } from './load.ts';
 export { describeConfig, extractConfigFlags, flagName, loadConfig } from './load.ts';
+export { configSecrets, maskUrlPassword } from './secrets.ts';
 export type { Config, SettingName } from './settings.ts';
 export { settings } from './settings.ts';

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { checkCombinations } from './checks.ts';
 import { ConfigError } from './errors.ts';
+import { maskUrlPassword } from './secrets.ts';
 import { type Config, type SettingName, settings } from './settings.ts';
 
 export interface ConfigSources {
@@ -66,7 +68,9 @@ export function loadConfig(sources: ConfigSources = {}): Config {
       throw new ConfigError(key, 'required but not set');
     }
   }
-  return Object.freeze(out) as Config;
+  const config = Object.freeze(out) as Config;
+  checkCombinations(config);
+  return config;
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
@@ -168,12 +172,16 @@ export function extractConfigFlags(argv: readonly string[]): {
   return { flags, configFile, rest };
 }
 
-/** Settings as printable pairs with secrets left out (for `daemon.started`). */
+/**
+ * Settings as printable pairs (for `daemon.started`): secret settings left out, and the password
+ * of every URL setting masked (`redis://:***@redis:6379`).
+ */
 export function describeConfig(config: Config): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, s] of Object.entries(settings)) {
     if (s.secret) continue;
-    out[s.key] = config[name as SettingName];
+    const value = config[name as SettingName];
+    out[s.key] = typeof value === 'string' ? maskUrlPassword(value) : value;
   }
   return out;
 }

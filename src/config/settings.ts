@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import nodeCron from 'node-cron';
 import { z } from 'zod';
 
@@ -76,6 +77,26 @@ const apiUrl = text
   .transform((v) => v.replace(/\/+$/, ''))
   .refine((v) => v.endsWith('/api/v1'), 'must end with /api/v1');
 
+/**
+ * A Redis URL as ioredis reads it. The value is never quoted back: it may hold a password.
+ */
+const redisUrl = text.refine((v) => {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be a redis:// or rediss:// URL with a host, e.g. redis://127.0.0.1:6379 or redis://:PASSWORD@redis:6379');
+
+/** An interface to listen on: an IP address (0.0.0.0, ::, 127.0.0.1 …) or a host name. */
+const listenHost = text.refine(
+  (v) =>
+    isIP(v) !== 0 ||
+    /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(v),
+  'must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name',
+);
+
 const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 
 export const settings = {
@@ -83,6 +104,12 @@ export const settings = {
     'SUPPLIER_API_URL',
     apiUrl,
     'Base URL of the portal API, ending with /api/v1. Required for run and api.',
+  ),
+  apiInsecure: setting(
+    'SUPPLIER_API_INSECURE',
+    bool,
+    false,
+    'Allow a plain http:// SUPPLIER_API_URL for a host that is not loopback (the password and token then cross the network unencrypted). Without it such a URL is refused at start.',
   ),
   email: optional('SUPPLIER_EMAIL', text, 'Portal login e-mail. Required for run and api.'),
   password: optional(
@@ -96,7 +123,12 @@ export const settings = {
     text,
     'File holding the portal password (container secret); trailing newline ignored. Not together with SUPPLIER_PASSWORD.',
   ),
-  redisUrl: setting('REDIS_URL', text, 'redis://127.0.0.1:6379', 'Redis for the BullMQ queues.'),
+  redisUrl: setting(
+    'REDIS_URL',
+    redisUrl,
+    'redis://127.0.0.1:6379',
+    'Redis for the BullMQ queues: redis:// or rediss:// (TLS); a password goes in the URL (redis://:PASSWORD@host:6379) and is never printed.',
+  ),
   dataDir: setting(
     'SYNC_DATA_DIR',
     text,
@@ -316,11 +348,23 @@ export const settings = {
     6 * 3_600_000,
     'Warn (sync.stale) when pending differences have seen no successful push for this long, in milliseconds.',
   ),
+  retentionDays: setting(
+    'RETENTION_DAYS',
+    int(0, 36_500),
+    30,
+    'Days handled files (processed/, failed/ and their reports) and finished records (file ledger, confirmed shipments and confirmations) are kept; older ones are pruned daily and at start. 0 keeps everything.',
+  ),
   httpPort: setting(
     'HTTP_PORT',
     int(0, 65_535),
     0,
     'Port of the optional /healthz and /metrics endpoint; 0 turns it off.',
+  ),
+  httpHost: setting(
+    'HTTP_HOST',
+    listenHost,
+    '127.0.0.1',
+    'Interface the /healthz and /metrics endpoint listens on: 127.0.0.1 (this machine only) by default; 0.0.0.0 for every interface (the container image sets it, so that a published port reaches it).',
   ),
 } as const;
 

@@ -1,5 +1,11 @@
 import { createPortalClient, portalClientOptions } from '../api/index.ts';
-import { type Config, describeConfig, ensureDataDirs } from '../config/index.ts';
+import {
+  type Config,
+  configSecrets,
+  describeConfig,
+  ensureDataDirs,
+  inboxFilePath,
+} from '../config/index.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { createDcDirectory } from '../inventory/dcDirectory.ts';
 import { processInboxFile } from '../inventory/ingest/process.ts';
@@ -9,6 +15,7 @@ import { Nudges } from '../jobs/nudges.ts';
 import { processors } from '../jobs/processors/index.ts';
 import { recoverWork } from '../jobs/processors/maintenance.ts';
 import { closeQueues, createQueues, liftPauses } from '../jobs/queues.ts';
+import { watchRedis } from '../jobs/redisWatch.ts';
 import { type Schedule, startSchedules } from '../jobs/schedules.ts';
 import { startWorkers } from '../jobs/workers.ts';
 import type { Logger } from '../log/logger.ts';
@@ -38,6 +45,8 @@ export interface Daemon {
 const RECOVER_CRON = '*/30 * * * * *';
 /** How often shipments handed over long ago without a confirmation are looked for (an indexed query). */
 const SHIPMENTS_WATCH_CRON = '*/5 * * * * *';
+/** Daily retention run (in SYNC_TIMEZONE), at a quiet hour; it also runs at every start. */
+const RETENTION_CRON = '23 4 * * *';
 /** How often a stale sync is looked for; also the gap between two `sync.stale` warnings. */
 const STALE_CHECK_MS = 15 * 60_000;
 /** The longest the start waits to lift the queues' pauses (Redis may be down). */
@@ -52,7 +61,7 @@ const STOP_GRACE_MS = 8000;
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
-  registerSecret(config.password);
+  for (const secret of configSecrets(config)) registerSecret(secret);
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
   const client = createPortalClient(
@@ -61,8 +70,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const stopping = new AbortController();
 
   const connection = redisConnection(config.redisUrl);
-  connection.on('error', (err) => log.warn({ event: 'redis.error', err }, `redis: ${err.message}`));
-  const queues = createQueues(connection, config.queuePrefix);
+  // One line when Redis goes away and one when it is back, however many parts report it.
+  const redis = watchRedis({ log, now: clock.now });
+  redis.connection(connection, 'daemon');
+  const queues = createQueues(connection, config.queuePrefix, redis.onError);
   const nudges = new Nudges(queues);
 
   const dcDirectory = createDcDirectory({
@@ -90,8 +101,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     reader: stockReader(client),
     shipments: shipmentsPort(client),
     retry,
-    ingestFile: async (path): Promise<IngestResult> => {
-      const outcome = await processInboxFile(path, {
+    ingestFile: async (name): Promise<IngestResult> => {
+      const outcome = await processInboxFile(inboxFilePath(paths, name), {
         db,
         log,
         dataDir: config.dataDir,
@@ -127,6 +138,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     queues,
     processors: processors(deps),
     lockMs: config.jobLockMs,
+    onError: redis.onError,
     log,
     now: clock.now,
   });
@@ -161,7 +173,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     {
       name: 'recover',
       expression: RECOVER_CRON,
-      onTick: () => recoverWork(deps, 'periodic recovery'),
+      // While Redis is down its nudges would only wait in the connection's queue; the 'ready'
+      // below re-derives the work once it is back.
+      onTick: async () => {
+        if (redis.state().up) await recoverWork(deps, 'periodic recovery');
+      },
     },
   ];
   const deadline = config.shipmentsDeadline;
@@ -170,6 +186,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       name: 'shipments-deadline',
       expression: deadlineCron(deadline),
       onTick: (slot) => nudges.maintenance('deadline', 'SHIPMENTS_DEADLINE', slot),
+    });
+  }
+  if (config.retentionDays > 0) {
+    schedules.push({
+      name: 'retention',
+      expression: RETENTION_CRON,
+      onTick: (slot) => nudges.maintenance('prune', 'schedule', slot),
     });
   }
   if (config.snapshotDb) {
@@ -192,7 +215,16 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   const http =
     config.httpPort > 0
-      ? await startHttpServer({ port: config.httpPort, db, config, queues, log, now: clock.now })
+      ? await startHttpServer({
+          port: config.httpPort,
+          host: config.httpHost,
+          db,
+          config,
+          queues,
+          redis,
+          log,
+          now: clock.now,
+        })
       : undefined;
 
   // Work that was pending when the daemon last stopped (or that Redis lost) is asked for again.
@@ -207,6 +239,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     .poll('start')
     .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue the first poll'));
   if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
+  if (config.retentionDays > 0) nudges.maintenance('prune', 'start').catch(() => {});
 
   log.info(
     { event: 'daemon.started', pid: process.pid, config: describeConfig(config) },
@@ -234,6 +267,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         heartbeat.stop();
         staleWatch.stop();
         await http?.close();
+        redis.stop();
         await closeQueues(queues);
         connection.disconnect();
         db.close();

@@ -1,23 +1,30 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from '../config/index.ts';
-import { withTimeout } from '../domain/timeout.ts';
+import { oneAtATime } from '../domain/timeout.ts';
 import type { Queues } from '../jobs/queues.ts';
+import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { checkHealth, pingRedisUrl } from './healthCheck.ts';
 import { createMetrics } from './metrics.ts';
-import { readStatus, type StatusSettings } from './status.ts';
+import { assertRedisUp, readStatus, type StatusSettings } from './status.ts';
 
 export interface HttpServerOptions {
   /** TCP port; 0 picks a free one (the returned `port` says which). */
   readonly port: number;
-  /** Interface to listen on; all interfaces when omitted (what a container needs). */
+  /** Interface to listen on (HTTP_HOST: 127.0.0.1 by default, 0.0.0.0 in the image); all when omitted. */
   readonly host?: string | undefined;
   readonly db: StateDb;
   readonly config: StatusSettings & Pick<Config, 'redisUrl'>;
   /** The daemon's queues: Redis is checked over their connection and /metrics shows their depths. */
   readonly queues?: Queues | undefined;
+  /**
+   * Whether the queues' connection is up (the daemon's RedisWatch). While it is down, /healthz
+   * and /metrics say so at once and send nothing: a command sent then would wait in the
+   * connection for Redis, one more on every scrape.
+   */
+  readonly redis?: Pick<RedisWatch, 'state'> | undefined;
   readonly log: Logger;
   readonly now?: () => number;
 }
@@ -35,13 +42,18 @@ export interface HttpServer {
  * - `GET /metrics`: Prometheus text format, gauges read from state.db (and the queues) per scrape.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
-  const { db, config, queues, log } = options;
+  const { db, config, queues, log, redis } = options;
   const now = options.now ?? Date.now;
-  const metrics = createMetrics({ db, config, queues, now });
+  const metrics = createMetrics({ db, config, queues, redis, now });
+  // Over the daemon's own connection when there is one: the cheapest query its queues make, one
+  // at a time (a query Redis has not answered yet is waited for again, never sent twice).
+  const queryRedis = queues
+    ? oneAtATime(() => queues.shipments.getJobCounts('waiting'), 2000, 'redis query')
+    : null;
   const pingRedis = async () => {
-    // Over the daemon's own connection when there is one: the cheapest query its queues make.
-    if (queues) await withTimeout(queues.shipments.getJobCounts('waiting'), 2000, 'redis query');
-    else await pingRedisUrl(config.redisUrl);
+    if (queryRedis === null) return pingRedisUrl(config.redisUrl);
+    assertRedisUp(redis);
+    await queryRedis();
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

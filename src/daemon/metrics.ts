@@ -1,5 +1,7 @@
 import { Gauge, Registry } from 'prom-client';
-import type { Queues } from '../jobs/queues.ts';
+import { oneAtATime } from '../domain/timeout.ts';
+import { type Queues, queueDepths } from '../jobs/queues.ts';
+import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { StateDb } from '../state/db.ts';
 import { readQueueDepths, readStatus, type StatusSettings } from './status.ts';
 
@@ -8,6 +10,8 @@ export interface MetricsDeps {
   readonly config: StatusSettings;
   /** When given, queue depths per queue and state are shown (and whether Redis answered). */
   readonly queues?: Queues | undefined;
+  /** The queues' connection state: while it is down no query is sent (see readQueueDepths). */
+  readonly redis?: Pick<RedisWatch, 'state'> | undefined;
   readonly now?: () => number;
   /** The longest a scrape waits for Redis, in milliseconds. */
   readonly redisTimeoutMs?: number;
@@ -25,7 +29,11 @@ const P = 'supplier_sync_';
 
 /** Gauges for Prometheus, filled on every scrape from state.db and, when given, the queues. */
 export function createMetrics(deps: MetricsDeps): Metrics {
-  const { db, config, queues } = deps;
+  const { db, config, queues, redis } = deps;
+  const redisTimeoutMs = deps.redisTimeoutMs ?? 2000;
+  const depthsOnce = queues
+    ? oneAtATime(() => queueDepths(queues), redisTimeoutMs, 'queue depths')
+    : undefined;
   const now = deps.now ?? Date.now;
   const registry = new Registry();
   const gauge = <L extends string = never>(name: string, help: string, labelNames: L[] = []) =>
@@ -134,7 +142,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
 
     if (queues && queueJobs && redisUp) {
       queueJobs.reset();
-      const depths = await readQueueDepths(queues, deps.redisTimeoutMs ?? 2000);
+      const depths = await readQueueDepths(queues, redisTimeoutMs, redis, depthsOnce);
       if ('error' in depths) redisUp.set(0);
       else {
         for (const [queue, counts] of Object.entries(depths))

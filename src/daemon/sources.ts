@@ -64,7 +64,7 @@ export async function startSources(
     log,
     onFile: async (entry) => {
       try {
-        await nudges.ingest(entry.path, entry.name, fileIdentity(entry));
+        await nudges.ingest(entry.name, fileIdentity(entry));
       } catch (err) {
         log.warn(
           { event: 'queue.error', file: entry.name, err },

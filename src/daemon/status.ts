@@ -12,6 +12,7 @@ import type { Config } from '../config/index.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
 import { withTimeout } from '../domain/timeout.ts';
 import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
+import type { RedisWatch } from '../jobs/redisWatch.ts';
 import { overdueShipments } from '../shipments/watch.ts';
 import { AuthStore } from '../state/authStore.ts';
 import { CallLog } from '../state/callLog.ts';
@@ -134,13 +135,28 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
 
 export type QueueDepths = Record<QueueName, Record<string, number>>;
 
-/** Job counts per queue, or why Redis did not answer within `timeoutMs`. */
+/** Throws `down since <time>: <last error>` while the watched connection is down. */
+export function assertRedisUp(redis: Pick<RedisWatch, 'state'> | undefined): void {
+  const state = redis?.state();
+  if (state === undefined || state.up) return;
+  const since = new Date(state.since).toISOString();
+  throw new Error(`down since ${since}${state.lastError ? `: ${state.lastError}` : ''}`);
+}
+
+/**
+ * Job counts per queue, or why Redis did not answer within `timeoutMs`. With `redis` (the
+ * daemon's watch) nothing is sent while its connection is down; `depths` may be the query made
+ * one at a time (oneAtATime), so that scrapes while Redis hangs never pile up commands.
+ */
 export async function readQueueDepths(
   queues: Queues,
   timeoutMs: number,
+  redis?: Pick<RedisWatch, 'state'>,
+  depths: () => Promise<QueueDepths> = () => queueDepths(queues),
 ): Promise<QueueDepths | { readonly error: string }> {
   try {
-    return await withTimeout(queueDepths(queues), timeoutMs, 'queue depths');
+    assertRedisUp(redis);
+    return await withTimeout(depths(), timeoutMs, 'queue depths');
   } catch (err) {
     return { error: `redis unreachable: ${err instanceof Error ? err.message : String(err)}` };
   }

@@ -1,3 +1,4 @@
+import { maskUrlPassword } from '../config/index.ts';
 import { pingRedisUrl } from '../daemon/healthCheck.ts';
 import { startRedisServer } from './redisServer.ts';
 
@@ -20,7 +21,7 @@ export async function demoRedis(env: NodeJS.ProcessEnv): Promise<DemoRedis> {
       return { url: fromEnv, origin: 'REDIS_URL', stop: async () => {} };
     } catch (err) {
       throw new Error(
-        `REDIS_URL=${fromEnv} does not answer (${(err as Error).message}); unset it to let the demo start its own redis-server`,
+        `REDIS_URL=${maskUrlPassword(fromEnv)} does not answer (${(err as Error).message}); unset it to let the demo start its own redis-server`,
       );
     }
   }

@@ -8,6 +8,8 @@ import { pingRedisUrl } from '../daemon/healthCheck.ts';
 export interface RedisServer {
   readonly url: string;
   readonly port: number;
+  /** The server's process id (tests freeze it with SIGSTOP to play a Redis that hangs). */
+  readonly pid: number;
   /** Stops the server (SIGKILL with `{ kill: true }`, as a crash) and removes its folder. */
   stop(options?: { kill?: boolean }): Promise<void>;
 }
@@ -15,9 +17,12 @@ export interface RedisServer {
 /**
  * Starts a private `redis-server` from the PATH on 127.0.0.1 (a free port unless given) that
  * keeps nothing on disk; resolves once it answers. For the demo, the tests and the benchmarks.
+ * With `password`, clients must authenticate (`requirepass`): the URL then carries it,
+ * percent-encoded (it is also on the server's command line: for tests, not for secrets that
+ * matter).
  */
 export async function startRedisServer(
-  options: { port?: number; timeoutMs?: number } = {},
+  options: { port?: number; timeoutMs?: number; password?: string } = {},
 ): Promise<RedisServer> {
   const port = options.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-redis-'));
@@ -34,6 +39,7 @@ export async function startRedisServer(
       'no',
       '--dir',
       dir,
+      ...(options.password === undefined ? [] : ['--requirepass', options.password]),
     ],
     { stdio: 'ignore' },
   );
@@ -43,7 +49,8 @@ export async function startRedisServer(
       resolve(new Error(`redis-server exited (${code ?? signal})`)),
     );
   });
-  const url = `redis://127.0.0.1:${port}`;
+  const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
+  const url = `redis://${auth}127.0.0.1:${port}`;
   const stop = async ({ kill = false } = {}) => {
     if (child.exitCode === null && child.signalCode === null) {
       child.kill(kill ? 'SIGKILL' : 'SIGTERM');
@@ -60,7 +67,7 @@ export async function startRedisServer(
       ),
       exited,
     ]);
-    if (outcome === 'up') return { url, port, stop };
+    if (outcome === 'up') return { url, port, pid: child.pid!, stop };
     if (outcome instanceof Error || Date.now() > deadline) {
       await stop({ kill: true });
       throw new Error(

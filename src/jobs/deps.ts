@@ -30,8 +30,11 @@ export interface JobDeps {
   readonly shipments: ShipmentsPort;
   /** Back-off of items the portal rejected. */
   readonly retry: RetrySettings;
-  /** Processes one inbox file (parse, validate, commit, move, report). */
-  readonly ingestFile: (path: string) => Promise<IngestResult>;
+  /**
+   * Processes the inbox file of this name (parse, validate, commit, move, report): the path is
+   * rebuilt under inbox/, and a name that is not a plain file name throws.
+   */
+  readonly ingestFile: (name: string) => Promise<IngestResult>;
   /** Reads the ERP snapshot into desired stock; true when rows were stored. */
   readonly readSnapshot: () => Promise<boolean>;
   /** Refreshes the cached distribution-centre list. */

@@ -16,11 +16,12 @@ export class Nudges {
   /**
    * A file's job is removed as soon as it ends, so that a file still in inbox/ after a failure (a
    * portal outage while checking its distribution centres) is offered again by the next scan.
+   * The job carries the file's name only: the worker looks for it in inbox/, nowhere else.
    */
-  ingest(path: string, name: string, identity: string): Promise<unknown> {
+  ingest(name: string, identity: string): Promise<unknown> {
     return this.#queues.ingest.add(
       'ingest',
-      { path, name },
+      { name },
       { jobId: jobId('ingest', identity), removeOnComplete: true, removeOnFail: true },
     );
   }

@@ -1,30 +1,49 @@
 import { type JobsOptions, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { fileNameProblem } from '../config/dataPaths.ts';
+import type { RedisErrorSink } from './redisWatch.ts';
+
+const reason = z.string();
+const slot = z.string().optional();
+
+/** A plain file name (no path): the worker rebuilds the path under inbox/ itself. */
+const fileName = z.unknown().superRefine((v, ctx) => {
+  const problem = fileNameProblem(v);
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+}) as z.ZodType<string>;
 
 /**
  * The queues and what their jobs carry. A job is a nudge — "there may be work of this kind" — and
  * carries at most an identifier; the facts are in state.db, so every job is safe to run twice and
- * losing every job loses nothing.
+ * losing every job loses nothing. Anyone who reaches the Redis can write a job, so a worker
+ * checks each payload against its shape here before it runs it (see startWorkers), and a job
+ * never carries a path: a file is named, and looked for in inbox/ only.
  */
-export interface JobPayloads {
-  /** One inbox file, by path. */
-  ingest: { readonly path: string; readonly name: string };
+export const JOB_PAYLOADS = {
+  /** One inbox file, by its name in inbox/. */
+  ingest: z.object({ name: fileName }),
   /** Push the pending stock differences. */
-  push: { readonly reason: string };
+  push: z.object({ reason }),
   /** Read the portal's stock (the `slot` of the schedule, or why). */
-  reconcile: { readonly reason: string; readonly slot?: string };
+  reconcile: z.object({ reason, slot }),
   /** Poll ready-to-ship orders (`poll`) or send pending confirmations (`confirm`). */
-  shipments: { readonly task: 'poll' | 'confirm'; readonly reason: string; readonly slot?: string };
+  shipments: z.object({ task: z.enum(['poll', 'confirm']), reason, slot }),
   /**
    * Small chores: re-derive work from state.db (due failures, pending pushes and confirmations),
-   * DC list refresh, snapshot read, the shipments deadline and the unconfirmed-shipments watch.
+   * DC list refresh, snapshot read, retention, the shipments deadline and the unconfirmed-shipments
+   * watch.
    */
-  maintenance: {
-    readonly task: 'recover' | 'dc-refresh' | 'snapshot' | 'deadline' | 'shipments-watch';
-    readonly reason: string;
-    readonly slot?: string;
-  };
-}
+  maintenance: z.object({
+    task: z.enum(['recover', 'dc-refresh', 'snapshot', 'prune', 'deadline', 'shipments-watch']),
+    reason,
+    slot,
+  }),
+} as const;
+
+export type JobPayloads = {
+  readonly [N in keyof typeof JOB_PAYLOADS]: z.infer<(typeof JOB_PAYLOADS)[N]>;
+};
 
 export type QueueName = keyof JobPayloads;
 export const QUEUE_NAMES: readonly QueueName[] = [
@@ -49,9 +68,21 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 
 export type Queues = { readonly [N in QueueName]: Queue<JobPayloads[N]> };
 
-export function createQueues(connection: Redis, prefix: string): Queues {
-  const make = <N extends QueueName>(name: N) =>
-    new Queue<JobPayloads[N]>(name, { connection, prefix, defaultJobOptions: DEFAULT_JOB_OPTIONS });
+/**
+ * The queues over one connection. `onError` hears each queue's `error` events: a BullMQ queue
+ * with no listener prints every one (each failed reconnect while Redis is down) as a
+ * multi-line console.error dump.
+ */
+export function createQueues(connection: Redis, prefix: string, onError: RedisErrorSink): Queues {
+  const make = <N extends QueueName>(name: N) => {
+    const queue = new Queue<JobPayloads[N]>(name, {
+      connection,
+      prefix,
+      defaultJobOptions: DEFAULT_JOB_OPTIONS,
+    });
+    queue.on('error', onError(`queue:${name}`));
+    return queue;
+  };
   return {
     shipments: make('shipments'),
     ingest: make('ingest'),

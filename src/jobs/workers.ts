@@ -2,7 +2,8 @@ import { DelayedError, type Job, RateLimitError, UnrecoverableError, Worker } fr
 import { failurePolicy } from '../api/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import { redisConnection } from './connection.ts';
-import type { JobPayloads, QueueName, Queues } from './queues.ts';
+import { JOB_PAYLOADS, type JobPayloads, type QueueName, type Queues } from './queues.ts';
+import type { RedisErrorSink } from './redisWatch.ts';
 
 export type Processor<N extends QueueName> = (job: Job<JobPayloads[N]>) => Promise<unknown>;
 export type Processors = { readonly [N in QueueName]: Processor<N> };
@@ -79,6 +80,21 @@ async function afterFailure(
   }
 }
 
+/**
+ * Why a job's payload does not have its queue's shape (JOB_PAYLOADS), e.g. an ingest job that
+ * names a path; undefined when it does. Quoted values are cut short: the payload is anyone's.
+ */
+function payloadProblem(queue: QueueName, data: unknown): string | undefined {
+  const parsed = JOB_PAYLOADS[queue].safeParse(data);
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.join('.') || 'payload';
+  let value: unknown = data;
+  for (const key of issue?.path ?? []) value = (value as Record<PropertyKey, unknown>)?.[key];
+  const shown = JSON.stringify(value) ?? String(value);
+  return `${field} ${shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}: ${issue?.message ?? 'invalid'}`;
+}
+
 export interface WorkerSet {
   close(): Promise<void>;
 }
@@ -98,17 +114,31 @@ export function startWorkers(opts: {
   readonly processors: Processors;
   readonly log: Logger;
   readonly lockMs: number;
+  /** Hears the workers' `error` events (see watchRedis). */
+  readonly onError: RedisErrorSink;
   readonly now?: () => number;
 }): WorkerSet {
   const now = opts.now ?? Date.now;
   const connections = new Set<ReturnType<typeof redisConnection>>();
   const workers = (Object.keys(opts.processors) as QueueName[]).map((name) => {
     const connection = redisConnection(opts.redisUrl);
+    // Its errors reach the watch through the worker's `error` event; this listener only keeps
+    // ioredis from printing them after the worker lets go of the connection at close.
+    connection.on('error', () => {});
     connections.add(connection);
     const process = opts.processors[name] as Processor<QueueName>;
     const worker = new Worker<JobPayloads[QueueName]>(
       name,
       async (job, token) => {
+        const problem = payloadProblem(name, job.data);
+        if (problem !== undefined) {
+          // Not thrown: a job that can never run right is not retried, only reported.
+          opts.log.warn(
+            { event: 'job.refused', queue: name, job: job.name, jobId: job.id, problem },
+            `${name} job ${job.id} refused: ${problem}`,
+          );
+          return { refused: problem };
+        }
         try {
           return await process(job);
         } catch (err) {
@@ -138,9 +168,9 @@ export function startWorkers(opts: {
         `${name} job failed: ${err.message}`,
       );
     });
-    worker.on('error', (err) => {
-      opts.log.warn({ event: 'queue.error', queue: name, err }, `queue ${name}: ${err.message}`);
-    });
+    // Errors of the worker and its connections (every failed reconnect during an outage): the
+    // watch turns them into one redis.down line, or logs them at most once a minute.
+    worker.on('error', opts.onError(`worker:${name}`));
     return worker;
   });
   return {

@@ -44,8 +44,15 @@ interface Row {
 const COLUMNS = `id, name, content_hash, size, kind, status, json_extract(report, '$.outcome') AS outcome,
   dest_name, report, received_at, committed_at, finished_at`;
 
-/** A 'committed' row whose report says processed, or a finished 'processed' row: data applied. */
-const APPLIED = `(status = 'processed' OR (status = 'committed' AND json_extract(report, '$.outcome') = 'processed'))`;
+/**
+ * A 'committed' row whose report says processed, or a finished 'processed' row: data applied.
+ * `alias` qualifies the columns (`n` gives `n.status` …) for statements joining the ledger.
+ */
+export function appliedCondition(alias?: string): string {
+  const c = alias ? `${alias}.` : '';
+  return `(${c}status = 'processed' OR (${c}status = 'committed' AND json_extract(${c}report, '$.outcome') = 'processed'))`;
+}
+const APPLIED = appliedCondition();
 
 function toEntry(r: Row): LedgerEntry {
   return {

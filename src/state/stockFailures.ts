@@ -77,7 +77,8 @@ export class StockFailures {
       'SELECT * FROM stock_failures ORDER BY first_failed_at, kind, dc, sku LIMIT ?',
     );
     this.#count = db.prepare<[], { n: number; not_found: number | null }>(
-      'SELECT COUNT(*) AS n, SUM(not_found) AS not_found FROM stock_failures',
+      `SELECT (SELECT COUNT(*) FROM stock_failures) AS n,
+              (SELECT COUNT(*) FROM stock_failures WHERE not_found = 1) AS not_found`,
     );
     this.#dueKeys = db.prepare<[number], StockKey>(
       'SELECT kind, dc, sku FROM stock_failures WHERE next_attempt_at <= ?',

@@ -40,6 +40,36 @@ describe('command line (real child processes)', () => {
     expect(unknown.output).toMatch(/SYNC_DATADIR: unknown setting/);
   });
 
+  it('refuses a configuration that cannot work at the start of run: exit 78, one line naming the key', async () => {
+    const base = {
+      SUPPLIER_API_URL: 'https://portal.example.com/api/v1',
+      SUPPLIER_EMAIL: 'ops@example.com',
+      SUPPLIER_PASSWORD: 'pw-never-used',
+    };
+    const cases: Array<[Record<string, string>, RegExp]> = [
+      [{ REDIS_URL: 'foo' }, /^supplier-sync: configuration error: REDIS_URL: /],
+      [
+        { API_BACKOFF_BASE_MS: '90000', API_BACKOFF_MAX_MS: '60000' },
+        /^supplier-sync: configuration error: API_BACKOFF_BASE_MS: /,
+      ],
+      [
+        { SUPPLIER_API_URL: 'http://portal.example.com/api/v1' },
+        /^supplier-sync: configuration error: SUPPLIER_API_URL: .*SUPPLIER_API_INSECURE/,
+      ],
+      [{ HTTP_HOST: 'not a host' }, /^supplier-sync: configuration error: HTTP_HOST: /],
+    ];
+    const runs = await Promise.all(
+      cases.map(([bad]) => runCliToEnd(['run'], { ...env(), ...base, ...bad })),
+    );
+    runs.forEach((r, i) => {
+      const [bad, want] = cases[i]!;
+      expect(r.code, JSON.stringify(bad)).toBe(78);
+      const lines = r.output.trim().split('\n');
+      expect(lines, JSON.stringify(bad)).toHaveLength(1);
+      expect(lines[0]).toMatch(want);
+    });
+  });
+
   it('exits 1 at run time when there is no state to read', async () => {
     const r = await runCliToEnd(['failures'], env());
     expect(r.code).toBe(1);

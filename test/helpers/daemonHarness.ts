@@ -22,7 +22,8 @@ export interface Harness {
   drop(name: string, content: string, mtime?: Date): void;
   /** Runs another CLI command with the same environment. */
   cli(args: readonly string[]): ReturnType<typeof runCliToEnd>;
-  cleanup(): Promise<void>;
+  /** Kills the daemon, closes the simulator, removes the sandbox (its dir kept with `keepDir`). */
+  cleanup(options?: { keepDir?: boolean }): Promise<void>;
 }
 
 export async function startHarness(
@@ -73,14 +74,14 @@ export async function startHarness(
       renameSync(temp, join(box.dataDir, 'inbox', name));
     },
     cli: (args) => runCliToEnd(args, baseEnv),
-    async cleanup() {
+    async cleanup(options) {
       const d = h.daemon;
       if (d && d.child.exitCode === null && d.child.signalCode === null) {
         d.kill('SIGKILL');
         await d.exited;
       }
       await sim.close();
-      await box.cleanup();
+      await box.cleanup(options);
     },
   };
   return h;

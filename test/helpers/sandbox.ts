@@ -11,8 +11,8 @@ export interface Sandbox {
   /** A BullMQ prefix no other test uses. */
   readonly prefix: string;
   readonly redisUrl: string;
-  /** Removes the directory and every Redis key under the prefix. */
-  cleanup(): Promise<void>;
+  /** Removes the directory (unless `keepDir`: a failed test's evidence) and the Redis keys. */
+  cleanup(options?: { keepDir?: boolean }): Promise<void>;
 }
 
 /** Gives one test its own data dir and BullMQ prefix on the suite's Redis. */
@@ -25,8 +25,8 @@ export function makeSandbox(label = 'test'): Sandbox {
     dataDir,
     prefix,
     redisUrl,
-    async cleanup() {
-      rmSync(dataDir, { recursive: true, force: true });
+    async cleanup({ keepDir = false } = {}) {
+      if (!keepDir) rmSync(dataDir, { recursive: true, force: true });
       await deleteKeys(redisUrl, `${prefix}:*`);
     },
   };

@@ -10,7 +10,7 @@ let b: { queues: Queues; close(): Promise<void> };
 
 function daemonSide() {
   const connection = redisConnection(box.redisUrl);
-  const queues = createQueues(connection, box.prefix);
+  const queues = createQueues(connection, box.prefix, () => () => {});
   return {
     queues,
     async close() {
@@ -48,8 +48,8 @@ describe('nudges (real Redis)', () => {
   it('push nudges never pile up, and a file is one job whoever offers it', async () => {
     for (let i = 0; i < 5; i++) await new Nudges(i % 2 ? a.queues : b.queues).push(`file ${i}`);
     expect(await a.queues.push.count()).toBe(1);
-    await new Nudges(a.queues).ingest('/x/inbox/f.csv', 'f.csv', 'inbox-abc');
-    await new Nudges(b.queues).ingest('/x/inbox/f.csv', 'f.csv', 'inbox-abc');
+    await new Nudges(a.queues).ingest('f.csv', 'inbox-abc');
+    await new Nudges(b.queues).ingest('f.csv', 'inbox-abc');
     expect(await a.queues.ingest.count()).toBe(1);
   });
 });

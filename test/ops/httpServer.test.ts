@@ -41,7 +41,7 @@ beforeEach(() => {
   });
   db = openStateDb(join(sandbox.dataDir, 'state.db'));
   connection = redisConnection(sandbox.redisUrl);
-  queues = createQueues(connection, sandbox.prefix);
+  queues = createQueues(connection, sandbox.prefix, () => () => {});
   servers = [];
 });
 
@@ -143,8 +143,7 @@ describe('with the daemon queues on a Redis that does not answer', () => {
     // Like the daemon's own connection: commands wait for a Redis that may come back.
     const deadConnection = redisConnection('redis://127.0.0.1:1');
     deadConnection.on('error', () => {});
-    const deadQueues = createQueues(deadConnection, sandbox.prefix);
-    for (const q of Object.values(deadQueues)) q.on('error', () => {}); // expected, and noisy
+    const deadQueues = createQueues(deadConnection, sandbox.prefix, () => () => {}); // expected
     const captured = captureLog();
     const server = await startHttpServer({
       port: 0,

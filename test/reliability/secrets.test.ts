@@ -2,26 +2,35 @@
  * Secrets never leak (issue #8): the real daemon runs with a distinctive password through
  * logins, token invalidations and re-logins, portal faults, rejected items, shipment exports and
  * confirmations, then a second run with a wrong password read from SUPPLIER_PASSWORD_FILE. Every
- * log line, report, outbox file and the status/failures outputs are scanned for both passwords
- * and for every token the simulator issued.
+ * log line, report, outbox file and the status/failures/health outputs are scanned for both
+ * passwords and for every token the simulator issued. Redis is a private redis-server with a
+ * password (#13): the REDIS_URL password (as written, percent-encoded, and decoded) and a wrong
+ * one tried by `health` must not appear either.
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { type RedisServer, startRedisServer } from '../../src/demo/redisServer.ts';
 import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
 import { runCliToEnd } from '../helpers/daemonProcess.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 let h: Harness | undefined;
+let redis: RedisServer | undefined;
 afterEach(async () => {
   await h?.cleanup();
   h = undefined;
+  await redis?.stop({ kill: true });
+  redis = undefined;
 });
 
 // Quotes, a backslash and non-ASCII: a secret written JSON-escaped must be caught too.
 const PASSWORD = `pw-SECRET-${randomBytes(6).toString('hex')}-"q\\ü-canary`;
 const WRONG = `pw-WRONG-${randomBytes(6).toString('hex')}-"q\\ü-canary`;
+// The Redis password holds characters a URL must percent-encode ('@', '%', '"', '/').
+const REDIS_PASSWORD = `rpw-SECRET-${randomBytes(6).toString('hex')}-@%"/-canary`;
+const REDIS_WRONG = `rpw-WRONG-${randomBytes(6).toString('hex')}-@%"/-canary`;
 
 /** Every file under the folders the daemon writes for people to read. */
 function writtenFiles(dataDir: string): Array<{ path: string; text: string }> {
@@ -35,12 +44,11 @@ function writtenFiles(dataDir: string): Array<{ path: string; text: string }> {
 
 /** The secrets to look for: whole values, and the random part of each token and its start. */
 function needles(tokens: readonly string[]): string[] {
-  const out = [
-    PASSWORD,
-    WRONG,
-    JSON.stringify(PASSWORD).slice(1, -1),
-    JSON.stringify(WRONG).slice(1, -1),
-  ];
+  const out = [PASSWORD, WRONG, REDIS_PASSWORD, REDIS_WRONG].flatMap((p) => [
+    p,
+    JSON.stringify(p).slice(1, -1),
+    encodeURIComponent(p),
+  ]);
   for (const t of tokens) {
     const random = t.slice(t.indexOf('|') + 1);
     out.push(t, random, random.slice(0, 12));
@@ -50,10 +58,12 @@ function needles(tokens: readonly string[]): string[] {
 
 describe('secrets', { timeout: 90_000 }, () => {
   it('neither password nor any token appears in logs, reports, outbox files or CLI output', async () => {
+    redis = await startRedisServer({ password: REDIS_PASSWORD });
+    expect(redis.url).toContain(encodeURIComponent(REDIS_PASSWORD));
     h = await startHarness(
       'secrets',
       { password: PASSWORD, maxBulkItems: 20, shipments: 6 },
-      { SUPPLIER_PASSWORD: PASSWORD, BULK_BATCH_SIZE: '20' },
+      { SUPPLIER_PASSWORD: PASSWORD, BULK_BATCH_SIZE: '20', REDIS_URL: redis.url },
     );
     const sim = h.sim;
     const logins = (d: NonNullable<Harness['daemon']>) =>
@@ -118,9 +128,29 @@ describe('secrets', { timeout: 90_000 }, () => {
     });
 
     const cliOutputs: string[] = [];
-    for (const args of [['status', '--json'], ['failures', '--json'], ['status'], ['failures']]) {
+    for (const args of [
+      ['status', '--json'],
+      ['failures', '--json'],
+      ['status'],
+      ['failures'],
+      ['health', '--json'],
+    ]) {
       const r = await h.cli(args);
       expect(r.code, args.join(' ')).toBe(0);
+      cliOutputs.push(r.output);
+    }
+    // Redis answered the status read through the password (queue depths, not an error).
+    expect(JSON.parse(cliOutputs[0]!.slice(cliOutputs[0]!.indexOf('{'))).queues.error).toBe(
+      undefined,
+    );
+    // A wrong Redis password: refused by Redis, and said so without either password.
+    const wrongRedis = redis.url.replace(
+      encodeURIComponent(REDIS_PASSWORD),
+      encodeURIComponent(REDIS_WRONG),
+    );
+    for (const args of [['health'], ['status']]) {
+      const r = await runCliToEnd(args, { ...h.env, REDIS_URL: wrongRedis });
+      expect(r.output, args.join(' ')).toMatch(/WRONGPASS|NOAUTH|invalid (username-)?password/i);
       cliOutputs.push(r.output);
     }
     expect(JSON.parse(cliOutputs[1]!.slice(cliOutputs[1]!.indexOf('{'))).stock.length).toBe(1);
@@ -171,5 +201,10 @@ describe('secrets', { timeout: 90_000 }, () => {
         run1.lines.some((l) => l.event === event),
         event,
       ).toBe(true);
+    // daemon.started describes REDIS_URL with its password masked, the rest of it kept.
+    const started = run1.lines.find((l) => l.event === 'daemon.started') as {
+      config: Record<string, unknown>;
+    };
+    expect(started.config.REDIS_URL).toBe(`redis://:***@127.0.0.1:${redis!.port}`);
   });
 });

@@ -31,11 +31,19 @@ async function withQueueDepths(config: Config, status: ReturnType<typeof readSta
     connectTimeout: 2000,
     retryStrategy: () => null,
   });
-  connection.on('error', () => {});
+  // ioredis rejects connect() with a bare "Connection is closed."; the error event says why
+  // (ECONNREFUSED, WRONGPASS …).
+  let cause: Error | undefined;
+  connection.on('error', (err: Error) => {
+    cause ??= err;
+  });
   let queues: Awaited<ReturnType<typeof readQueueDepths>>;
   try {
-    await connection.connect();
-    const q = createQueues(connection, config.queuePrefix);
+    await connection.connect().catch((err: unknown) => {
+      throw cause ?? err;
+    });
+    // Errors are reported by readQueueDepths; without a listener each would also be dumped.
+    const q = createQueues(connection, config.queuePrefix, () => () => {});
     try {
       queues = await readQueueDepths(q, 5000);
     } finally {

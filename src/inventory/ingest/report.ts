@@ -89,6 +89,27 @@ export function storedName(receivedAt: number, ledgerId: number, name: string): 
   return `${prefix}${fitName(name, room)}`;
 }
 
+/**
+ * What a stored name (or its report's name) says: when the file was received and its ledger id;
+ * undefined for any other name (one the daemon did not write).
+ */
+export function parseStoredName(
+  name: string,
+): { readonly receivedAt: number; readonly ledgerId: number } | undefined {
+  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-(\d+)-./.exec(name);
+  if (m === null) return undefined;
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const receivedAt = Date.UTC(y, mo - 1, d, h, mi, se);
+  return Number.isNaN(receivedAt) ? undefined : { receivedAt, ledgerId: Number(m[7]) };
+}
+
 export function reportPathFor(storedPath: string): string {
   return `${storedPath}.report.json`;
 }

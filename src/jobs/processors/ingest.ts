@@ -6,7 +6,7 @@ import type { JobPayloads } from '../queues.ts';
 /** Processes one inbox file, then asks for the push or the confirmations it made due. */
 export function ingestProcessor(deps: JobDeps) {
   return async (job: Job<JobPayloads['ingest']>) => {
-    const result = await deps.ingestFile(job.data.path);
+    const result = await deps.ingestFile(job.data.name);
     new KeyValueStore(deps.db).set('last.ingest', {
       at: deps.clock.now(),
       file: job.data.name,

@@ -5,6 +5,7 @@ import { PendingStock } from '../../state/pendingStock.ts';
 import { StockFailures } from '../../state/stockFailures.ts';
 import type { JobDeps } from '../deps.ts';
 import type { JobPayloads } from '../queues.ts';
+import { pruneRetained } from './retention.ts';
 
 /**
  * Re-derives work from state.db — failures whose next attempt is due, pending differences,
@@ -46,6 +47,14 @@ export function maintenanceProcessor(deps: JobDeps) {
         return { overdue: checkDeadline(shipmentWatchDeps(deps)).length };
       case 'shipments-watch':
         return { named: checkUnconfirmed(shipmentWatchDeps(deps)) };
+      case 'prune':
+        return pruneRetained({
+          db: deps.db,
+          log: deps.log,
+          clock: deps.clock,
+          dataDir: deps.config.dataDir,
+          retentionDays: deps.config.retentionDays,
+        });
       case 'snapshot': {
         const stored = await deps.readSnapshot();
         if (stored) await deps.nudges.push('snapshot');

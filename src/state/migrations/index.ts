@@ -2,6 +2,7 @@ import { initialSchema } from './001-initial.ts';
 import { desiredSourceTime } from './002-desired-source-time.ts';
 import { pendingStockTable } from './003-pending-stock.ts';
 import { outboxHandovers } from './005-outbox-handovers.ts';
+import { retentionIndexes } from './007-retention-indexes.ts';
 import { shipmentWatch } from './009-shipment-watch.ts';
 
 export interface Migration {
@@ -16,5 +17,6 @@ export const migrations: readonly Migration[] = [
   { version: 2, name: 'desired-source-time', sql: desiredSourceTime },
   { version: 3, name: 'pending-stock', sql: pendingStockTable },
   { version: 5, name: 'outbox-handovers', sql: outboxHandovers },
+  { version: 7, name: 'retention-indexes', sql: retentionIndexes },
   { version: 9, name: 'shipment-watch', sql: shipmentWatch },
 ];

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfigJson, withSettingsTable } from '../../../src/config/defaults.ts';
-import { ConfigError, extractConfigFlags, loadConfig } from '../../../src/config/index.ts';
+import {
+  ConfigError,
+  configSecrets,
+  describeConfig,
+  extractConfigFlags,
+  loadConfig,
+} from '../../../src/config/index.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'supplier-sync-config-'));
 
@@ -71,10 +77,10 @@ describe('loadConfig', () => {
 
   it('accepts a 6-field cron with seconds and trims a trailing slash of the API URL', () => {
     const config = loadConfig({
-      env: { SHIPMENTS_POLL_CRON: '*/10 * * * * *', SUPPLIER_API_URL: 'http://h:1/api/v1/' },
+      env: { SHIPMENTS_POLL_CRON: '*/10 * * * * *', SUPPLIER_API_URL: 'https://h:1/api/v1/' },
     });
     expect(config.shipmentsPollCron).toBe('*/10 * * * * *');
-    expect(config.apiUrl).toBe('http://h:1/api/v1');
+    expect(config.apiUrl).toBe('https://h:1/api/v1');
   });
 
   it('rejects unknown keys in the file, in flags and in our own env prefixes', () => {
@@ -118,6 +124,110 @@ describe('loadConfig', () => {
     expect(configError(() => loadConfig({ env: {}, require: ['password'] })).key).toBe(
       'SUPPLIER_PASSWORD',
     );
+  });
+});
+
+describe('settings that cannot work together or at all (#13)', () => {
+  it('refuses a REDIS_URL that is not a redis:// URL with a host, without echoing it', () => {
+    for (const bad of [
+      'foo',
+      'http://127.0.0.1:6379',
+      'redis://',
+      'redis:///0',
+      '127.0.0.1:6379',
+    ]) {
+      const err = configError(() => loadConfig({ env: { REDIS_URL: bad } }));
+      expect(err.key, bad).toBe('REDIS_URL');
+      expect(err.message).toMatch(/^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    }
+    const secret = configError(() => loadConfig({ env: { REDIS_URL: 'redis//:hunter22@host' } }));
+    expect(secret.message).not.toContain('hunter22');
+    for (const good of ['redis://127.0.0.1:6379', 'rediss://:p%40ss@cache.internal:6380/2'])
+      expect(loadConfig({ env: { REDIS_URL: good } }).redisUrl).toBe(good);
+  });
+
+  it('refuses API_BACKOFF_BASE_MS above API_BACKOFF_MAX_MS (and the same for failures)', () => {
+    const err = configError(() =>
+      loadConfig({ env: { API_BACKOFF_BASE_MS: '5000', API_BACKOFF_MAX_MS: '1000' } }),
+    );
+    expect(err.key).toBe('API_BACKOFF_BASE_MS');
+    expect(err.message).toMatch(/API_BACKOFF_MAX_MS \(1000\)/);
+    expect(
+      loadConfig({ env: { API_BACKOFF_BASE_MS: '1000', API_BACKOFF_MAX_MS: '1000' } }).backoffMaxMs,
+    ).toBe(1000);
+    expect(
+      configError(() =>
+        loadConfig({
+          env: { FAILURE_BACKOFF_BASE_MS: '7200000', FAILURE_BACKOFF_MAX_MS: '60000' },
+        }),
+      ).key,
+    ).toBe('FAILURE_BACKOFF_BASE_MS');
+  });
+
+  it('refuses plain http to a host that is not loopback unless SUPPLIER_API_INSECURE=true', () => {
+    const err = configError(() =>
+      loadConfig({ env: { SUPPLIER_API_URL: 'http://portal.example.com/api/v1' } }),
+    );
+    expect(err.key).toBe('SUPPLIER_API_URL');
+    expect(err.message).toMatch(/https.*SUPPLIER_API_INSECURE=true/);
+    expect(
+      configError(() => loadConfig({ env: { SUPPLIER_API_URL: 'http://10.0.0.5:8080/api/v1' } }))
+        .key,
+    ).toBe('SUPPLIER_API_URL');
+    const insecure = loadConfig({
+      env: { SUPPLIER_API_URL: 'http://portal.example.com/api/v1', SUPPLIER_API_INSECURE: 'true' },
+    });
+    expect(insecure.apiUrl).toBe('http://portal.example.com/api/v1');
+    expect(insecure.apiInsecure).toBe(true);
+    for (const loopback of [
+      'http://127.0.0.1:8080/api/v1',
+      'http://127.9.9.9/api/v1',
+      'http://localhost:3000/api/v1',
+      'http://[::1]:3000/api/v1',
+      'https://portal.example.com/api/v1',
+    ])
+      expect(loadConfig({ env: { SUPPLIER_API_URL: loopback } }).apiUrl, loopback).toBe(loopback);
+  });
+
+  it('listens on 127.0.0.1 unless HTTP_HOST says otherwise, and refuses a host that is not one', () => {
+    expect(loadConfig({ env: {} }).httpHost).toBe('127.0.0.1');
+    expect(loadConfig({ env: { HTTP_HOST: '0.0.0.0' } }).httpHost).toBe('0.0.0.0');
+    expect(loadConfig({ env: { HTTP_HOST: '::' } }).httpHost).toBe('::');
+    expect(loadConfig({ env: { HTTP_HOST: 'localhost' } }).httpHost).toBe('localhost');
+    for (const bad of ['0.0.0.0:9464', 'http://0.0.0.0', 'two words'])
+      expect(configError(() => loadConfig({ env: { HTTP_HOST: bad } })).key, bad).toBe('HTTP_HOST');
+  });
+});
+
+describe('secrets of URL settings (#13)', () => {
+  it('masks the password of every URL setting where the configuration is described', () => {
+    const config = loadConfig({
+      env: {
+        REDIS_URL: 'redis://default:p%40ss%2Fw0rd@cache.internal:6380/2',
+        SUPPLIER_API_URL: 'https://api-user:t0p-secret@portal.example.com/api/v1',
+        SUPPLIER_PASSWORD: 'portal-pw',
+      },
+    });
+    const described = describeConfig(config);
+    expect(described.REDIS_URL).toBe('redis://default:***@cache.internal:6380/2');
+    expect(described.SUPPLIER_API_URL).toBe('https://api-user:***@portal.example.com/api/v1');
+    expect(described.SUPPLIER_PASSWORD).toBeUndefined();
+    const text = JSON.stringify(described);
+    for (const secret of ['p%40ss', 'p@ss/w0rd', 't0p-secret', 'portal-pw'])
+      expect(text).not.toContain(secret);
+    // A URL without a password is shown as it is.
+    expect(describeConfig(loadConfig({ env: {} })).REDIS_URL).toBe('redis://127.0.0.1:6379');
+  });
+
+  it('lists every secret to register with the scrubber: as written and decoded', () => {
+    const config = loadConfig({
+      env: {
+        REDIS_URL: 'redis://:p%40ss%2Fw0rd@cache.internal:6380',
+        SUPPLIER_PASSWORD: 'portal-pw',
+      },
+    });
+    expect(configSecrets(config).sort()).toEqual(['p%40ss%2Fw0rd', 'p@ss/w0rd', 'portal-pw']);
+    expect(configSecrets(loadConfig({ env: {} }))).toEqual([]);
   });
 });
 

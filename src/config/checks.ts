@@ -1,0 +1,45 @@
+import { isIP } from 'node:net';
+import { ConfigError } from './errors.ts';
+import type { Config } from './settings.ts';
+
+/**
+ * Checks of settings that are each valid alone but cannot work together, run once the whole
+ * configuration is read. Throws ConfigError naming the key to change; values are never quoted
+ * back (a URL may hold a password).
+ */
+export function checkCombinations(config: Config): void {
+  for (const [base, max, baseKey, maxKey] of [
+    [config.backoffBaseMs, config.backoffMaxMs, 'API_BACKOFF_BASE_MS', 'API_BACKOFF_MAX_MS'],
+    [
+      config.failureBackoffBaseMs,
+      config.failureBackoffMaxMs,
+      'FAILURE_BACKOFF_BASE_MS',
+      'FAILURE_BACKOFF_MAX_MS',
+    ],
+  ] as const) {
+    if (base > max) {
+      throw new ConfigError(
+        baseKey,
+        `the first back-off (${base} ms) must not exceed ${maxKey} (${max})`,
+      );
+    }
+  }
+  if (config.apiUrl !== undefined && !config.apiInsecure) {
+    const url = new URL(config.apiUrl);
+    if (url.protocol !== 'https:' && !isLoopback(url.hostname)) {
+      throw new ConfigError(
+        'SUPPLIER_API_URL',
+        'must be https for a host that is not loopback (the password and token would cross the network unencrypted); set SUPPLIER_API_INSECURE=true to allow http anyway',
+      );
+    }
+  }
+}
+
+/** localhost, 127.0.0.0/8 or ::1: traffic that never leaves the machine. */
+export function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
+  return false;
+}

@@ -1,0 +1,237 @@
+/**
+ * Retention (#13 point 7): files in processed/ and failed/ older than RETENTION_DAYS go with
+ * their reports, and so do finished rows of inbox_files, shipments and shipment_confirmations —
+ * but never a row still needed: pending or failed work, an order not confirmed, the newest
+ * applied file of each kind (duplicate detection), the file a key's desired quantity still comes
+ * from. Real files through processInboxFile, a real state.db, a clock moved by hand.
+ */
+import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/domain/clock.ts';
+import { pruneRetained } from '../../src/jobs/processors/retention.ts';
+import { ConfirmationSends } from '../../src/state/confirmationSends.ts';
+import { ShipmentStore } from '../../src/state/shipments.ts';
+import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
+
+const DAY = 86_400_000;
+const T0 = Date.UTC(2026, 0, 1, 9, 0, 0);
+
+let env: IngestEnv;
+let t = T0;
+const clock: Clock = { now: () => t, sleep: async () => {} };
+beforeEach(() => {
+  env = makeIngestEnv('retention');
+  t = T0;
+});
+afterEach(async () => {
+  await env.cleanup();
+});
+
+const confirmationsCsv = (rows: string[]) =>
+  `order_number,carrier,tracking_number\n${rows.join('\n')}\n`;
+
+/** Processes a file at the clock's time; returns the ledger id. */
+async function ingest(name: string, content: string): Promise<number> {
+  env.drop(name, content);
+  const outcome = await env.process(name, { clock });
+  if (outcome.ledgerId === undefined) throw new Error(`${name}: ${outcome.status}`);
+  return outcome.ledgerId;
+}
+
+const ids = (sql: string) =>
+  (env.db.prepare(sql).all() as Array<{ v: string | number }>).map((r) => r.v);
+const ledgerIds = () => ids('SELECT id AS v FROM inbox_files ORDER BY id');
+const shipmentOrders = () => ids('SELECT order_number AS v FROM shipments ORDER BY order_number');
+const confirmationRows = () =>
+  ids(
+    "SELECT order_number || ':' || status AS v FROM shipment_confirmations ORDER BY order_number, id",
+  );
+/** Stored names in a folder, without the stamp and ledger id, reports included. */
+const stored = (folder: 'processed' | 'failed') =>
+  readdirSync(env.paths[folder])
+    .map((n) => n.replace(/^\d{8}T\d{6}Z-\d+-/, ''))
+    .sort();
+
+/** Marks an order's due confirmations confirmed on the portal, then runs `next`. */
+async function confirmThen<T>(order: string, next: () => Promise<T>): Promise<T> {
+  const sends = new ConfirmationSends(env.db);
+  for (const c of sends.due(t)) if (c.orderNumber === order) sends.confirmed(c.id, t);
+  return next();
+}
+
+async function seed() {
+  const sends = new ConfirmationSends(env.db);
+  const shipments = new ShipmentStore(env.db);
+  const l = {
+    oldA: await ingest('old-a.csv', 'sku,stock_quantity\nSKU-A,1\nSKU-B,2\n'),
+    oldB: await ingest('old-b.csv', 'sku,stock_quantity\nSKU-A,5\nSKU-B,3\n'),
+    dup: await ingest('dup.csv', 'sku,stock_quantity\nSKU-A,5\nSKU-B,3\n'),
+    bad: await ingest('bad.csv', 'nothing,that,names,a,kind\n1,2,3,4,5\n'),
+    dcOld: await ingest('dc-old.csv', 'distribution_centre_code,sku,stock_quantity\nDC1,SKU-A,4\n'),
+    conf0: await ingest('conf-0.csv', confirmationsCsv(['ORD-1,UPS,T1'])),
+    conf1: await ingest(
+      'conf-1.csv',
+      confirmationsCsv(['ORD-2,UPS,T2', 'ORD-3,UPS,T3', 'ORD-4,UPS,T4']),
+    ),
+    // ORD-4 is confirmed on the portal before the ERP names another parcel for it: a conflict.
+    conf1b: await confirmThen('ORD-4', () =>
+      ingest('conf-1b.csv', confirmationsCsv(['ORD-4,DHL,T4B'])),
+    ),
+    conf2: await ingest('conf-2.csv', confirmationsCsv(['ORD-6,UPS,T6'])),
+  };
+  // A file whose commit went through but whose move did not (a crash): it stays 'committed'.
+  env.drop('crashed.csv', 'sku,stock_quantity\nSKU-Z,9\n');
+  await env
+    .process('crashed.csv', {
+      clock,
+      hooks: {
+        afterCommit: () => {
+          throw new Error('crash after commit');
+        },
+      },
+    })
+    .catch(() => undefined);
+
+  const orders = ['ORD-1', 'ORD-2', 'ORD-3', 'ORD-4', 'ORD-5', 'ORD-6', 'ORD-7'];
+  shipments.recordPoll(
+    orders.map((o) => ({ order_number: o })),
+    t,
+  );
+  shipments.markExported(orders, 'ready-to-ship-1.json', t);
+  t += 3_600_000;
+  shipments.recordPoll(
+    orders.filter((o) => o !== 'ORD-7').map((o) => ({ order_number: o })),
+    t,
+  );
+  for (const c of sends.due(t)) {
+    if (['ORD-1', 'ORD-4', 'ORD-6'].includes(c.orderNumber)) {
+      sends.confirmed(c.id, t);
+      shipments.markConfirmed(c.orderNumber, t);
+    } else if (c.orderNumber === 'ORD-3') sends.failed(c.id, 'Order not found');
+  }
+
+  // Thirty-five days later: a new factory file (the newest now) and an order confirmed lately.
+  t = T0 + 35 * DAY;
+  const recent = await ingest('recent.csv', 'sku,stock_quantity\nSKU-C,7\n');
+  shipments.recordPoll([{ order_number: 'ORD-8' }], t);
+  shipments.markConfirmed('ORD-8', t);
+  return { ...l, recent };
+}
+
+describe('pruneRetained', () => {
+  it('keeps everything younger than RETENTION_DAYS', async () => {
+    await seed();
+    const before = {
+      ledger: ledgerIds(),
+      orders: shipmentOrders(),
+      confirmations: confirmationRows(),
+      processed: stored('processed'),
+      failed: stored('failed'),
+    };
+    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 60 });
+    expect(result.files).toEqual({ processed: 0, failed: 0, reports: 0 });
+    expect(result.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0 });
+    expect({
+      ledger: ledgerIds(),
+      orders: shipmentOrders(),
+      confirmations: confirmationRows(),
+      processed: stored('processed'),
+      failed: stored('failed'),
+    }).toEqual(before);
+  });
+
+  it('prunes finished files and rows older than RETENTION_DAYS, never one still needed', async () => {
+    const l = await seed();
+    t = T0 + 36 * DAY;
+    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+
+    expect(result.files).toEqual({ processed: 7, failed: 1, reports: 8 });
+    expect(result.rows).toEqual({ inboxFiles: 4, shipments: 2, confirmations: 2 });
+    const [line] = env.capture.events('retention.pruned');
+    expect(line).toMatchObject({
+      retentionDays: 30,
+      cutoff: new Date(T0 + 6 * DAY).toISOString(),
+      files: result.files,
+      rows: result.rows,
+    });
+
+    // Ledger: old-b still gives SKU-A and SKU-B their desired quantities; dc-old is the newest
+    // DC file and gives its key; conf-1 has a confirmation still pending; conf-2 is the newest
+    // confirmations file; recent.csv is young; the crashed file's row is still 'committed'.
+    const crashed = ledgerIds().at(-2);
+    expect(ledgerIds()).toEqual([l.oldB, l.dcOld, l.conf1, l.conf1b, l.conf2, crashed, l.recent]);
+    expect(env.list('inbox')).toEqual(['crashed.csv']);
+    // Orders: only those confirmed more than 30 days ago with nothing left open go.
+    expect(shipmentOrders()).toEqual(['ORD-2', 'ORD-3', 'ORD-4', 'ORD-5', 'ORD-7', 'ORD-8']);
+    expect(confirmationRows()).toEqual([
+      'ORD-2:pending',
+      'ORD-3:failed',
+      'ORD-4:confirmed',
+      'ORD-4:conflict',
+    ]);
+    // Files: the one whose report still waits for the portal's answers, and the young one.
+    expect(stored('processed')).toEqual([
+      'conf-1.csv',
+      'conf-1.csv.report.json',
+      'recent.csv',
+      'recent.csv.report.json',
+    ]);
+    expect(stored('failed')).toEqual([]);
+
+    // Still right afterwards: the newest file's content again is a duplicate, and so is the
+    // newest confirmations file's; pending work goes on; a second run prunes nothing.
+    env.drop('recent-again.csv', 'sku,stock_quantity\nSKU-C,7\n');
+    expect((await env.process('recent-again.csv', { clock })).status).toBe('duplicate');
+    env.drop('conf-2-again.csv', confirmationsCsv(['ORD-6,UPS,T6']));
+    expect((await env.process('conf-2-again.csv', { clock })).status).toBe('duplicate');
+    expect(new ConfirmationSends(env.db).due(t).map((c) => c.orderNumber)).toEqual(['ORD-2']);
+    const again = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    expect(again.files).toEqual({ processed: 0, failed: 0, reports: 0 });
+    expect(again.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0 });
+  });
+
+  it('prunes a confirmation a correction replaced, once its order is confirmed and old', async () => {
+    const shipments = new ShipmentStore(env.db);
+    shipments.recordPoll([{ order_number: 'ORD-R' }], t);
+    shipments.markExported(['ORD-R'], 'ready-to-ship-r.json', t);
+    await ingest('r-1.csv', confirmationsCsv(['ORD-R,UPS,WRONG']));
+    await ingest('r-2.csv', confirmationsCsv(['ORD-R,UPS,RIGHT']));
+    expect(confirmationRows()).toEqual(['ORD-R:replaced', 'ORD-R:pending']);
+    const sends = new ConfirmationSends(env.db);
+    for (const c of sends.due(t)) sends.confirmed(c.id, t);
+    shipments.markConfirmed('ORD-R', t);
+
+    t = T0 + 36 * DAY;
+    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    expect(result.rows).toMatchObject({ shipments: 1, confirmations: 2 });
+    expect(confirmationRows()).toEqual([]);
+    expect(shipmentOrders()).toEqual([]);
+  });
+
+  it('leaves alone what it did not write: other names, folders, temp files still young', async () => {
+    await seed();
+    writeFileSync(join(env.paths.processed, 'operator-notes.txt'), 'kept');
+    mkdirSync(join(env.paths.failed, '20200101T000000Z-9-a-folder'));
+    const youngTemp = join(env.paths.processed, '.x.csv.1a2b.tmp');
+    const oldTemp = join(env.paths.failed, '.y.csv.3c4d.tmp');
+    writeFileSync(youngTemp, 'partial');
+    writeFileSync(oldTemp, 'partial');
+    utimesSync(oldTemp, new Date(T0), new Date(T0));
+    utimesSync(youngTemp, new Date(T0 + 35 * DAY), new Date(T0 + 35 * DAY));
+    t = T0 + 36 * DAY;
+    await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    expect(existsSync(join(env.paths.processed, 'operator-notes.txt'))).toBe(true);
+    expect(existsSync(join(env.paths.failed, '20200101T000000Z-9-a-folder'))).toBe(true);
+    expect(existsSync(youngTemp)).toBe(true);
+    expect(existsSync(oldTemp)).toBe(false);
+  });
+
+  it('prunes nothing with RETENTION_DAYS=0', async () => {
+    await seed();
+    t = T0 + 3650 * DAY;
+    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 0 });
+    expect(result.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0 });
+    expect(stored('processed').length).toBeGreaterThan(10);
+  });
+});
