@@ -21,11 +21,22 @@ export function startSchedules(
   timezone: string,
   log: Logger,
 ): Schedules {
-  const tasks: ScheduledTask[] = list.map((s) =>
-    cron.schedule(
+  const tasks: ScheduledTask[] = list.map((s) => {
+    // Our own overlap guard: node-cron's prints a warning to the console at every skipped tick,
+    // which during a Redis outage (ticks wait on the queue) is a stream of lines outside the log.
+    let running = false;
+    return cron.schedule(
       s.expression,
       async (ctx) => {
         const slot = slotOf(ctx.date);
+        if (running) {
+          log.debug(
+            { event: 'schedule.skipped', schedule: s.name, slot },
+            'previous tick still running',
+          );
+          return;
+        }
+        running = true;
         try {
           await s.onTick(slot);
         } catch (err) {
@@ -33,11 +44,13 @@ export function startSchedules(
             { event: 'schedule.failed', schedule: s.name, slot, err },
             `${s.name} tick failed`,
           );
+        } finally {
+          running = false;
         }
       },
-      { name: s.name, timezone, noOverlap: true },
-    ),
-  );
+      { name: s.name, timezone },
+    );
+  });
   return {
     async stop() {
       await Promise.allSettled(tasks.map(async (t) => t.destroy()));
