@@ -60,6 +60,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   );
   out.dataDir = resolve(cwd, out.dataDir as string);
   if (typeof out.snapshotDb === 'string') out.snapshotDb = resolve(cwd, out.snapshotDb);
+  if (typeof out.inboxProfilesFile === 'string')
+    out.inboxProfilesFile = resolve(cwd, out.inboxProfilesFile);
   out.configFile = sources.configFile ? resolve(cwd, sources.configFile) : undefined;
 
   for (const name of sources.require ?? []) {

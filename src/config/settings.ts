@@ -294,6 +294,11 @@ export const settings = {
     30_000,
     'Periodic full scan of inbox/ that catches anything an event missed, in milliseconds.',
   ),
+  inboxProfilesFile: optional(
+    'INBOX_PROFILES_FILE',
+    text,
+    'JSON file of profiles for reading ERP exports (encoding, delimiter, header line, column names, constants, decimal mark, negatives, full exports); validated at start, re-read within seconds when it changes. Schema: config/inbox-profiles.schema.json. Not yet applied to inbox files (issue #20, second step).',
+  ),
   maxSkuLength: setting(
     'MAX_SKU_LENGTH',
     int(1, 1000),
@@ -317,6 +322,12 @@ export const settings = {
     text,
     'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
     'Query for DC stock rows (columns distribution_centre_code, sku, stock_quantity).',
+  ),
+  snapshotAbsent: setting(
+    'SNAPSHOT_ABSENT',
+    z.enum(['keep', 'zero']),
+    'keep',
+    'keep: keys the snapshot does not name stay as they are; zero: the snapshot is a full picture, and keys of the portal above 0 that it omits are set to 0. Only keep is in effect yet (issue #20, second step).',
   ),
   snapshotCron: setting(
     'SNAPSHOT_CRON',

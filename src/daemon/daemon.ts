@@ -6,6 +6,7 @@ import {
   ensureDataDirs,
   inboxFilePath,
 } from '../config/index.ts';
+import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { createDcDirectory } from '../inventory/dcDirectory.ts';
 import { processInboxFile } from '../inventory/ingest/process.ts';
@@ -62,6 +63,21 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   for (const secret of configSecrets(config)) registerSecret(secret);
+  // First, so that a broken profiles file stops the start (exit 78) before anything is opened.
+  // Watched from here on; the readers take the current profiles once they are wired (#20).
+  const profiles = config.inboxProfilesFile
+    ? watchProfilesFile(config.inboxProfilesFile, log)
+    : undefined;
+  if (profiles && config.inboxProfilesFile) {
+    log.info(
+      {
+        event: 'profiles.loaded',
+        file: config.inboxProfilesFile,
+        profiles: profiles.current().profiles.length,
+      },
+      `inbox profiles read from ${config.inboxProfilesFile}`,
+    );
+  }
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
   const client = createPortalClient(
@@ -257,6 +273,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         );
         connection.off('ready', recoverOnReady);
         await cron.stop();
+        profiles?.stop();
         await sources.stop();
         stopping.abort(new Error(`daemon stopping (${reason})`));
         const closed = await Promise.race([

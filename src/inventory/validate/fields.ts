@@ -1,4 +1,12 @@
 import type { ShipmentAction } from '../../domain/shipment.ts';
+import {
+  MAX_QUANTITY,
+  parseQuantity,
+  type QuantityOptions,
+  type QuantityResult,
+} from './quantity.ts';
+
+export { MAX_QUANTITY } from './quantity.ts';
 
 /**
  * Pure checks of single field values from inbox rows and snapshot rows. Each returns the cleaned
@@ -10,9 +18,6 @@ export interface FieldError {
   readonly ok: false;
   readonly reason: string;
 }
-
-/** The largest stock quantity accepted: the portal's integers are 32-bit signed. */
-export const MAX_QUANTITY = 2_147_483_647;
 
 const fail = (reason: string): FieldError => ({ ok: false, reason });
 
@@ -62,8 +67,18 @@ const DIGITS = /^\d+$/;
  * A stock quantity: a whole number from 0 to MAX_QUANTITY. Accepts a JSON integer or a string
  * of decimal digits with optional surrounding spaces ("12", " 12 "). Refuses fractions, signs,
  * exponents, hex, trailing text, empty strings and anything above MAX_QUANTITY.
+ *
+ * With `options` (a profile's `decimal` and `negative`, or the defaults `{}`), quantities are read
+ * as ERPs write them instead: zero fractions and thousands grouped by threes are whole numbers,
+ * and a negative one may be clamped to 0 (see parseQuantity).
  */
-export function checkQuantity(value: unknown): FieldResult<number> {
+export function checkQuantity(value: unknown): FieldResult<number>;
+export function checkQuantity(value: unknown, options: QuantityOptions): QuantityResult;
+export function checkQuantity(
+  value: unknown,
+  options?: QuantityOptions,
+): FieldResult<number> | QuantityResult {
+  if (options !== undefined) return parseQuantity(value, options);
   if (value === undefined || value === null) return fail('missing');
   let n: number;
   if (typeof value === 'number') {

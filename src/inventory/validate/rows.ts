@@ -7,6 +7,7 @@ import {
   checkSku,
   checkText,
 } from './fields.ts';
+import type { QuantityOptions } from './quantity.ts';
 
 /** One field at fault in one row. */
 export interface RowError {
@@ -20,6 +21,8 @@ export interface StockRowValue {
   readonly dc: string;
   readonly sku: string;
   readonly quantity: number;
+  /** Set when a negative quantity was taken as 0 (a profile's `negative: "zero"`). */
+  readonly clamped?: true;
 }
 
 export type ConfirmationRowValue = Confirmation;
@@ -30,6 +33,11 @@ export type RowResult<T> =
 
 export interface RowRules {
   readonly maxSkuLength: number;
+  /**
+   * Quantities as ERPs write them (decimal mark, negatives; see parseQuantity). Unset: whole
+   * digits only, as before.
+   */
+  readonly quantity?: QuantityOptions;
 }
 
 const MAX_VALUE_IN_REPORT = 100;
@@ -66,6 +74,12 @@ export function validateStockRow(
   }
   const sku = checkSku(fields.sku, rules.maxSkuLength);
   if (!sku.ok) return reject('sku', sku.reason, fields.sku);
+  if (rules.quantity !== undefined) {
+    const q = checkQuantity(fields.stock_quantity, rules.quantity);
+    if (!q.ok) return reject('stock_quantity', q.reason, fields.stock_quantity);
+    const row = { dc, sku: sku.value, quantity: q.value };
+    return { ok: true, row: q.clamped ? { ...row, clamped: true } : row };
+  }
   const quantity = checkQuantity(fields.stock_quantity);
   if (!quantity.ok) return reject('stock_quantity', quantity.reason, fields.stock_quantity);
   return { ok: true, row: { dc, sku: sku.value, quantity: quantity.value } };

@@ -4,24 +4,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultConfigJson, withSettingsTable } from '../../../src/config/defaults.ts';
 import {
-  ConfigError,
   configSecrets,
   describeConfig,
   extractConfigFlags,
   loadConfig,
 } from '../../../src/config/index.ts';
+import { configError } from '../../helpers/configError.ts';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'supplier-sync-config-'));
-
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    if (err instanceof ConfigError) return err;
-    throw err;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('loadConfig', () => {
   it('gives the built-in defaults and freezes the result', () => {

@@ -1,0 +1,187 @@
+/**
+ * Formats benchmark (not a test): reading a large ERP export through the readers of #20, against
+ * the plain CSV reader, parse only (no validation, no state.db): time and peak RSS of each.
+ *
+ *   node bench/formats.ts [--rows 1000000] [--only csv,delimited,xlsx] [--quick | --scale S] [--json]
+ *
+ * - csv: `sku,stock_quantity` UTF-8 through readCsv (today's path), the reference;
+ * - delimited: the same rows as a semicolon Windows-1252 export with a title line and German
+ *   column names, through readDelimited (encoding detected, decoded in the stream, delimiter
+ *   detected, headerLine 2);
+ * - xlsx: the same rows in one worksheet written by exceljs's streaming writer (shared strings:
+ *   every SKU is a distinct string), through readXlsx.
+ *
+ * Each file is written by one child process and read by another, so that each reader's peak RSS
+ * (maxRSS of its process) is its own. The temp dir is removed afterwards, also on Ctrl-C.
+ */
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { availableParallelism, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import ExcelJS from 'exceljs';
+import { ByteTap } from '../src/inventory/parse/byteTap.ts';
+import { readCsv } from '../src/inventory/parse/csv.ts';
+import { readDelimited } from '../src/inventory/parse/delimited.ts';
+import type { RecordEvent } from '../src/inventory/parse/records.ts';
+import { readXlsx } from '../src/inventory/parse/xlsx.ts';
+import { benchArgs, sized } from './lib/args.ts';
+import { onCleanup } from './lib/cleanup.ts';
+import { emitResult, fmtInt, fmtRatio, peakRssMiB } from './lib/result.ts';
+
+const FORMATS = ['csv', 'delimited', 'xlsx'] as const;
+type Format = (typeof FORMATS)[number];
+const FILE: Record<Format, string> = {
+  csv: 'stock.csv',
+  delimited: 'LAGER.TXT',
+  xlsx: 'stock.xlsx',
+};
+const CHILD_MARKER = 'FORMAT_CHILD ';
+
+const started = performance.now();
+const args = benchArgs({
+  rows: { type: 'string' },
+  only: { type: 'string' },
+  write: { type: 'string' },
+  read: { type: 'string' },
+  dir: { type: 'string' },
+});
+const values = args.values;
+const rows = sized(values.rows, 1_000_000, args.scale);
+const sku = (i: number) => `SKU-${String(i).padStart(7, '0')}`;
+const qty = (i: number) => (i * 7919) % 10_000;
+
+if (typeof values.write === 'string') {
+  await write(values.write as Format, String(values.dir));
+} else if (typeof values.read === 'string') {
+  await read(values.read as Format, String(values.dir));
+} else {
+  await main();
+}
+
+/** The parent: writes and reads each format in child processes, prints the table. */
+async function main(): Promise<void> {
+  const selected = (
+    typeof values.only === 'string' ? values.only.split(',') : [...FORMATS]
+  ) as Format[];
+  const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-bench-formats-'));
+  const removeDir = onCleanup(() => rmSync(dir, { recursive: true, force: true }));
+  try {
+    const results: Record<string, ChildResult> = {};
+    for (const format of selected) {
+      const written = child(['--write', format, '--dir', dir, '--rows', String(rows)]);
+      const readResult = child(['--read', format, '--dir', dir, '--rows', String(rows)]);
+      results[format] = { ...readResult, writeS: written.writeS, bytes: written.bytes };
+      console.log(
+        `${format.padEnd(9)} ${(readResult.bytes / 1e6).toFixed(1).padStart(6)} MB  write ${written.writeS.toFixed(1)} s  read ${readResult.readS.toFixed(2)} s  ${fmtInt(rows / readResult.readS)} rows/s  peak RSS ${readResult.peakRssMiB.toFixed(0)} MiB`,
+      );
+    }
+    console.log(
+      `node ${process.version}, ${availableParallelism()} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    );
+    const csv = results.csv;
+    if (args.json) {
+      emitResult({
+        name: 'formats',
+        wallS: (performance.now() - started) / 1000,
+        peakRssMiB: peakRssMiB(),
+        rows: selected.map((format) => {
+          const r = results[format]!;
+          return {
+            measure: `${fmtInt(rows)} rows read (parse only): ${label(format)}`,
+            result: `${r.readS.toFixed(2)} s, peak RSS ${r.peakRssMiB.toFixed(0)} MiB`,
+            reference: csv
+              ? `plain CSV ${csv.readS.toFixed(2)} s, ${csv.peakRssMiB.toFixed(0)} MiB`
+              : '–',
+            ratio: csv ? fmtRatio(r.readS, csv.readS) : '–',
+          };
+        }),
+        data: { rows, results },
+      });
+    }
+  } finally {
+    await removeDir();
+  }
+}
+
+function label(format: Format): string {
+  return {
+    csv: 'plain CSV, UTF-8, readCsv',
+    delimited: 'semicolon Windows-1252 export, readDelimited',
+    xlsx: 'workbook, shared strings, readXlsx',
+  }[format];
+}
+
+interface ChildResult {
+  readonly readS: number;
+  readonly writeS: number;
+  readonly bytes: number;
+  readonly rows: number;
+  readonly peakRssMiB: number;
+}
+
+function child(extra: readonly string[]): ChildResult {
+  const r = spawnSync(process.execPath, [import.meta.filename, ...extra], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
+  });
+  const line = r.stdout.split('\n').find((l) => l.startsWith(CHILD_MARKER));
+  if (r.status !== 0 || line === undefined)
+    throw new Error(`child ${extra.join(' ')} failed: ${r.status} ${r.stdout}`);
+  return JSON.parse(line.slice(CHILD_MARKER.length)) as ChildResult;
+}
+
+function report(result: Partial<ChildResult>): void {
+  console.log(
+    `${CHILD_MARKER}${JSON.stringify({ readS: 0, writeS: 0, bytes: 0, rows, peakRssMiB: peakRssMiB(), ...result })}`,
+  );
+}
+
+async function write(format: Format, dir: string): Promise<void> {
+  const path = join(dir, FILE[format]);
+  const t = performance.now();
+  if (format === 'xlsx') {
+    const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true });
+    const ws = wb.addWorksheet('Stock');
+    ws.addRow(['sku', 'stock_quantity']).commit();
+    for (let i = 0; i < rows; i++) ws.addRow([sku(i), qty(i)]).commit();
+    await wb.commit();
+  } else {
+    const out = createWriteStream(path);
+    const delimited = format === 'delimited';
+    const sep = delimited ? ';' : ',';
+    const head = delimited
+      ? 'Lagerbestand zum 01.05.2024 - Größe in Stück\r\nArtikelnr;Menge\r\n'
+      : 'sku,stock_quantity\n';
+    out.write(Buffer.from(head, delimited ? 'latin1' : 'utf8'));
+    const eol = delimited ? '\r\n' : '\n';
+    for (let i = 0; i < rows; i += 10_000) {
+      let text = '';
+      for (let j = i; j < Math.min(rows, i + 10_000); j++) text += `${sku(j)}${sep}${qty(j)}${eol}`;
+      if (!out.write(Buffer.from(text, delimited ? 'latin1' : 'utf8'))) await once(out, 'drain');
+    }
+    out.end();
+    await once(out, 'finish');
+  }
+  report({ writeS: (performance.now() - t) / 1000, bytes: statSync(path).size });
+}
+
+async function read(format: Format, dir: string): Promise<void> {
+  const path = join(dir, FILE[format]);
+  const tap = new ByteTap();
+  const source = createReadStream(path);
+  const t = performance.now();
+  const reader: AsyncGenerator<RecordEvent[]> =
+    format === 'csv'
+      ? readCsv(source, tap)
+      : format === 'delimited'
+        ? readDelimited(source, tap, { headerLine: 2 })
+        : readXlsx(source, tap);
+  let records = 0;
+  for await (const batch of reader) for (const e of batch) if (e.type === 'record') records++;
+  tap.digest();
+  const readS = (performance.now() - t) / 1000;
+  if (records !== rows) throw new Error(`${format}: read ${records} rows, expected ${rows}`);
+  report({ readS, bytes: statSync(path).size });
+}

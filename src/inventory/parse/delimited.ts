@@ -1,0 +1,183 @@
+import { pipeline, Readable } from 'node:stream';
+import { CsvError, parse } from 'csv-parse';
+import { showValue } from '../validate/rows.ts';
+import { readBatches } from './batches.ts';
+import { ByteTap } from './byteTap.ts';
+import { detectDelimiter, isBlankLine } from './dialect.ts';
+import { DecodeStream, type EncodingChoice, type TextEncoding } from './encoding.ts';
+import { headerColumns, isBlankRow } from './header.ts';
+import { FileFormatError, type RecordEvent } from './records.ts';
+
+/** How to read one delimited file; every field has the contract's default. */
+export interface DelimitedOptions {
+  /** `auto` (default): BOM, else UTF-8 when valid, else Windows-1252. */
+  readonly encoding?: EncodingChoice;
+  /** `auto` (default): detected from the header line; or one character. */
+  readonly delimiter?: string;
+  /** The line holding the header (1 = the first); lines above it are skipped. Default 1. */
+  readonly headerLine?: number;
+  /**
+   * Largest record (and header line) in bytes of decoded text; a longer one makes the file
+   * unreadable instead of filling memory. Unset: no cap (as the plain CSV reader today).
+   */
+  readonly maxRecordBytes?: number;
+  /** Called once the header is found, with what the file is read as (for the report). */
+  readonly onDialect?: (dialect: Dialect) => void;
+}
+
+export interface Dialect {
+  readonly encoding: TextEncoding;
+  readonly delimiter: string;
+  /** The line the header was found on (headerLine, or a later one when that one is blank). */
+  readonly headerLine: number;
+}
+
+interface CsvItem {
+  readonly record: string[];
+  readonly info: { readonly bytes: number };
+}
+
+/**
+ * Reads delimited text (`.csv`, `.txt`, `.tsv`): decoded in the stream (see DecodeStream), the
+ * header on `headerLine` or the first non-blank line after it, its delimiter detected unless
+ * given, then RFC 4180 (quoted fields with delimiters, `""` and line breaks inside; CRLF or LF).
+ * Blank rows are skipped; a row with more or fewer fields than the header is a row error; a
+ * quoting error makes the file unreadable. `tap` sees the raw bytes (the content hash stays over
+ * the file as it is); lines are lines of the file as it is, counted in the decoded text (line
+ * feeds are kept one for one by every encoding, and a UTF-16 file's 0x0A bytes are not all line
+ * feeds).
+ */
+export async function* readDelimited(
+  source: Readable,
+  tap: ByteTap,
+  options: DelimitedOptions = {},
+): AsyncGenerator<RecordEvent[]> {
+  const headerLine = options.headerLine ?? 1;
+  const decoder = new DecodeStream(options.encoding ?? 'auto');
+  const decoded = pipeline(source, tap, decoder, () => {});
+  const chunks = decoded[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  let finished = false;
+  try {
+    const head = await findHeader(chunks, headerLine, options.maxRecordBytes);
+    if (head === undefined) return; // nothing but blank lines: no header
+    const delimiter =
+      options.delimiter === undefined || options.delimiter === 'auto'
+        ? detectDelimiter(head.text)
+        : options.delimiter;
+    options.onDialect?.({ encoding: decoder.encoding!, delimiter, headerLine: head.line });
+
+    const parser = parse({
+      delimiter,
+      bom: false,
+      relax_column_count: true,
+      skip_empty_lines: false,
+      info: true,
+      ...(options.maxRecordBytes === undefined ? {} : { max_record_size: options.maxRecordBytes }),
+    });
+    // Counts line feeds in what csv-parse is fed (from the header on), to turn its byte offsets
+    // into lines; its hash is not used.
+    const lines = new ByteTap();
+    const fed = Readable.from(continueWith(head.rest, chunks), { objectMode: false });
+    const out = pipeline(fed, lines, parser, () => {});
+    let header: string[] | undefined;
+    let prevEnd = 0;
+    for await (const items of readBatches<CsvItem>(out)) {
+      const events: RecordEvent[] = [];
+      for (const item of items) {
+        const line = head.line + lines.lineFeedsBefore(prevEnd);
+        prevEnd = item.info.bytes;
+        const record = item.record;
+        if (isBlankRow(record)) continue;
+        if (header === undefined) {
+          header = headerColumns(record);
+          events.push({ type: 'columns', columns: header.filter((c) => c !== '') });
+          continue;
+        }
+        if (record.length !== header.length) {
+          events.push({
+            type: 'bad',
+            line,
+            field: '(row)',
+            reason: `has ${record.length} fields, the header has ${header.length}`,
+            value: showValue(record.join(delimiter)),
+          });
+          continue;
+        }
+        const fields: Record<string, unknown> = {};
+        for (let i = 0; i < header.length; i++) fields[header[i]!] = record[i];
+        events.push({ type: 'record', line, fields });
+      }
+      yield events;
+    }
+    finished = true;
+  } catch (err) {
+    if (err instanceof CsvError) {
+      throw new FileFormatError(`not readable as delimited text: ${err.message}`, { cause: err });
+    }
+    throw err;
+  } finally {
+    if (!finished) decoded.destroy();
+  }
+}
+
+interface Head {
+  /** Physical line number of the header (1 = the file's first line). */
+  readonly line: number;
+  /** The header line's text (for delimiter detection). */
+  readonly text: string;
+  /** Decoded bytes from the start of the header line on, as read so far. */
+  readonly rest: Buffer;
+}
+
+/**
+ * Reads decoded chunks until the header line is whole: lines above `headerLine` are dropped as
+ * they end, so only the line being read is held. Undefined when the text ends first with nothing
+ * but blank lines from `headerLine` on.
+ */
+async function findHeader(
+  chunks: AsyncIterator<Buffer>,
+  headerLine: number,
+  maxBytes: number | undefined,
+): Promise<Head | undefined> {
+  let buf: Buffer = Buffer.alloc(0);
+  let line = 1;
+  for (;;) {
+    // Take every whole line in buf.
+    for (let lf = buf.indexOf(10); lf !== -1; lf = buf.indexOf(10)) {
+      if (maxBytes !== undefined && lf > maxBytes) throw tooLong(line, headerLine, maxBytes);
+      const text = buf.subarray(0, lf).toString('utf8');
+      if (line >= headerLine && !isBlankLine(text)) return { line, text, rest: buf };
+      buf = buf.subarray(lf + 1);
+      line++;
+    }
+    if (maxBytes !== undefined && buf.length > maxBytes) throw tooLong(line, headerLine, maxBytes);
+    const next = await chunks.next();
+    if (next.done) {
+      const text = buf.toString('utf8');
+      if (line >= headerLine && !isBlankLine(text)) return { line, text, rest: buf };
+      const lines = buf.length > 0 ? line : line - 1;
+      if (headerLine > 1 && lines < headerLine) {
+        throw new FileFormatError(
+          `the header is expected on line ${headerLine}, but the file has only ${lines} lines`,
+        );
+      }
+      return undefined;
+    }
+    buf = buf.length === 0 ? next.value : Buffer.concat([buf, next.value]);
+  }
+}
+
+function tooLong(line: number, headerLine: number, maxBytes: number): FileFormatError {
+  const where = line <= headerLine ? ' (looking for the header)' : '';
+  return new FileFormatError(`line ${line} is longer than ${maxBytes} bytes${where}`);
+}
+
+/** The bytes already read, then the rest of the chunks. */
+async function* continueWith(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
+  if (first.length > 0) yield first;
+  for (;;) {
+    const next = await rest.next();
+    if (next.done) return;
+    yield next.value;
+  }
+}

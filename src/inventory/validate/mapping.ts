@@ -1,0 +1,124 @@
+import {
+  detectKind,
+  type FileKind,
+  KIND_COLUMNS,
+  KIND_LABEL,
+  type KindDetection,
+  normalizeColumn,
+} from './kinds.ts';
+
+/**
+ * A profile's column mapping applied to a header and to rows (product contract, "ERP exports as
+ * they come"): `columns` maps an API field to the file's column name (case and surrounding spaces
+ * ignored); fields not mapped are looked up by their own names; `constants` give a field one value
+ * for every row and count like columns when the kind is told. A column carrying the own name of a
+ * field the profile maps elsewhere (or sets as a constant) is left out: the profile said where
+ * that field comes from.
+ */
+export interface ProfileColumns {
+  readonly kind?: 'factory' | 'dc' | 'confirmations' | undefined;
+  readonly columns?: Readonly<Partial<Record<string, string>>>;
+  readonly constants?: Readonly<Partial<Record<string, unknown>>>;
+}
+
+export interface ColumnMapping {
+  /** Normalized file column → API field. */
+  readonly rename: ReadonlyMap<string, string>;
+  /** API fields the profile maps or sets: their own-name columns are left out. */
+  readonly shadowed: ReadonlySet<string>;
+  readonly constants: Readonly<Record<string, unknown>>;
+  /** The kind the profile tells, if any. */
+  readonly kind: FileKind | undefined;
+}
+
+const KINDS: Readonly<Record<NonNullable<ProfileColumns['kind']>, FileKind>> = {
+  factory: 'factory_stock',
+  dc: 'dc_stock',
+  confirmations: 'shipment_confirmations',
+};
+
+export function columnMapping(profile: ProfileColumns): ColumnMapping {
+  const rename = new Map<string, string>();
+  for (const [field, column] of Object.entries(profile.columns ?? {})) {
+    if (column !== undefined) rename.set(normalizeColumn(column), field);
+  }
+  const constants: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(profile.constants ?? {})) {
+    if (value !== undefined) constants[field] = value;
+  }
+  return {
+    rename,
+    shadowed: new Set([...rename.values(), ...Object.keys(constants)]),
+    constants,
+    kind: profile.kind === undefined ? undefined : KINDS[profile.kind],
+  };
+}
+
+/** The columns a header names once mapped (API names, constants added), and mapped columns it lacks. */
+export function mapHeader(
+  header: readonly string[],
+  mapping: ColumnMapping,
+): { columns: string[]; missing: Array<{ field: string; column: string }> } {
+  const columns: string[] = [];
+  for (const column of header) {
+    const field = mapping.rename.get(column);
+    if (field !== undefined) columns.push(field);
+    else if (!mapping.shadowed.has(column)) columns.push(column);
+  }
+  for (const field of Object.keys(mapping.constants)) {
+    if (!columns.includes(field)) columns.push(field);
+  }
+  const present = new Set(header);
+  const missing = [...mapping.rename]
+    .filter(([column]) => !present.has(column))
+    .map(([column, field]) => ({ field, column }));
+  return { columns, missing };
+}
+
+/** One row's fields (keyed by normalized column) keyed by API field, constants added. */
+export function mapFields(
+  fields: Readonly<Record<string, unknown>>,
+  mapping: ColumnMapping,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(fields)) {
+    const field = mapping.rename.get(column);
+    if (field !== undefined) out[field] = value;
+    else if (!mapping.shadowed.has(column)) out[column] = value;
+  }
+  for (const [field, value] of Object.entries(mapping.constants)) out[field] = value;
+  return out;
+}
+
+/**
+ * The kind of a file read with a profile, from its (normalized) header: the profile's mapping
+ * and constants applied, then the kind told by the columns — or, when the profile names the kind,
+ * that kind if its columns are all there. Without a profile (no mapping), exactly detectKind.
+ */
+export function detectKindWithProfile(
+  header: readonly string[],
+  mapping: ColumnMapping | undefined,
+): KindDetection {
+  if (mapping === undefined) return detectKind(header);
+  const { columns, missing } = mapHeader(header, mapping);
+  const lacking = missing.map(
+    (m) => `the profile maps ${m.field} to "${m.column}", which the header lacks`,
+  );
+  const kind = mapping.kind;
+  if (kind === undefined) {
+    const detected = detectKind(columns);
+    return detected.ok || lacking.length === 0
+      ? detected
+      : { ok: false, reason: `${detected.reason}; ${lacking.join('; ')}` };
+  }
+  const absent = KIND_COLUMNS[kind].required.filter((c) => !columns.includes(c));
+  if (absent.length > 0) {
+    const reasons = [
+      `the profile says ${KIND_LABEL[kind]}, but no column gives ${absent.join(', ')}`,
+      ...lacking,
+    ];
+    return { ok: false, reason: reasons.join('; ') };
+  }
+  const known = new Set([...KIND_COLUMNS[kind].required, ...KIND_COLUMNS[kind].optional]);
+  return { ok: true, kind, ignored: columns.filter((c) => !known.has(c)) };
+}
