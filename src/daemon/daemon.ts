@@ -9,6 +9,7 @@ import {
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { createDcDirectory } from '../inventory/dcDirectory.ts';
+import { guardThresholds } from '../inventory/guard/check.ts';
 import { processInboxFile } from '../inventory/ingest/process.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
@@ -125,6 +126,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         dcDirectory,
         clock,
         maxSkuLength: config.maxSkuLength,
+        guard: guardThresholds(config),
       });
       return {
         status: outcome.status,

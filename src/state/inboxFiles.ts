@@ -3,13 +3,15 @@ import type { StateDb } from './db.ts';
 /**
  * The file ledger: one row per inbox file handled. A row is written 'committed' in the same
  * transaction as the file's data, then set to its final status once the file has been moved:
- * 'processed', 'failed' or 'duplicate'. A row still 'committed' after a crash says "the data is
- * in; finish the move".
+ * 'processed', 'failed', 'duplicate' or 'held' (the guard rails stopped it: in held/, nothing
+ * applied). A row still 'committed' after a crash says "the data is in (or the file is held);
+ * finish the move". An operator's decision on a held file sets 'released' (it goes back to inbox/
+ * and is read again as a new file) or 'failed' (rejected: moved to failed/).
  */
-export type LedgerStatus = 'committed' | 'processed' | 'failed' | 'duplicate';
+export type LedgerStatus = 'committed' | 'processed' | 'failed' | 'duplicate' | 'held' | 'released';
 
 /** What the file's handling decided; kept in the report, so also in a 'committed' row. */
-export type LedgerOutcome = 'processed' | 'failed' | 'duplicate';
+export type LedgerOutcome = 'processed' | 'failed' | 'duplicate' | 'held';
 
 export interface LedgerEntry {
   readonly id: number;

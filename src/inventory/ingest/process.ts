@@ -3,15 +3,18 @@ import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import type { GuardThresholds } from '../../domain/guard.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock } from '../../state/desiredStock.ts';
+import { HeldStore } from '../../state/held.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
+import { type GuardReport, guardStockFile } from '../guard/check.ts';
 import { isIgnoredName } from '../names.ts';
 import { formatOf, type InboxFormat, positionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
@@ -20,6 +23,7 @@ import { hashHandle } from './hash.ts';
 import { moveInboxEntry, type RenameFn } from './move.ts';
 import {
   type FileReport,
+  folderFor,
   MAX_CONFIRMATIONS_LISTED,
   type ReportOutcome,
   reportPathFor,
@@ -33,6 +37,8 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
+  /** Guard rails (GUARD_* settings): a stock file that trips them is held; absent: off. */
+  readonly guard?: GuardThresholds;
   /**
    * Test seams: `afterCommit` runs right after the data and ledger row are committed; `rename`
    * replaces the rename that moves a file (to make it fail with EXDEV).
@@ -40,17 +46,18 @@ export interface IngestDeps {
   readonly hooks?: { readonly afterCommit?: () => void; readonly rename?: RenameFn };
 }
 
-export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing';
+export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'held' | 'skipped' | 'missing';
 
 export interface FileOutcome {
-  /** processed, failed or duplicate: the file was handled and moved; skipped: not an inbox
+  /** processed, failed or duplicate: the file was handled and moved; held: stopped by the
+   * guard rails and moved to held/ (until an operator decides); skipped: not an inbox
    * file (a folder, a temp name); missing: no longer there (already handled, or removed). */
   readonly status: FileStatus;
   readonly kind: FileKind | null;
   readonly rowsRead: number;
   readonly rowsAccepted: number;
   readonly rowsRejected: number;
-  /** Where the file now is (processed/ or failed/), null when it was not moved. */
+  /** Where the file now is (processed/, failed/ or held/), null when it was not moved. */
   readonly destination: string | null;
   readonly reportPath: string | null;
   readonly reason?: string;
@@ -181,7 +188,15 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       reason: 'every row was rejected',
     });
   }
-  return commitCollected(ctx, st, hash, collected);
+  if (collected.kind === 'shipment_confirmations') return commitCollected(ctx, st, hash, collected);
+  // Before apply: the guard rails look at the rows and may hold the file instead.
+  const guard = guardStockFile(deps.db, deps.guard, {
+    contentHash: hash,
+    kind: collected.kind === 'dc_stock' ? 'dc' : 'factory',
+    rows: collected.stock.values(),
+  });
+  if (guard.hold) return commitHeld(ctx, st, hash, collected, guard.report);
+  return commitCollected(ctx, st, hash, collected, guard.report);
 }
 
 /**
@@ -247,13 +262,15 @@ function baseReport(
   };
 }
 
-/** A name that exists in neither processed/ nor failed/. */
+/** A name that exists in none of processed/, failed/ and held/. */
 function freshStoredName(ctx: Ctx, id: number): string {
   const paths = dataPaths(ctx.deps.dataDir);
   let name = storedName(ctx.receivedAt, id, ctx.name);
   for (
     let n = 2;
-    existsSync(join(paths.processed, name)) || existsSync(join(paths.failed, name));
+    existsSync(join(paths.processed, name)) ||
+    existsSync(join(paths.failed, name)) ||
+    existsSync(join(paths.held, name));
     n++
   ) {
     name = storedName(ctx.receivedAt, id, `${n}-${ctx.name}`);
@@ -318,6 +335,7 @@ async function commitCollected(
   st: Stats,
   hash: string,
   c: CollectedFile,
+  guard?: GuardReport,
 ): Promise<FileOutcome> {
   let pendingKeys: number | undefined;
   let counts: FileOutcome['confirmations'];
@@ -380,6 +398,7 @@ async function commitCollected(
           failuresReplaced: applied.failuresCleared,
           supersededByNewerFile: applied.superseded,
         },
+        ...(guard === undefined ? {} : { guard }),
       };
     },
   );
@@ -404,6 +423,67 @@ async function commitCollected(
     ...(pendingKeys === undefined ? {} : { pendingKeys }),
     ...(counts === undefined ? {} : { confirmations: counts }),
   };
+}
+
+/**
+ * A stock file the guard rails stopped: its ledger row (outcome 'held'), the held entry and its
+ * rows kept aside, in one transaction, and no data applied. A crash before the move leaves the
+ * file in inbox/ with that row 'committed': the next pass only finishes the move to held/.
+ */
+async function commitHeld(
+  ctx: Ctx,
+  st: Stats,
+  hash: string,
+  c: CollectedFile,
+  guard: GuardReport,
+): Promise<FileOutcome> {
+  const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+  const committed = commit(
+    ctx,
+    { kind: c.kind, hash, size: st.size, ino: st.ino },
+    (ledgerId, storedAs) => {
+      const base = baseReport(ctx, {
+        ledgerId,
+        storedAs,
+        outcome: 'held',
+        format: c.format,
+        kind: c.kind,
+        hash,
+        size: st.size,
+      });
+      const reason = `held by the guard rails: ${guard.reason}`;
+      const heldId = new HeldStore(ctx.deps.db).hold(
+        {
+          source: 'file',
+          fileId: ledgerId,
+          name: ctx.name,
+          storedAs,
+          kind: c.kind,
+          contentHash: hash,
+          reason: guard.reason,
+          report: JSON.stringify(guard),
+          sourceAt: Math.floor(st.mtimeMs),
+          heldAt: ctx.clock.now(),
+        },
+        [{ kind, rows: c.stock.values() }],
+      );
+      return {
+        ...base,
+        held: true,
+        reason,
+        rowsRead: c.rowsRead,
+        rowsAccepted: c.rowsAccepted,
+        rowsRejected: c.rowsRejected,
+        rejected: c.rejected,
+        rejectedOmitted: c.rejectedOmitted,
+        duplicates: c.duplicates,
+        ignoredColumns: c.ignoredColumns,
+        distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+        guard: { ...guard, heldId },
+      };
+    },
+  );
+  return afterCommit(ctx, committed, st);
 }
 
 async function commitUnreadable(
@@ -510,7 +590,7 @@ async function finishMove(
 ): Promise<FileOutcome> {
   const { deps, ledger } = ctx;
   const paths = dataPaths(deps.dataDir);
-  const folder = report.outcome === 'failed' ? paths.failed : paths.processed;
+  const folder = folderFor(paths, report.outcome);
   const destination = join(folder, entry.destName!);
   const reportPath = reportPathFor(destination);
   await writeFileAtomic(reportPath, `${JSON.stringify(report, null, 2)}\n`);
@@ -529,7 +609,20 @@ async function finishMove(
     duplicateRows: report.duplicates.rows,
     ms: ctx.clock.now() - ctx.receivedAt,
   };
-  if (report.outcome === 'failed') {
+  if (report.outcome === 'held') {
+    deps.log.warn(
+      {
+        event: 'file.held',
+        ...counts,
+        heldId: report.guard?.heldId,
+        reason: report.guard?.reason,
+        tripped: report.guard?.tripped,
+        figures: report.guard?.figures,
+        examples: report.guard?.examples.slice(0, 5),
+      },
+      `${ctx.name} held by the guard rails (release ${report.guard?.heldId} or reject ${report.guard?.heldId}): ${report.guard?.reason}`,
+    );
+  } else if (report.outcome === 'failed') {
     deps.log.warn(
       { event: 'file.failed', ...counts, reason: report.reason },
       `${ctx.name} failed: ${report.reason}`,
@@ -541,7 +634,13 @@ async function finishMove(
     );
   } else {
     deps.log.info(
-      { event: 'file.processed', ...counts, stock: report.stock, confirmations: countsOf(report) },
+      {
+        event: 'file.processed',
+        ...counts,
+        stock: report.stock,
+        confirmations: countsOf(report),
+        ...(report.guard?.released ? { released: report.guard.released } : {}),
+      },
       `${ctx.name} processed`,
     );
   }

@@ -1,4 +1,6 @@
+import type { DataPaths } from '../../config/dataPaths.ts';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
+import type { GuardReport } from '../guard/check.ts';
 import { fitName } from '../names.ts';
 import type { InboxFormat, PositionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
@@ -7,7 +9,14 @@ import type { DuplicateKey, RejectedRow } from './collect.ts';
 /** Most per-row confirmation outcomes listed in a report; the rest are counted. */
 export const MAX_CONFIRMATIONS_LISTED = 10_000;
 
-export type ReportOutcome = 'processed' | 'failed' | 'duplicate';
+export type ReportOutcome = 'processed' | 'failed' | 'duplicate' | 'held';
+
+/** The folder a handled file goes to by its outcome. */
+export function folderFor(paths: DataPaths, outcome: ReportOutcome): string {
+  if (outcome === 'failed') return paths.failed;
+  if (outcome === 'held') return paths.held;
+  return paths.processed;
+}
 
 /** The `<stored name>.report.json` written beside each handled file (see docs/inbox.md). */
 export interface FileReport {
@@ -16,6 +25,10 @@ export interface FileReport {
   readonly ledgerId: number;
   readonly outcome: ReportOutcome;
   readonly reason?: string;
+  /** Stopped by the guard rails: in held/ until an operator releases or rejects it. */
+  readonly held?: boolean;
+  /** What the guard rails found (stock files, when they are on). */
+  readonly guard?: GuardReport;
   readonly kind: FileKind | null;
   readonly format: InboxFormat | null;
   /** What `line` means in `rejected` and elsewhere: a physical line, or a JSON array element. */

@@ -1,0 +1,132 @@
+import type { GuardFigures } from '../domain/guard.ts';
+import type { StockKind } from '../domain/stock.ts';
+import type { StateDb } from './db.ts';
+import type { DesiredInput } from './desiredStock.ts';
+
+/**
+ * The figures of the guard rails: a staged set of stock rows compared with what the portal is
+ * known to hold (remote_stock), in one query. Keys with no remote row are unknown: counted as
+ * named and unknown, never as stock that would vanish.
+ *
+ * The staged set is a table of rows `(kind, dc, sku, quantity)` with distinct keys, reachable
+ * from the connection: the pipeline's own staging table, or `temp.guard_rows` filled by
+ * stageGuardRows. `quantity` is the quantity that would be offered (after stock rules).
+ */
+
+/** The connection-private table stageGuardRows fills. */
+export const GUARD_STAGE = 'temp.guard_rows';
+
+/** Most example keys a held set's report names. */
+export const GUARD_EXAMPLES = 20;
+
+export interface StagedSet {
+  /** A table or view with columns dc, sku, quantity (and kind, unless `kind` is given). */
+  readonly table: string;
+  /** Every row is of this kind (the table then needs no kind column). */
+  readonly kind?: StockKind;
+}
+
+/** A key the set would lower: zeroed ones first, then the largest drops. */
+export interface GuardExample {
+  readonly kind: StockKind;
+  readonly dc: string;
+  readonly sku: string;
+  readonly portal: number;
+  readonly quantity: number;
+}
+
+export interface StagedComparison extends GuardFigures {
+  readonly examples: readonly GuardExample[];
+}
+
+const TABLE_NAME = /^(temp\.|main\.|staged\.)?[a-z_][a-z0-9_]*$/i;
+
+function from(set: StagedSet): { sql: string; kind: string } {
+  if (!TABLE_NAME.test(set.table)) throw new Error(`not a table name: ${set.table}`);
+  return {
+    sql: `${set.table} s LEFT JOIN remote_stock r
+            ON r.kind = ${set.kind === undefined ? 's.kind' : '@kind'} AND r.dc = s.dc AND r.sku = s.sku`,
+    kind: set.kind === undefined ? 's.kind' : '@kind',
+  };
+}
+
+/** The figures and up to GUARD_EXAMPLES example keys of a staged set (read-only). */
+export function compareStaged(db: StateDb, set: StagedSet): StagedComparison {
+  const f = from(set);
+  const params = set.kind === undefined ? {} : { kind: set.kind };
+  const figures = db
+    .prepare(
+      `SELECT COUNT(*) AS keysNamed,
+              COUNT(*) - COUNT(r.quantity) AS keysUnknown,
+              COALESCE(SUM(r.quantity > 0), 0) AS keysInStock,
+              COALESCE(SUM(r.quantity > 0 AND s.quantity = 0), 0) AS keysZeroed,
+              COALESCE(SUM(r.quantity), 0) AS sumBefore,
+              COALESCE(SUM(CASE WHEN r.quantity IS NOT NULL THEN s.quantity END), 0) AS sumAfter
+         FROM ${f.sql}`,
+    )
+    .get(params) as GuardFigures;
+  const examples = db
+    .prepare(
+      `SELECT ${f.kind} AS kind, s.dc AS dc, s.sku AS sku, r.quantity AS portal, s.quantity AS quantity
+         FROM ${f.sql}
+        WHERE r.quantity > s.quantity
+        ORDER BY s.quantity = 0 DESC, r.quantity - s.quantity DESC, 1, 2, 3
+        LIMIT ${GUARD_EXAMPLES}`,
+    )
+    .all(params) as GuardExample[];
+  return { ...figures, examples };
+}
+
+const STAGE_BATCH = 5000;
+
+/**
+ * Fills temp.guard_rows with the given rows (replacing what it held): for sources whose rows are
+ * in memory (a snapshot read, `plan`). Works on a read-only connection (TEMP is private).
+ */
+export function stageGuardRows(
+  db: StateDb,
+  sets: ReadonlyArray<{ readonly kind: StockKind; readonly rows: Iterable<DesiredInput> }>,
+): void {
+  db.exec(
+    `CREATE TEMP TABLE IF NOT EXISTS guard_rows (
+       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, quantity INTEGER NOT NULL,
+       PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID;
+     DELETE FROM temp.guard_rows;`,
+  );
+  const stage = db.prepare<[string]>(
+    `INSERT OR REPLACE INTO temp.guard_rows (kind, dc, sku, quantity)
+     SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
+  );
+  const run = db.transaction(() => {
+    for (const set of sets) {
+      let batch: Array<[StockKind, string, string, number]> = [];
+      for (const r of set.rows) {
+        batch.push([set.kind, r.dc, r.sku, r.quantity]);
+        if (batch.length === STAGE_BATCH) {
+          stage.run(JSON.stringify(batch));
+          batch = [];
+        }
+      }
+      if (batch.length > 0) stage.run(JSON.stringify(batch));
+    }
+  });
+  run();
+}
+
+/** Empties temp.guard_rows (after a check, so a large set does not stay in memory). */
+export function clearGuardRows(db: StateDb): void {
+  db.exec('DELETE FROM temp.guard_rows');
+}
+
+/** Stages the rows, compares them with the portal, and clears the stage. */
+export function compareRows(
+  db: StateDb,
+  sets: ReadonlyArray<{ readonly kind: StockKind; readonly rows: Iterable<DesiredInput> }>,
+): StagedComparison {
+  stageGuardRows(db, sets);
+  try {
+    return compareStaged(db, { table: GUARD_STAGE });
+  } finally {
+    clearGuardRows(db);
+  }
+}

@@ -1,0 +1,132 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
+import { HeldStore } from '../../src/state/held.ts';
+import { InboxLedger } from '../../src/state/inboxFiles.ts';
+import { RemoteStock } from '../../src/state/remoteStock.ts';
+import { type IngestEnv, makeIngestEnv } from './helpers.ts';
+
+const NODE = join(process.cwd(), 'node_modules/.bin/node');
+const FIXTURE = join(process.cwd(), 'test/fixtures/ingest-crash.ts');
+const guard = { zeroPercent: 50, dropPercent: 80, minKeys: 1 };
+
+let env: IngestEnv;
+beforeEach(() => {
+  env = makeIngestEnv('guard');
+  mkdirSync(env.paths.held, { recursive: true });
+  // The portal is known to hold 30 factory keys, each at 10.
+  new RemoteStock(env.db).storeRead(
+    Array.from({ length: 30 }, (_, i) => ({
+      kind: 'factory' as const,
+      dc: '',
+      sku: `S${i}`,
+      quantity: 10,
+      platformSku: null,
+    })),
+    Date.now(),
+  );
+});
+afterEach(async () => {
+  await env.cleanup();
+});
+
+/** A factory CSV: the first `zeroed` of the 30 known keys at 0, the rest at 10, plus extras. */
+const csv = (zeroed: number, extra = 0) =>
+  `sku,stock_quantity\n${Array.from({ length: 30 }, (_, i) => `S${i},${i < zeroed ? 0 : 10}`)
+    .concat(Array.from({ length: extra }, (_, i) => `NEW${i},0`))
+    .join('\n')}\n`;
+
+const held = () => readdirSync(env.paths.held).sort();
+
+describe('guard rails in the file pipeline', () => {
+  it('holds a file that zeroes most of the known range: nothing applied, moved to held/ with its report', async () => {
+    env.drop('mass-zero.csv', csv(25));
+    const out = await env.process('mass-zero.csv', { guard });
+    expect(out.status).toBe('held');
+    expect(env.desired()).toEqual([]);
+    expect(env.dirty()).toEqual([]);
+    expect(env.list('inbox')).toEqual([]);
+    expect(env.list('processed')).toEqual([]);
+    expect(held()).toHaveLength(2);
+    const report = env.report(out);
+    expect(report).toMatchObject({
+      file: 'mass-zero.csv',
+      outcome: 'held',
+      held: true,
+      rowsAccepted: 30,
+      guard: {
+        held: true,
+        heldId: 1,
+        tripped: ['zero', 'drop'],
+        figures: {
+          keysNamed: 30,
+          keysUnknown: 0,
+          keysInStock: 30,
+          keysZeroed: 25,
+          sumBefore: 300,
+          sumAfter: 50,
+        },
+        thresholds: { GUARD_ZERO_PERCENT: 50, GUARD_DROP_PERCENT: 80, GUARD_MIN_KEYS: 1 },
+      },
+    });
+    expect(report.reason).toMatch(/^held by the guard rails: it would set 25 of the 30 keys/);
+    expect(report.guard?.examples).toHaveLength(20);
+    expect(report.guard?.examples[0]).toEqual({ key: 'factory:S0', portal: 10, quantity: 0 });
+    expect(env.db.prepare('SELECT status FROM inbox_files').all()).toEqual([{ status: 'held' }]);
+    const entry = new HeldStore(env.db).get(1)!;
+    expect(entry).toMatchObject({ source: 'file', name: 'mass-zero.csv', status: 'held' });
+    expect(entry.storedAs).toBe(held()[0]);
+    expect(new HeldStore(env.db).heldIdForKey('factory', '', 'S3')).toBe(1);
+    expect(env.capture.events('file.held')).toEqual([
+      expect.objectContaining({ file: 'mass-zero.csv', heldId: 1, tripped: ['zero', 'drop'] }),
+    ]);
+  });
+
+  it('counts keys unknown to the portal as unknown, not as stock that vanishes', async () => {
+    // 10 of the 30 known keys zeroed (33%) and 500 new keys at 0: not held.
+    env.drop('new-range.csv', csv(10, 500));
+    const out = await env.process('new-range.csv', { guard });
+    expect(out.status).toBe('processed');
+    expect(env.report(out).guard).toMatchObject({
+      held: false,
+      figures: { keysNamed: 530, keysUnknown: 500, keysInStock: 30, keysZeroed: 10 },
+    });
+  });
+
+  it('lets a small file through under GUARD_MIN_KEYS, and anything through at 100', async () => {
+    env.drop('small.csv', csv(25));
+    expect((await env.process('small.csv', { guard: { ...guard, minKeys: 31 } })).status).toBe(
+      'processed',
+    );
+    env.drop('off.csv', csv(30));
+    const off = { zeroPercent: 100, dropPercent: 100, minKeys: 1 };
+    expect((await env.process('off.csv', { guard: off })).status).toBe('processed');
+    expect(held()).toEqual([]);
+  });
+
+  it('a crash between the decision to hold and the move leaves the file in inbox/, never applied; the next pass holds it', async () => {
+    env.drop('mass-zero.csv', csv(30));
+    const child = spawnSync(NODE, [FIXTURE, env.dataDir, 'mass-zero.csv', 'guard'], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(child.signal, child.stderr).toBe('SIGKILL');
+    expect(env.list('inbox')).toEqual(['mass-zero.csv']);
+    expect(held()).toEqual([]);
+    expect(env.desired()).toEqual([]);
+    expect(new InboxLedger(env.db).committed()).toHaveLength(1);
+
+    // A restart: recovery leaves it to the pipeline, which only finishes the move.
+    expect(
+      (await recoverInbox({ db: env.db, log: env.capture.log, dataDir: env.dataDir })).waiting,
+    ).toEqual(['mass-zero.csv']);
+    const out = await env.process('mass-zero.csv', { guard });
+    expect(out.status).toBe('held');
+    expect(env.desired()).toEqual([]);
+    expect(held()).toHaveLength(2);
+    expect(new HeldStore(env.db).open().map((e) => e.id)).toEqual([1]);
+    expect(JSON.parse(readFileSync(out.reportPath!, 'utf8')).outcome).toBe('held');
+  });
+});
