@@ -83,6 +83,7 @@ export interface NewLedgerRow {
 }
 
 export class InboxLedger {
+  readonly #db: StateDb;
   readonly #committedByHash;
   readonly #appliedByHash;
   readonly #latestApplied;
@@ -93,6 +94,7 @@ export class InboxLedger {
   readonly #get;
 
   constructor(db: StateDb) {
+    this.#db = db;
     this.#committedByHash = db.prepare<[string], Row>(
       `SELECT ${COLUMNS} FROM inbox_files WHERE content_hash = ? AND status = 'committed' ORDER BY id DESC LIMIT 1`,
     );
@@ -159,6 +161,30 @@ export class InboxLedger {
   /** Final status once the file has been moved; a no-op on a row already finished. */
   finish(id: number, status: Exclude<LedgerStatus, 'committed'>, now: number): void {
     this.#finish.run(status, now, id);
+  }
+
+  /**
+   * An operator's decision on a held file's row: 'released' (it is read again as a new file) or
+   * 'failed' (rejected), with the report to keep. A no-op unless the row is 'held'.
+   */
+  decideHeld(id: number, status: 'released' | 'failed', report: string, now: number): boolean {
+    return (
+      this.#db
+        .prepare<[string, string, number, number]>(
+          `UPDATE inbox_files SET status = ?, report = ?, finished_at = ? WHERE id = ? AND status = 'held'`,
+        )
+        .run(status, report, now, id).changes > 0
+    );
+  }
+
+  /** The newest row with this content, whatever its status. */
+  newestByHash(hash: string): LedgerEntry | undefined {
+    const r = this.#db
+      .prepare<[string], Row>(
+        `SELECT ${COLUMNS} FROM inbox_files WHERE content_hash = ? ORDER BY id DESC LIMIT 1`,
+      )
+      .get(hash);
+    return r && toEntry(r);
   }
 
   /** Every row still 'committed' (for recovery at start). */

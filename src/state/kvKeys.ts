@@ -109,6 +109,8 @@ export const KV_KEYS = {
   'outbox.seq': z.number(),
   /** Epoch ms when the snapshot source last wrote desired stock. */
   'snapshot.applied_at': epochMs,
+  /** Rows each snapshot query returned at the last applied read (guard rails: an emptied table). */
+  'snapshot.last_rows': z.object({ factory: z.number(), dc: z.number() }),
 } as const;
 
 export type KvKey = keyof typeof KV_KEYS;

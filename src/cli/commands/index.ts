@@ -3,6 +3,7 @@ import { apiCommand } from './api.ts';
 import { demoCommand } from './demo.ts';
 import { failuresCommand } from './failures.ts';
 import { healthCommand } from './health.ts';
+import { heldCommand, rejectCommand, releaseCommand } from './held.ts';
 import { planCommand } from './plan.ts';
 import { runCommand } from './run.ts';
 import { simulateCommand } from './simulate.ts';
@@ -14,6 +15,9 @@ export const commands: readonly Command[] = [
   statusCommand,
   failuresCommand,
   planCommand,
+  heldCommand,
+  releaseCommand,
+  rejectCommand,
   apiCommand,
   simulateCommand,
   demoCommand,

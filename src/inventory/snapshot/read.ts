@@ -1,13 +1,15 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import type { GuardThresholds } from '../../domain/guard.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
-import { applyDesiredStock, type DesiredInput } from '../../state/desiredStock.ts';
-import { KeyValueStore } from '../../state/kv.ts';
+import type { DesiredInput } from '../../state/desiredStock.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
+import { guardSnapshotRead, supersedeHeldSnapshot } from '../guard/snapshot.ts';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
+import { applySnapshotRows } from './apply.ts';
 
 export interface SnapshotDeps {
   readonly db: StateDb;
@@ -23,6 +25,8 @@ export interface SnapshotDeps {
   readonly clock?: Clock;
   /** How long to wait for an ERP writer's lock, in milliseconds (default 2000). */
   readonly busyTimeoutMs?: number;
+  /** Guard rails (GUARD_* settings): a read that trips them is held, not applied; absent: off. */
+  readonly guard?: GuardThresholds;
 }
 
 export interface SnapshotCounts {
@@ -40,6 +44,15 @@ export type SnapshotOutcome =
       readonly dc: SnapshotCounts;
       /** Keys whose desired quantity now differs from the known remote one. */
       readonly pendingKeys: number;
+      readonly ms: number;
+    }
+  | {
+      /** Stopped by the guard rails: kept aside in state.db, the last applied values stay. */
+      readonly status: 'held';
+      readonly heldId: number;
+      readonly reason: string;
+      readonly factory: SnapshotCounts;
+      readonly dc: SnapshotCounts;
       readonly ms: number;
     }
   | {
@@ -92,19 +105,62 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
     const writtenAt = snapshotWrittenAt(deps.snapshotDb);
-    const pending = deps.db.transaction(() => {
-      const a = applyDesiredStock(
-        deps.db,
-        'factory',
-        factory.rows.values(),
-        'snapshot',
-        now,
-        writtenAt,
+    const rowsRead = { factory: factory.counts.rowsRead, dc: dc.counts.rowsRead };
+    // Before apply: the guard rails may hold the read instead (the last applied values stay).
+    const guard = guardSnapshotRead(
+      deps.db,
+      deps.guard,
+      { factory: factory.rows, dc: dc.rows, rowsRead, writtenAt },
+      now,
+    );
+    if (guard.hold) {
+      const held = {
+        status: 'held' as const,
+        heldId: guard.heldId,
+        reason: guard.report.reason,
+        factory: { ...factory.counts },
+        dc: { ...dc.counts },
+        ms: clock.now() - started,
+      };
+      const fields = {
+        event: guard.repeated ? 'snapshot.still_held' : 'snapshot.held',
+        file: deps.snapshotDb,
+        heldId: guard.heldId,
+        reason: guard.report.reason,
+        tripped: guard.report.tripped,
+        figures: guard.report.figures,
+        rowsRead,
+        examples: guard.report.examples.slice(0, 5),
+        ...(guard.repeated ? { status: guard.repeated } : {}),
+        ...(guard.superseded === undefined ? {} : { superseded: guard.superseded }),
+      };
+      if (guard.repeated) {
+        deps.log.info(
+          fields,
+          `snapshot read still ${guard.repeated} (${guard.heldId}): same content`,
+        );
+      } else {
+        deps.log.warn(
+          fields,
+          `snapshot read held by the guard rails (release ${guard.heldId} or reject ${guard.heldId}): ${guard.report.reason}`,
+        );
+      }
+      return held;
+    }
+    const pending = applySnapshotRows(
+      deps.db,
+      { factory: factory.rows.values(), dc: dc.rows.values() },
+      rowsRead,
+      now,
+      writtenAt,
+    ).pendingKeys;
+    const supersededHeld = supersedeHeldSnapshot(deps.db, now);
+    if (supersededHeld !== undefined) {
+      deps.log.info(
+        { event: 'snapshot.held_superseded', heldId: supersededHeld },
+        `held snapshot read ${supersededHeld} superseded by a newer read that was applied`,
       );
-      const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now, writtenAt);
-      new KeyValueStore(deps.db).set('snapshot.applied_at', now, now);
-      return a.differing + b.differing;
-    })();
+    }
     const outcome: SnapshotOutcome = {
       status: 'read',
       factory: { ...factory.counts },
