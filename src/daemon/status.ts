@@ -18,6 +18,7 @@ import { AuthStore } from '../state/authStore.ts';
 import { CallLog } from '../state/callLog.ts';
 import { ConfirmationSends } from '../state/confirmationSends.ts';
 import type { StateDb } from '../state/db.ts';
+import { HeldStore } from '../state/held.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import type { Heartbeat, KvValue } from '../state/kvKeys.ts';
 import { PendingStock } from '../state/pendingStock.ts';
@@ -86,6 +87,13 @@ export interface Status {
   };
   /** Pending differences and no successful push for SYNC_STALE_AFTER_MS (sync.stale). */
   readonly stale: boolean;
+  /** What the guard rails hold until an operator decides (`held`, `release`, `reject`). */
+  readonly held: {
+    readonly files: number;
+    readonly snapshots: number;
+    /** Epoch ms of the oldest held entry; null when nothing is held. */
+    readonly oldestAt: number | null;
+  };
 }
 
 /** Reads the status from state.db (no Redis, no writes). */
@@ -130,6 +138,7 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
       poll: kv.get('shipments.last_poll') ?? null,
     },
     stale: stale.stale,
+    held: new HeldStore(db).counts(),
   };
 }
 
