@@ -3,11 +3,14 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BatchSizes } from '../api/batchSizes.ts';
 import { dataPaths } from '../config/dataPaths.ts';
+import { decideGuard, type GuardThresholds } from '../domain/guard.ts';
 import type { StockKind } from '../domain/stock.ts';
 import { classifyConfirmations } from '../state/confirmations.ts';
 import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
 import { compareWithRemote } from '../state/desiredStock.ts';
+import { compareRows } from '../state/guardFigures.ts';
 import { createDcDirectory } from './dcDirectory.ts';
+import { type GuardReport, guardReport } from './guard/check.ts';
 import { type CollectedFile, collectFile, type RejectedRow } from './ingest/collect.ts';
 import { formatOf, type InboxFormat, type PositionUnit } from './parse/records.ts';
 import type { FileKind } from './validate/kinds.ts';
@@ -16,6 +19,8 @@ export interface PlanOptions {
   readonly dataDir: string;
   readonly bulkBatchSize: number;
   readonly maxSkuLength: number;
+  /** The guard rails' thresholds (GUARD_* settings); absent: not looked at. */
+  readonly guard?: GuardThresholds;
 }
 
 export interface FilePlan {
@@ -43,6 +48,11 @@ export interface FilePlan {
     readonly unknownToPortal: number;
     readonly batchSize: number;
     readonly calls: number;
+    /**
+     * Whether the guard rails would hold the file (`held`), why, and the figures; null without
+     * a state.db (nothing known of the portal: nothing to protect) or without thresholds.
+     */
+    readonly guard: GuardReport | null;
   };
   readonly confirmations?: {
     readonly new: number;
@@ -139,11 +149,18 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
         unknownToPortal: cmp.unknown,
         batchSize,
         calls: Math.ceil((cmp.changed + cmp.unknown) / batchSize),
+        guard: db && options.guard ? guardOf(db, kind, c, options.guard) : null,
       },
     };
   } finally {
     db?.close();
   }
+}
+
+/** The guard rails' verdict on the file's rows, as ingestion would reach it (read-only). */
+function guardOf(db: StateDb, kind: StockKind, c: CollectedFile, t: GuardThresholds): GuardReport {
+  const cmp = compareRows(db, [{ kind, rows: c.stock.values() }]);
+  return guardReport(cmp, decideGuard(cmp, t), t);
 }
 
 function planConfirmations(db: StateDb | undefined, c: CollectedFile) {
