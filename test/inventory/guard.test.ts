@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { HeldStore } from '../../src/state/held.ts';
 import { InboxLedger } from '../../src/state/inboxFiles.ts';
@@ -128,5 +129,49 @@ describe('guard rails in the file pipeline', () => {
     expect(held()).toHaveLength(2);
     expect(new HeldStore(env.db).open().map((e) => e.id)).toEqual([1]);
     expect(JSON.parse(readFileSync(out.reportPath!, 'utf8')).outcome).toBe('held');
+  });
+
+  it('release puts the file back under another name when the ERP reused its name meanwhile; the pass reads it without the check', async () => {
+    env.drop('stock.csv', csv(30));
+    expect((await env.process('stock.csv', { guard })).status).toBe('held');
+    env.drop('stock.csv', 'sku,stock_quantity\nS0,5\n');
+    const released = await releaseHeld({ db: env.db, dataDir: env.dataDir, now: Date.now }, 1);
+    expect(released).toMatchObject({
+      source: 'file',
+      inboxName: 'released-1-stock.csv',
+      resumed: false,
+    });
+    expect(env.list('inbox')).toEqual(['released-1-stock.csv', 'stock.csv']);
+    expect(held()).toEqual([]);
+    const out = await env.process('released-1-stock.csv', { guard });
+    expect(out.status).toBe('processed');
+    expect(env.report(out).guard).toMatchObject({ held: false, released: { heldId: 1 } });
+    expect(env.desired().every((r) => r.quantity === 0)).toBe(true);
+    expect(env.db.prepare('SELECT status FROM inbox_files WHERE id = 1').get()).toEqual({
+      status: 'released',
+    });
+  });
+
+  it('a crash after the decision and before the move: the next start finishes it (release to inbox/, reject to failed/)', async () => {
+    env.drop('a.csv', csv(30));
+    env.drop('b.csv', csv(29));
+    expect((await env.process('a.csv', { guard })).status).toBe('held');
+    expect((await env.process('b.csv', { guard })).status).toBe('held');
+    // The decisions as the commands record them, without their moves (cut short by a crash).
+    const store = new HeldStore(env.db);
+    store.decide(1, 'released', Date.now());
+    store.decide(2, 'rejected', Date.now());
+    expect(held()).toHaveLength(4);
+    const deps = { db: env.db, dataDir: env.dataDir, now: Date.now, log: env.capture.log };
+    expect(await finishHeldDecisions(deps)).toBe(2);
+    expect(held()).toEqual([]);
+    expect(env.list('inbox')).toEqual(['a.csv']);
+    expect(env.list('failed')).toEqual([
+      expect.stringMatching(/-b\.csv$/),
+      expect.stringMatching(/-b\.csv\.report\.json$/),
+    ]);
+    expect(await finishHeldDecisions(deps)).toBe(0);
+    // The same command again is refused once nothing is left to finish.
+    await expect(rejectHeld(deps, 2)).rejects.toThrow(/no longer held: rejected/);
   });
 });
