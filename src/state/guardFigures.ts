@@ -81,20 +81,22 @@ const STAGE_BATCH = 5000;
 
 /**
  * Fills temp.guard_rows with the given rows (replacing what it held): for sources whose rows are
- * in memory (a snapshot read, `plan`). Works on a read-only connection (TEMP is private).
+ * in memory (a snapshot read, `plan`). Keys must be distinct (the collectors deduplicate: the
+ * last row of a key wins). Works on a read-only connection (TEMP is private).
  */
 export function stageGuardRows(
   db: StateDb,
   sets: ReadonlyArray<{ readonly kind: StockKind; readonly rows: Iterable<DesiredInput> }>,
 ): void {
   db.exec(
+    // No key index: the rows arrive with distinct keys, and the query walks them once, looking
+    // each up in remote_stock's primary key.
     `CREATE TEMP TABLE IF NOT EXISTS guard_rows (
-       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, quantity INTEGER NOT NULL,
-       PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID;
+       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, quantity INTEGER NOT NULL);
      DELETE FROM temp.guard_rows;`,
   );
   const stage = db.prepare<[string]>(
-    `INSERT OR REPLACE INTO temp.guard_rows (kind, dc, sku, quantity)
+    `INSERT INTO temp.guard_rows (kind, dc, sku, quantity)
      SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
   );
   const run = db.transaction(() => {
