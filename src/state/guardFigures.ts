@@ -41,13 +41,36 @@ export interface StagedComparison extends GuardFigures {
 
 const TABLE_NAME = /^(temp\.|main\.|staged\.)?[a-z_][a-z0-9_]*$/i;
 
-function from(set: StagedSet): { sql: string; kind: string } {
+/** The staged table (checked to be a plain name) and the SQL of a row's kind in it (`s`). */
+export function stagedFrom(set: StagedSet): { table: string; kind: string } {
   if (!TABLE_NAME.test(set.table)) throw new Error(`not a table name: ${set.table}`);
+  return { table: set.table, kind: set.kind === undefined ? 's.kind' : '@kind' };
+}
+
+function from(set: StagedSet): { sql: string; kind: string } {
+  const f = stagedFrom(set);
   return {
-    sql: `${set.table} s LEFT JOIN remote_stock r
-            ON r.kind = ${set.kind === undefined ? 's.kind' : '@kind'} AND r.dc = s.dc AND r.sku = s.sku`,
-    kind: set.kind === undefined ? 's.kind' : '@kind',
+    sql: `${f.table} s LEFT JOIN remote_stock r ON r.kind = ${f.kind} AND r.dc = s.dc AND r.sku = s.sku`,
+    kind: f.kind,
   };
+}
+
+/**
+ * The rows of a staged set in key order, a page at a time (for a fingerprint of its content
+ * without holding it in memory).
+ */
+export function* stagedRowsInOrder(
+  db: StateDb,
+  set: StagedSet,
+): Generator<{ kind: string; dc: string; sku: string; quantity: number }> {
+  const f = stagedFrom(set);
+  const params = set.kind === undefined ? {} : { kind: set.kind };
+  yield* db
+    .prepare(
+      `SELECT ${f.kind} AS kind, s.dc AS dc, s.sku AS sku, s.quantity AS quantity
+         FROM ${f.table} s ORDER BY 1, 2, 3`,
+    )
+    .iterate(params) as Iterable<{ kind: string; dc: string; sku: string; quantity: number }>;
 }
 
 /** The figures and up to GUARD_EXAMPLES example keys of a staged set (read-only). */

@@ -1,6 +1,7 @@
 import type { StockKind } from '../domain/stock.ts';
 import type { StateDb } from './db.ts';
 import type { DesiredInput } from './desiredStock.ts';
+import { type StagedSet, stagedFrom } from './guardFigures.ts';
 
 /**
  * What the guard rails hold (migration 14): one row per held stock file or snapshot read, with
@@ -96,7 +97,7 @@ export class HeldStore {
    * Records a held set and its rows (inside the caller's transaction when there is one); returns
    * its id, which `release` and `reject` take.
    */
-  hold(entry: NewHeld, rows: HeldRowSets): number {
+  hold(entry: NewHeld, rows: HeldRowSets | StagedSet): number {
     const insertRows = this.#db.prepare<[number, string]>(
       `INSERT OR REPLACE INTO held_rows (held_id, kind, dc, sku, quantity)
        SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
@@ -112,6 +113,16 @@ export class HeldStore {
           )
           .run(entry).lastInsertRowid,
       );
+      if ('table' in rows) {
+        const f = stagedFrom(rows);
+        this.#db
+          .prepare(
+            `INSERT OR REPLACE INTO held_rows (held_id, kind, dc, sku, quantity)
+             SELECT @id, ${f.kind}, s.dc, s.sku, s.quantity FROM ${f.table} s`,
+          )
+          .run({ id, ...(rows.kind === undefined ? {} : { kind: rows.kind }) });
+        return id;
+      }
       for (const set of rows) {
         let batch: Array<[string, string, string, number]> = [];
         for (const r of set.rows) {

@@ -2,7 +2,14 @@ import { createHash } from 'node:crypto';
 import { decideSnapshotGuard, emptiedQueries, type GuardThresholds } from '../../domain/guard.ts';
 import type { StateDb } from '../../state/db.ts';
 import type { DesiredInput } from '../../state/desiredStock.ts';
-import { compareRows } from '../../state/guardFigures.ts';
+import {
+  clearGuardRows,
+  compareStaged,
+  GUARD_STAGE,
+  type StagedSet,
+  stagedRowsInOrder,
+  stageGuardRows,
+} from '../../state/guardFigures.ts';
 import { type HeldEntry, HeldStore } from '../../state/held.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { type GuardReport, guardReport } from './check.ts';
@@ -19,6 +26,13 @@ export interface SnapshotRead {
   /** Rows each query returned (before validation). */
   readonly rowsRead: { readonly factory: number; readonly dc: number };
   /** When the ERP last wrote the snapshot. */
+  readonly writtenAt: number;
+}
+
+/** A read whose accepted rows (both kinds, distinct keys) are staged in a table. */
+export interface StagedSnapshotRead {
+  readonly staged: StagedSet;
+  readonly rowsRead: { readonly factory: number; readonly dc: number };
   readonly writtenAt: number;
 }
 
@@ -40,14 +54,11 @@ export type SnapshotGuardOutcome =
       readonly superseded?: number;
     };
 
-/** A fingerprint of a read's accepted rows, in the order the queries returned them. */
-export function snapshotContentHash(read: SnapshotRead): string {
+/** A fingerprint of a read's accepted rows, in key order (whatever order the queries had). */
+export function snapshotContentHash(db: StateDb, staged: StagedSet): string {
   const h = createHash('sha256');
-  for (const [kind, rows] of [
-    ['factory', read.factory],
-    ['dc', read.dc],
-  ] as const) {
-    for (const r of rows.values()) h.update(`${kind}\t${r.dc}\t${r.sku}\t${r.quantity}\n`);
+  for (const r of stagedRowsInOrder(db, staged)) {
+    h.update(`${r.kind}\t${r.dc}\t${r.sku}\t${r.quantity}\n`);
   }
   return `snapshot:${h.digest('hex')}`;
 }
@@ -65,16 +76,37 @@ export function guardSnapshotRead(
   now: number,
 ): SnapshotGuardOutcome {
   if (thresholds === undefined) return { hold: false, report: undefined };
-  const held = new HeldStore(db);
-  const hash = snapshotContentHash(read);
-  const last = new KeyValueStore(db).get('snapshot.last_rows');
-  const cmp = compareRows(db, [
+  stageGuardRows(db, [
     { kind: 'factory', rows: read.factory.values() },
     { kind: 'dc', rows: read.dc.values() },
   ]);
+  try {
+    const staged = {
+      staged: { table: GUARD_STAGE },
+      rowsRead: read.rowsRead,
+      writtenAt: read.writtenAt,
+    };
+    return guardSnapshotStaged(db, thresholds, staged, now);
+  } finally {
+    clearGuardRows(db);
+  }
+}
+
+/** guardSnapshotRead for a read whose rows are staged already (the set stays as it is). */
+export function guardSnapshotStaged(
+  db: StateDb,
+  thresholds: GuardThresholds | undefined,
+  read: StagedSnapshotRead,
+  now: number,
+): SnapshotGuardOutcome {
+  if (thresholds === undefined) return { hold: false, report: undefined };
+  const held = new HeldStore(db);
+  const last = new KeyValueStore(db).get('snapshot.last_rows');
+  const cmp = compareStaged(db, read.staged);
   const verdict = decideSnapshotGuard(cmp, thresholds, emptiedQueries(read.rowsRead, last), last);
   const base = guardReport(cmp, verdict, thresholds);
   if (!verdict.hold) return { hold: false, report: base };
+  const hash = snapshotContentHash(db, read.staged);
   const released = held.byHash(hash, 'released');
   if (released !== undefined) {
     return {
@@ -116,10 +148,7 @@ export function guardSnapshotRead(
         sourceAt: read.writtenAt,
         heldAt: now,
       },
-      [
-        { kind: 'factory', rows: read.factory.values() },
-        { kind: 'dc', rows: read.dc.values() },
-      ],
+      read.staged,
     );
     return {
       hold: true,
