@@ -40,8 +40,10 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dcQuery: config.snapshotDcQuery,
     dcDirectory: deps.dcDirectory,
     maxSkuLength: config.maxSkuLength,
+    dataDir: config.dataDir,
   });
   if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
+  if (outcome.status === 'held') return false;
   return outcome.pendingKeys > 0;
 }
 
