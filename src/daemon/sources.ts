@@ -43,11 +43,13 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dcQuery: config.snapshotDcQuery,
     dcDirectory: deps.dcDirectory,
     maxSkuLength: config.maxSkuLength,
+    dataDir: config.dataDir,
     guard: guardThresholds(config),
   });
   if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
   // A held read changed nothing: no push to ask for.
-  return outcome.status === 'read' && outcome.pendingKeys > 0;
+  if (outcome.status === 'held') return false;
+  return outcome.pendingKeys > 0;
 }
 
 /**

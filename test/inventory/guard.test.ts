@@ -109,10 +109,14 @@ describe('guard rails in the file pipeline', () => {
 
   it('a crash between the decision to hold and the move leaves the file in inbox/, never applied; the next pass holds it', async () => {
     env.drop('mass-zero.csv', csv(30));
-    const child = spawnSync(NODE, [FIXTURE, env.dataDir, 'mass-zero.csv', 'guard'], {
-      encoding: 'utf8',
-      timeout: 20_000,
-    });
+    const child = spawnSync(
+      NODE,
+      [FIXTURE, env.dataDir, 'mass-zero.csv', 'after-commit', 'guard'],
+      {
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
+    );
     expect(child.signal, child.stderr).toBe('SIGKILL');
     expect(env.list('inbox')).toEqual(['mass-zero.csv']);
     expect(held()).toEqual([]);

@@ -42,6 +42,7 @@ const deps = (): SnapshotDeps => ({
   dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
   dcDirectory: env.dcDirectory,
   maxSkuLength: 64,
+  dataDir: env.dataDir,
   guard,
 });
 

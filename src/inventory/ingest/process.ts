@@ -13,11 +13,20 @@ import { applyDesiredStock } from '../../state/desiredStock.ts';
 import { HeldStore } from '../../state/held.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
+import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
+import { StagingFile } from '../../state/staging.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { type GuardReport, guardStockFile } from '../guard/check.ts';
 import { isIgnoredName } from '../names.ts';
 import { formatOf, type InboxFormat, positionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
+import {
+  type ApplyDeps,
+  applyStagedSet,
+  type BeforeApplyCheck,
+  resumeStagedApplies,
+  stockSummary,
+} from './apply.ts';
 import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
 import { hashHandle } from './hash.ts';
 import { moveInboxEntry, type RenameFn } from './move.ts';
@@ -37,20 +46,35 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
-  /** Guard rails (GUARD_* settings): a stock file that trips them is held; absent: off. */
+  /** The "before apply" step of stock files (see apply.ts): checks run on the staged set. */
+  readonly checks?: readonly BeforeApplyCheck[];
+  /** Keys per merge transaction (see apply.ts). */
+  readonly chunkRows?: number;
+  /**
+   * Guard rails (GUARD_* settings): the last check of the "before apply" step; a stock file that
+   * trips them is held (moved to held/, nothing applied). Absent: off.
+   */
   readonly guard?: GuardThresholds;
   /**
-   * Test seams: `afterCommit` runs right after the data and ledger row are committed; `rename`
-   * replaces the rename that moves a file (to make it fail with EXDEV).
+   * Test seams: `afterCommit` runs right after the data and ledger row are committed (for stock,
+   * once the staged set is merged); `afterChunk` after each merge transaction; `rename` replaces
+   * the rename that moves a file (to make it fail with EXDEV).
    */
-  readonly hooks?: { readonly afterCommit?: () => void; readonly rename?: RenameFn };
+  readonly hooks?: {
+    readonly afterCommit?: () => void;
+    readonly afterChunk?: (applyId: number) => void;
+    readonly rename?: RenameFn;
+  };
 }
 
-export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'held' | 'skipped' | 'missing';
+/**
+ * held: a check of the "before apply" step held the file; nothing was applied (the guard rails
+ * move it to held/ with its report, until an operator decides).
+ */
+export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing' | 'held';
 
 export interface FileOutcome {
-  /** processed, failed or duplicate: the file was handled and moved; held: stopped by the
-   * guard rails and moved to held/ (until an operator decides); skipped: not an inbox
+  /** processed, failed or duplicate: the file was handled and moved; skipped: not an inbox
    * file (a folder, a temp name); missing: no longer there (already handled, or removed). */
   readonly status: FileStatus;
   readonly kind: FileKind | null;
@@ -172,6 +196,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     format,
     maxSkuLength: deps.maxSkuLength,
     dcDirectory: deps.dcDirectory,
+    stage: () => StagingFile.create(deps.dataDir),
     onProgress: (rows) => {
       const now = ctx.clock.now();
       if (now - lastProgress < PROGRESS_EVERY_MS) return;
@@ -179,7 +204,13 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       deps.log.info({ event: 'file.progress', file: name, rows }, `read ${rows} rows of ${name}`);
     },
   });
-  if (collected.hash !== undefined && collected.hash !== hash) throw new FileChangedError(name);
+  const staged = collected.staged;
+  if (collected.hash !== undefined && collected.hash !== hash) {
+    staged?.discard();
+    throw new FileChangedError(name);
+  }
+  if (!collected.ok || collected.rowsAccepted === 0 || collected.kind === 'shipment_confirmations')
+    staged?.discard();
   if (!collected.ok) return commitUnreadable(ctx, st, hash, collected);
   if (collected.rowsAccepted === 0) {
     return commitUnreadable(ctx, st, hash, {
@@ -188,15 +219,10 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       reason: 'every row was rejected',
     });
   }
-  if (collected.kind === 'shipment_confirmations') return commitCollected(ctx, st, hash, collected);
-  // Before apply: the guard rails look at the rows and may hold the file instead.
-  const guard = guardStockFile(deps.db, deps.guard, {
-    contentHash: hash,
-    kind: collected.kind === 'dc_stock' ? 'dc' : 'factory',
-    rows: collected.stock.values(),
-  });
-  if (guard.hold) return commitHeld(ctx, st, hash, collected, guard.report);
-  return commitCollected(ctx, st, hash, collected, guard.report);
+  if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
+    return commitStaged(ctx, st, hash, collected, staged);
+  }
+  return commitCollected(ctx, st, hash, collected);
 }
 
 /**
@@ -296,31 +322,37 @@ function commit(
   row: { kind: FileKind | null; hash: string; size: number; ino: number },
   build: (ledgerId: number, storedAs: string) => FileReport,
 ): CommitResult {
-  const { deps, ledger } = ctx;
-  const tx = deps.db.transaction((): CommitResult => {
-    const still = lstatSync(ctx.path, { throwIfNoEntry: false });
-    if (still === undefined || still.ino !== row.ino) return 'gone';
-    if (!row.hash.startsWith('special:')) {
-      const raced = ledger.committedByHash(row.hash);
-      if (raced !== undefined && raced.name === ctx.name) return 'raced';
-    }
-    const now = ctx.clock.now();
-    const id = ledger.insert({
-      name: ctx.name,
-      contentHash: row.hash,
-      size: row.size,
-      kind: row.kind,
-      receivedAt: ctx.receivedAt,
-      committedAt: now,
-    });
-    const storedAs = freshStoredName(ctx, id);
-    const report = build(id, storedAs);
-    ledger.complete(id, storedAs, JSON.stringify(report));
-    return { entry: ledger.get(id)!, report };
-  });
-  const done = tx.immediate();
-  if (typeof done === 'object') deps.hooks?.afterCommit?.();
+  const done = ctx.deps.db.transaction(() => commitRows(ctx, row, build)).immediate();
+  if (typeof done === 'object') ctx.deps.hooks?.afterCommit?.();
   return done;
+}
+
+/** The inside of commit(): run within the caller's IMMEDIATE transaction. */
+function commitRows(
+  ctx: Ctx,
+  row: { kind: FileKind | null; hash: string; size: number; ino: number },
+  build: (ledgerId: number, storedAs: string) => FileReport,
+): CommitResult {
+  const { ledger } = ctx;
+  const still = lstatSync(ctx.path, { throwIfNoEntry: false });
+  if (still === undefined || still.ino !== row.ino) return 'gone';
+  if (!row.hash.startsWith('special:')) {
+    const raced = ledger.committedByHash(row.hash);
+    if (raced !== undefined && raced.name === ctx.name) return 'raced';
+  }
+  const now = ctx.clock.now();
+  const id = ledger.insert({
+    name: ctx.name,
+    contentHash: row.hash,
+    size: row.size,
+    kind: row.kind,
+    receivedAt: ctx.receivedAt,
+    committedAt: now,
+  });
+  const storedAs = freshStoredName(ctx, id);
+  const report = build(id, storedAs);
+  ledger.complete(id, storedAs, JSON.stringify(report));
+  return { entry: ledger.get(id)!, report };
 }
 
 /** Continues after commit: moves the file, or defers to whoever got there first. */
@@ -330,12 +362,182 @@ function afterCommit(ctx: Ctx, done: CommitResult, st: Stats): Promise<FileOutco
   return finishMove(ctx, done.entry, done.report, st);
 }
 
+/**
+ * A stock file whose rows are staged: the commit point records the ledger row and the apply
+ * together (apply.ts), the merge follows in short transactions and completes the report.
+ */
+async function commitStaged(
+  ctx: Ctx,
+  st: Stats,
+  hash: string,
+  c: CollectedFile,
+  staged: StagingFile,
+): Promise<FileOutcome> {
+  const { deps } = ctx;
+  const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+  // The guard rails run last in the "before apply" step (they see the rows other checks added):
+  // a file that trips them is held here, its hold committed and the file moved to held/.
+  let guard: GuardReport | undefined;
+  let held: FileOutcome | undefined;
+  const guardCheck: BeforeApplyCheck = async (step) => {
+    const g = guardStockFile(step.db, deps.guard, {
+      contentHash: hash,
+      kind,
+      staged: { table: step.table },
+    });
+    guard = g.report;
+    if (!g.hold) return undefined;
+    held = await commitHeld(ctx, st, hash, c, g.report, { table: step.table });
+    return { hold: g.report.reason };
+  };
+  const out = await applyStagedSet(
+    { ...applyDeps(deps), checks: [...(deps.checks ?? []), guardCheck] },
+    staged,
+    { type: 'file', name: ctx.name, kind },
+    (stagedFile) => {
+      const result = commitRows(
+        ctx,
+        { kind: c.kind, hash, size: st.size, ino: st.ino },
+        (ledgerId, storedAs) => ({
+          ...baseReport(ctx, {
+            ledgerId,
+            storedAs,
+            outcome: 'processed',
+            format: c.format,
+            kind: c.kind,
+            hash,
+            size: st.size,
+          }),
+          rowsRead: c.rowsRead,
+          rowsAccepted: c.rowsAccepted,
+          rowsRejected: c.rowsRejected,
+          rejected: c.rejected,
+          rejectedOmitted: c.rejectedOmitted,
+          duplicates: c.duplicates,
+          ignoredColumns: c.ignoredColumns,
+          distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+          // Completed by the merge's last transaction.
+          stock: stockSummary({
+            rows: 0,
+            differing: 0,
+            newlyPending: 0,
+            failuresCleared: 0,
+            superseded: 0,
+          }),
+          ...(guard === undefined ? {} : { guard }),
+        }),
+      );
+      if (typeof result !== 'object') return { applyId: undefined, result };
+      // The file's modification time orders files: one applied late (after a crash) never
+      // overwrites the rows of a newer file.
+      const applyId = recordStagedApply(deps.db, {
+        stagedFile,
+        source: `file:${result.entry.id}`,
+        fileId: result.entry.id,
+        sourceAt: Math.floor(st.mtimeMs),
+        appliedAt: ctx.clock.now(),
+      });
+      return { applyId, result };
+    },
+  );
+  if (out.status === 'held' && held !== undefined) return held;
+  if (out.status === 'held') {
+    deps.log.info(
+      { event: 'file.not_applied', file: ctx.name, reason: out.reason },
+      `${ctx.name} held before apply: ${out.reason}`,
+    );
+    return { ...nothing('skipped', out.reason), status: 'held', kind: c.kind };
+  }
+  if (out.status === 'not_decided') return afterCommit(ctx, out.decided.result, st);
+  deps.hooks?.afterCommit?.();
+  const { entry } = out.decided.result as Committed;
+  const fresh = ctx.ledger.get(entry.id)!;
+  const outcome = await afterCommit(
+    ctx,
+    { entry: fresh, report: JSON.parse(fresh.report!) as FileReport },
+    st,
+  );
+  return { ...outcome, pendingKeys: out.totals.differing };
+}
+
+function applyDeps(deps: IngestDeps): ApplyDeps {
+  return {
+    db: deps.db,
+    log: deps.log,
+    dataDir: deps.dataDir,
+    ...(deps.checks === undefined ? {} : { checks: deps.checks }),
+    ...(deps.chunkRows === undefined ? {} : { chunkRows: deps.chunkRows }),
+    ...(deps.hooks?.afterChunk === undefined ? {} : { afterChunk: deps.hooks.afterChunk }),
+  };
+}
+
+/**
+ * A stock file the guard rails stopped, from inside the "before apply" step: its ledger row
+ * (outcome 'held'), the held entry and its rows copied from the staged set, in one transaction,
+ * and no data applied; then the report and the move to held/. A crash before the move leaves
+ * the file in inbox/ with that row 'committed': the next pass only finishes the move.
+ */
+async function commitHeld(
+  ctx: Ctx,
+  st: Stats,
+  hash: string,
+  c: CollectedFile,
+  guard: GuardReport,
+  staged: { readonly table: string },
+): Promise<FileOutcome> {
+  const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+  const committed = commit(
+    ctx,
+    { kind: c.kind, hash, size: st.size, ino: st.ino },
+    (ledgerId, storedAs) => {
+      const base = baseReport(ctx, {
+        ledgerId,
+        storedAs,
+        outcome: 'held',
+        format: c.format,
+        kind: c.kind,
+        hash,
+        size: st.size,
+      });
+      const heldId = new HeldStore(ctx.deps.db).hold(
+        {
+          source: 'file',
+          fileId: ledgerId,
+          name: ctx.name,
+          storedAs,
+          kind: c.kind,
+          contentHash: hash,
+          reason: guard.reason,
+          report: JSON.stringify(guard),
+          sourceAt: Math.floor(st.mtimeMs),
+          heldAt: ctx.clock.now(),
+        },
+        { table: staged.table, kind },
+      );
+      return {
+        ...base,
+        held: true,
+        reason: `held by the guard rails: ${guard.reason}`,
+        rowsRead: c.rowsRead,
+        rowsAccepted: c.rowsAccepted,
+        rowsRejected: c.rowsRejected,
+        rejected: c.rejected,
+        rejectedOmitted: c.rejectedOmitted,
+        duplicates: c.duplicates,
+        ignoredColumns: c.ignoredColumns,
+        distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+        guard: { ...guard, heldId },
+      };
+    },
+  );
+  return afterCommit(ctx, committed, st);
+}
+
 async function commitCollected(
   ctx: Ctx,
   st: Stats,
   hash: string,
   c: CollectedFile,
-  guard?: GuardReport,
 ): Promise<FileOutcome> {
   let pendingKeys: number | undefined;
   let counts: FileOutcome['confirmations'];
@@ -398,7 +600,6 @@ async function commitCollected(
           failuresReplaced: applied.failuresCleared,
           supersededByNewerFile: applied.superseded,
         },
-        ...(guard === undefined ? {} : { guard }),
       };
     },
   );
@@ -423,67 +624,6 @@ async function commitCollected(
     ...(pendingKeys === undefined ? {} : { pendingKeys }),
     ...(counts === undefined ? {} : { confirmations: counts }),
   };
-}
-
-/**
- * A stock file the guard rails stopped: its ledger row (outcome 'held'), the held entry and its
- * rows kept aside, in one transaction, and no data applied. A crash before the move leaves the
- * file in inbox/ with that row 'committed': the next pass only finishes the move to held/.
- */
-async function commitHeld(
-  ctx: Ctx,
-  st: Stats,
-  hash: string,
-  c: CollectedFile,
-  guard: GuardReport,
-): Promise<FileOutcome> {
-  const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
-  const committed = commit(
-    ctx,
-    { kind: c.kind, hash, size: st.size, ino: st.ino },
-    (ledgerId, storedAs) => {
-      const base = baseReport(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'held',
-        format: c.format,
-        kind: c.kind,
-        hash,
-        size: st.size,
-      });
-      const reason = `held by the guard rails: ${guard.reason}`;
-      const heldId = new HeldStore(ctx.deps.db).hold(
-        {
-          source: 'file',
-          fileId: ledgerId,
-          name: ctx.name,
-          storedAs,
-          kind: c.kind,
-          contentHash: hash,
-          reason: guard.reason,
-          report: JSON.stringify(guard),
-          sourceAt: Math.floor(st.mtimeMs),
-          heldAt: ctx.clock.now(),
-        },
-        [{ kind, rows: c.stock.values() }],
-      );
-      return {
-        ...base,
-        held: true,
-        reason,
-        rowsRead: c.rowsRead,
-        rowsAccepted: c.rowsAccepted,
-        rowsRejected: c.rowsRejected,
-        rejected: c.rejected,
-        rejectedOmitted: c.rejectedOmitted,
-        duplicates: c.duplicates,
-        ignoredColumns: c.ignoredColumns,
-        distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-        guard: { ...guard, heldId },
-      };
-    },
-  );
-  return afterCommit(ctx, committed, st);
 }
 
 async function commitUnreadable(
@@ -572,10 +712,21 @@ async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
   return afterCommit(ctx, committed, st);
 }
 
-/** Completes a file found 'committed' in the ledger (a crash after its commit). */
+/**
+ * Completes a file found 'committed' in the ledger (a crash after its commit): first the merge
+ * of its staged rows, when a crash interrupted it, then the move.
+ */
 async function finishCommitted(ctx: Ctx, entry: LedgerEntry, st: Stats): Promise<FileOutcome> {
-  const report = JSON.parse(entry.report!) as FileReport;
-  return finishMove(ctx, entry, report, st);
+  let current = entry;
+  if (stagedApplyOfFile(ctx.deps.db, entry.id) !== undefined) {
+    await resumeStagedApplies(applyDeps(ctx.deps));
+    const after = ctx.ledger.get(entry.id);
+    // Its scratch file was lost: the row is gone, the file is read again from the start.
+    if (after === undefined) return processInboxFile(ctx.path, ctx.deps);
+    current = after;
+  }
+  const report = JSON.parse(current.report!) as FileReport;
+  return finishMove(ctx, current, report, st);
 }
 
 /**
@@ -610,17 +761,18 @@ async function finishMove(
     ms: ctx.clock.now() - ctx.receivedAt,
   };
   if (report.outcome === 'held') {
+    const g = report.guard;
     deps.log.warn(
       {
         event: 'file.held',
         ...counts,
-        heldId: report.guard?.heldId,
-        reason: report.guard?.reason,
-        tripped: report.guard?.tripped,
-        figures: report.guard?.figures,
-        examples: report.guard?.examples.slice(0, 5),
+        heldId: g?.heldId,
+        reason: g?.reason,
+        tripped: g?.tripped,
+        figures: g?.figures,
+        examples: g?.examples.slice(0, 5),
       },
-      `${ctx.name} held by the guard rails (release ${report.guard?.heldId} or reject ${report.guard?.heldId}): ${report.guard?.reason}`,
+      `${ctx.name} held by the guard rails (release ${g?.heldId} or reject ${g?.heldId}): ${g?.reason}`,
     );
   } else if (report.outcome === 'failed') {
     deps.log.warn(

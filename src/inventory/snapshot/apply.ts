@@ -15,9 +15,11 @@ export interface SnapshotApplied {
 }
 
 /**
- * Writes a snapshot read's rows as desired stock (source 'snapshot') in one transaction, and
- * records when, and how many rows each query returned (the guard rails compare the next read's
- * with them). Used by a read and by the release of a held read.
+ * Writes a held snapshot read's rows, kept aside in state.db, as desired stock (source
+ * 'snapshot') in one transaction when an operator releases it, and records when, and how many
+ * rows each query returned (the guard rails compare the next read's with them), as a read does.
+ * Its rows are in state.db already, so this is one transaction (an operator's one-off, run by the
+ * `release` command) rather than the staged, chunked merge of a read.
  */
 export function applySnapshotRows(
   db: StateDb,

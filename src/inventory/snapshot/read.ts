@@ -4,12 +4,19 @@ import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { GuardThresholds } from '../../domain/guard.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
-import type { DesiredInput } from '../../state/desiredStock.ts';
-import type { DcDirectory } from '../dcDirectory.ts';
-import { guardSnapshotRead, supersedeHeldSnapshot } from '../guard/snapshot.ts';
+import { KeyValueStore } from '../../state/kv.ts';
+import { recordStagedApply } from '../../state/stagedApply.ts';
+import { StagingFile } from '../../state/staging.ts';
+import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
+import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
+import {
+  guardSnapshotStaged,
+  type SnapshotGuardOutcome,
+  supersedeHeldSnapshot,
+} from '../guard/snapshot.ts';
+import { applyStagedSet, type BeforeApplyCheck } from '../ingest/apply.ts';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
-import { applySnapshotRows } from './apply.ts';
 
 export interface SnapshotDeps {
   readonly db: StateDb;
@@ -22,10 +29,19 @@ export interface SnapshotDeps {
   readonly dcQuery: string;
   readonly dcDirectory: DcDirectory;
   readonly maxSkuLength: number;
+  /** The data dir: the staged set is written under its staging/ folder. */
+  readonly dataDir: string;
+  /** The "before apply" step (see src/inventory/ingest/apply.ts). */
+  readonly checks?: readonly BeforeApplyCheck[];
+  /** Keys per merge transaction. */
+  readonly chunkRows?: number;
   readonly clock?: Clock;
   /** How long to wait for an ERP writer's lock, in milliseconds (default 2000). */
   readonly busyTimeoutMs?: number;
-  /** Guard rails (GUARD_* settings): a read that trips them is held, not applied; absent: off. */
+  /**
+   * Guard rails (GUARD_* settings): the last check of the "before apply" step; a read that
+   * trips them is held (kept aside in state.db), not applied. Absent: off.
+   */
   readonly guard?: GuardThresholds;
 }
 
@@ -47,13 +63,11 @@ export type SnapshotOutcome =
       readonly ms: number;
     }
   | {
-      /** Stopped by the guard rails: kept aside in state.db, the last applied values stay. */
+      /** A check of the "before apply" step held the snapshot: nothing was applied. */
       readonly status: 'held';
-      readonly heldId: number;
       readonly reason: string;
-      readonly factory: SnapshotCounts;
-      readonly dc: SnapshotCounts;
-      readonly ms: number;
+      /** The guard rails' held entry (what `release` and `reject` take), when they held it. */
+      readonly heldId?: number;
     }
   | {
       readonly status: 'failed';
@@ -79,92 +93,120 @@ class SnapshotFailure extends Error {
   }
 }
 
-interface Gathered {
-  readonly rows: Map<string, DesiredInput>;
-  counts: { rowsRead: number; rowsAccepted: number; rowsRejected: number; duplicateRows: number };
-}
+/** Rows read from the snapshot per step; the event loop runs between steps. */
+const READ_CHUNK = 5000;
 
 /**
  * Reads the ERP snapshot: a fresh read-only connection, both queries in one read transaction
- * (one consistent picture), rows checked like file rows (bad ones logged and counted), then the
- * accepted rows written as desired stock (source 'snapshot') in one transaction. SKUs absent
- * from the snapshot are left as they are. Never throws: a missing, locked, half-written or
- * corrupt file gives `{status: 'failed'}` and a `snapshot.failed` log line; try again later.
+ * (one consistent picture), each read a chunk of rows at a time (`iterate()`, yielding to the
+ * event loop between chunks), rows checked like file rows (bad ones logged and counted) and
+ * staged in a scratch database; then the staged set is applied as desired stock (source
+ * 'snapshot') through the same steps as a file (src/inventory/ingest/apply.ts: the "before
+ * apply" checks, one commit point, a chunked merge). SKUs absent from the snapshot are left as
+ * they are. Never throws: a missing, locked, half-written or corrupt file gives
+ * `{status: 'failed'}` and a `snapshot.failed` log line; try again later.
  */
 export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome> {
   const clock = deps.clock ?? systemClock;
   const started = clock.now();
   const rejections: SnapshotRejection[] = [];
+  let staging: StagingFile | undefined;
   try {
     const before = fingerprint(deps.snapshotDb);
-    const { factory, dc } = readBoth(deps, rejections);
+    staging = StagingFile.create(deps.dataDir);
+    const { factory, dc } = await readBoth(deps, staging, rejections);
     if (fingerprint(deps.snapshotDb) !== before) {
       throw new SnapshotFailure('changed', 'the snapshot changed while it was read');
     }
-    await checkDcs(deps, dc, rejections);
+    const dups = staging.duplicateCounts();
+    factory.duplicateRows = dups.factory;
+    dc.duplicateRows = dups.dc;
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
     const writtenAt = snapshotWrittenAt(deps.snapshotDb);
-    const rowsRead = { factory: factory.counts.rowsRead, dc: dc.counts.rowsRead };
-    // Before apply: the guard rails may hold the read instead (the last applied values stay).
-    const guard = guardSnapshotRead(
-      deps.db,
-      deps.guard,
-      { factory: factory.rows, dc: dc.rows, rowsRead, writtenAt },
-      now,
+    const rowsRead = { factory: factory.rowsRead, dc: dc.rowsRead };
+    // The guard rails run last in the "before apply" step: they see the rows other checks added.
+    let guard: SnapshotGuardOutcome | undefined;
+    const guardCheck: BeforeApplyCheck = (step) => {
+      guard = guardSnapshotStaged(
+        step.db,
+        deps.guard,
+        { staged: { table: step.table }, rowsRead, writtenAt },
+        now,
+      );
+      return guard.hold ? { hold: guard.report.reason } : undefined;
+    };
+    const applied = await applyStagedSet(
+      {
+        db: deps.db,
+        log: deps.log,
+        dataDir: deps.dataDir,
+        checks: [...(deps.checks ?? []), guardCheck],
+        ...(deps.chunkRows === undefined ? {} : { chunkRows: deps.chunkRows }),
+      },
+      staging,
+      { type: 'snapshot' },
+      () => {
+        const applyId = recordStagedApply(deps.db, {
+          stagedFile: staging!.name,
+          source: 'snapshot',
+          fileId: null,
+          sourceAt: writtenAt,
+          appliedAt: now,
+        });
+        const kv = new KeyValueStore(deps.db);
+        kv.set('snapshot.applied_at', now, now);
+        // The guard rails compare the next read's row counts with these (an emptied table).
+        kv.set('snapshot.last_rows', rowsRead, now);
+        return { applyId };
+      },
     );
-    if (guard.hold) {
-      const held = {
-        status: 'held' as const,
-        heldId: guard.heldId,
-        reason: guard.report.reason,
-        factory: { ...factory.counts },
-        dc: { ...dc.counts },
-        ms: clock.now() - started,
-      };
+    staging = undefined;
+    if (applied.status === 'held' && guard?.hold) {
+      const g = guard;
       const fields = {
-        event: guard.repeated ? 'snapshot.still_held' : 'snapshot.held',
+        event: g.repeated ? 'snapshot.still_held' : 'snapshot.held',
         file: deps.snapshotDb,
-        heldId: guard.heldId,
-        reason: guard.report.reason,
-        tripped: guard.report.tripped,
-        figures: guard.report.figures,
+        heldId: g.heldId,
+        reason: g.report.reason,
+        tripped: g.report.tripped,
+        figures: g.report.figures,
         rowsRead,
-        examples: guard.report.examples.slice(0, 5),
-        ...(guard.repeated ? { status: guard.repeated } : {}),
-        ...(guard.superseded === undefined ? {} : { superseded: guard.superseded }),
+        examples: g.report.examples.slice(0, 5),
+        ...(g.repeated ? { status: g.repeated } : {}),
+        ...(g.superseded === undefined ? {} : { superseded: g.superseded }),
       };
-      if (guard.repeated) {
-        deps.log.info(
-          fields,
-          `snapshot read still ${guard.repeated} (${guard.heldId}): same content`,
-        );
+      if (g.repeated) {
+        deps.log.info(fields, `snapshot read still ${g.repeated} (${g.heldId}): same content`);
       } else {
         deps.log.warn(
           fields,
-          `snapshot read held by the guard rails (release ${guard.heldId} or reject ${guard.heldId}): ${guard.report.reason}`,
+          `snapshot read held by the guard rails (release ${g.heldId} or reject ${g.heldId}): ${g.report.reason}`,
         );
       }
-      return held;
+      return { status: 'held', reason: g.report.reason, heldId: g.heldId };
     }
-    const pending = applySnapshotRows(
-      deps.db,
-      { factory: factory.rows.values(), dc: dc.rows.values() },
-      rowsRead,
-      now,
-      writtenAt,
-    ).pendingKeys;
-    const supersededHeld = supersedeHeldSnapshot(deps.db, now);
-    if (supersededHeld !== undefined) {
-      deps.log.info(
-        { event: 'snapshot.held_superseded', heldId: supersededHeld },
-        `held snapshot read ${supersededHeld} superseded by a newer read that was applied`,
+    if (applied.status === 'held') {
+      deps.log.warn(
+        { event: 'snapshot.not_applied', file: deps.snapshotDb, reason: applied.reason },
+        `snapshot held before apply: ${applied.reason}`,
       );
+      return { status: 'held', reason: applied.reason };
+    }
+    const pending = applied.status === 'applied' ? applied.totals.differing : 0;
+    if (applied.status === 'applied') {
+      const superseded = supersedeHeldSnapshot(deps.db, clock.now());
+      if (superseded !== undefined) {
+        deps.log.info(
+          { event: 'snapshot.held_superseded', heldId: superseded },
+          `held snapshot read ${superseded} superseded by a newer read that was applied`,
+        );
+      }
     }
     const outcome: SnapshotOutcome = {
       status: 'read',
-      factory: { ...factory.counts },
-      dc: { ...dc.counts },
+      factory: { ...factory },
+      dc: { ...dc },
       pendingKeys: pending,
       ms: clock.now() - started,
     };
@@ -172,7 +214,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       deps.log.warn(
         {
           event: 'snapshot.rows_rejected',
-          rejected: factory.counts.rowsRejected + dc.counts.rowsRejected,
+          rejected: factory.rowsRejected + dc.rowsRejected,
           sample: rejections.slice(0, LOGGED_REJECTIONS),
         },
         'snapshot rows rejected',
@@ -191,6 +233,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     );
     return outcome;
   } catch (err) {
+    staging?.discard();
     const failure = describe(err);
     deps.log.warn(
       {
@@ -222,10 +265,18 @@ function fingerprint(path: string): string {
   return parts.join('|');
 }
 
-function readBoth(
+type Counts = {
+  rowsRead: number;
+  rowsAccepted: number;
+  rowsRejected: number;
+  duplicateRows: number;
+};
+
+async function readBoth(
   deps: SnapshotDeps,
+  staging: StagingFile,
   rejections: SnapshotRejection[],
-): { factory: Gathered; dc: Gathered } {
+): Promise<{ factory: Counts; dc: Counts }> {
   let snap: Database.Database;
   try {
     snap = new Database(deps.snapshotDb, { readonly: true, fileMustExist: true });
@@ -238,8 +289,9 @@ function readBoth(
     snap.pragma(`busy_timeout = ${deps.busyTimeoutMs ?? 2000}`);
     snap.exec('BEGIN');
     try {
-      const factory = gather(snap, deps, 'factory', deps.factoryQuery, rejections);
-      const dc = gather(snap, deps, 'dc', deps.dcQuery, rejections);
+      const dcCheck = createDcCheck(deps.dcDirectory);
+      const factory = await gather(snap, deps, 'factory', deps.factoryQuery, staging, rejections);
+      const dc = await gather(snap, deps, 'dc', deps.dcQuery, staging, rejections, dcCheck);
       return { factory, dc };
     } finally {
       if (snap.inTransaction) snap.exec('COMMIT');
@@ -249,13 +301,15 @@ function readBoth(
   }
 }
 
-function gather(
+async function gather(
   snap: Database.Database,
   deps: SnapshotDeps,
   which: 'factory' | 'dc',
   sql: string,
+  staging: StagingFile,
   rejections: SnapshotRejection[],
-): Gathered {
+  dcCheck?: DcCheck,
+): Promise<Counts> {
   let stmt: Database.Statement;
   try {
     stmt = snap.prepare(sql);
@@ -276,77 +330,71 @@ function gather(
     );
   }
   const kind = which === 'dc' ? 'dc_stock' : 'factory_stock';
-  const rows = new Map<string, DesiredInput>();
-  const counts = { rowsRead: 0, rowsAccepted: 0, rowsRejected: 0, duplicateRows: 0 };
+  const counts: Counts = { rowsRead: 0, rowsAccepted: 0, rowsRejected: 0, duplicateRows: 0 };
+  const reject = (e: RowError) => {
+    counts.rowsRejected++;
+    if (rejections.length < LOGGED_REJECTIONS) {
+      rejections.push({
+        query: which,
+        row: counts.rowsRead,
+        field: e.field,
+        reason: e.reason,
+        ...(e.value === undefined ? {} : { value: e.value }),
+      });
+    }
+  };
+  const rows = stmt.raw(true).iterate() as IterableIterator<unknown[]>;
   try {
-    for (const raw of stmt.raw(true).iterate() as Iterable<unknown[]>) {
-      counts.rowsRead++;
-      const fields: Record<string, unknown> = {};
-      for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
-      const r = validateStockRow(kind, fields, deps);
-      if (!r.ok) {
-        counts.rowsRejected++;
-        if (rejections.length < LOGGED_REJECTIONS) {
-          rejections.push({
-            query: which,
-            row: counts.rowsRead,
-            field: r.field,
-            reason: r.reason,
-            ...(r.value === undefined ? {} : { value: r.value }),
-          });
+    let done = false;
+    while (!done) {
+      // One chunk of rows, then the event loop runs (the read transaction stays open).
+      for (let n = 0; n < READ_CHUNK; n++) {
+        const next = rows.next();
+        if (next.done) {
+          done = true;
+          break;
         }
-        continue;
+        const raw = next.value;
+        counts.rowsRead++;
+        const fields: Record<string, unknown> = {};
+        for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
+        const r = validateStockRow(kind, fields, deps);
+        if (!r.ok) {
+          reject(r);
+          continue;
+        }
+        const row = r.row;
+        if (dcCheck !== undefined) {
+          const checked = dcCheck.status(row.dc);
+          const status = typeof checked === 'string' ? checked : await checked;
+          if (status !== 'active') {
+            reject({
+              field: 'distribution_centre_code',
+              reason: dcRejection(status),
+              value: row.dc,
+            });
+            continue;
+          }
+        }
+        counts.rowsAccepted++;
+        staging.put(which, row.dc, row.sku, row.quantity, counts.rowsRead);
       }
-      counts.rowsAccepted++;
-      const key = `${r.row.dc}\u0000${r.row.sku}`;
-      if (rows.has(key)) {
-        counts.duplicateRows++;
-        rows.delete(key);
-      }
-      rows.set(key, r.row);
+      staging.flush();
+      if (!done) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } catch (err) {
+    rows.return?.();
     if (err instanceof SnapshotFailure) throw err;
-    throw queryFailure(which, err);
-  }
-  return { rows, counts };
-}
-
-/** Rejects DC rows whose centre is unknown or inactive (refreshing the list once if needed). */
-async function checkDcs(
-  deps: SnapshotDeps,
-  dc: Gathered,
-  rejections: SnapshotRejection[],
-): Promise<void> {
-  const codes = new Set([...dc.rows.values()].map((r) => r.dc));
-  const dir = deps.dcDirectory;
-  if ([...codes].some((c) => dir.status(c) === 'unknown') && dir.canRefresh) {
-    try {
-      await dir.refresh();
-    } catch (err) {
+    if (err instanceof DcListUnavailableError) {
       throw new SnapshotFailure(
         'dc_list',
-        `unknown distribution centres and the list could not be refreshed: ${(err as Error).message}`,
+        `unknown distribution centres and the list could not be refreshed: ${(err.cause as Error | undefined)?.message ?? err.message}`,
         { cause: err },
       );
     }
+    throw queryFailure(which, err);
   }
-  for (const [key, row] of dc.rows) {
-    const status = dir.status(row.dc);
-    if (status === 'active') continue;
-    dc.rows.delete(key);
-    dc.counts.rowsAccepted--;
-    dc.counts.rowsRejected++;
-    if (rejections.length < LOGGED_REJECTIONS) {
-      rejections.push({
-        query: 'dc',
-        row: 0,
-        field: 'distribution_centre_code',
-        reason: `${status} distribution centre`,
-        value: row.dc,
-      });
-    }
-  }
+  return counts;
 }
 
 function queryFailure(which: string, err: unknown): SnapshotFailure {
