@@ -24,6 +24,11 @@ export interface StagedSet {
   readonly table: string;
   /** Every row is of this kind (the table then needs no kind column). */
   readonly kind?: StockKind;
+  /**
+   * SQL for the quantity that would be offered, over the staged row `s` (default `s.quantity`):
+   * where stock rules derive the offered quantity at apply, the same derivation goes here.
+   */
+  readonly quantity?: string;
 }
 
 /** A key the set would lower: zeroed ones first, then the largest drops. */
@@ -76,24 +81,25 @@ export function* stagedRowsInOrder(
 /** The figures and up to GUARD_EXAMPLES example keys of a staged set (read-only). */
 export function compareStaged(db: StateDb, set: StagedSet): StagedComparison {
   const f = from(set);
+  const q = set.quantity ?? 's.quantity';
   const params = set.kind === undefined ? {} : { kind: set.kind };
   const figures = db
     .prepare(
       `SELECT COUNT(*) AS keysNamed,
               COUNT(*) - COUNT(r.quantity) AS keysUnknown,
               COALESCE(SUM(r.quantity > 0), 0) AS keysInStock,
-              COALESCE(SUM(r.quantity > 0 AND s.quantity = 0), 0) AS keysZeroed,
+              COALESCE(SUM(r.quantity > 0 AND ${q} = 0), 0) AS keysZeroed,
               COALESCE(SUM(r.quantity), 0) AS sumBefore,
-              COALESCE(SUM(CASE WHEN r.quantity IS NOT NULL THEN s.quantity END), 0) AS sumAfter
+              COALESCE(SUM(CASE WHEN r.quantity IS NOT NULL THEN ${q} END), 0) AS sumAfter
          FROM ${f.sql}`,
     )
     .get(params) as GuardFigures;
   const examples = db
     .prepare(
-      `SELECT ${f.kind} AS kind, s.dc AS dc, s.sku AS sku, r.quantity AS portal, s.quantity AS quantity
+      `SELECT ${f.kind} AS kind, s.dc AS dc, s.sku AS sku, r.quantity AS portal, ${q} AS quantity
          FROM ${f.sql}
-        WHERE r.quantity > s.quantity
-        ORDER BY s.quantity = 0 DESC, r.quantity - s.quantity DESC, 1, 2, 3
+        WHERE r.quantity > ${q}
+        ORDER BY ${q} = 0 DESC, r.quantity - ${q} DESC, 1, 2, 3
         LIMIT ${GUARD_EXAMPLES}`,
     )
     .all(params) as GuardExample[];
