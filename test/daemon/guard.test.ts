@@ -114,6 +114,14 @@ describe('guard rails in the running daemon', () => {
         reason: expect.stringMatching(/55 of the 60 keys/),
       }),
     ]);
+    const human = (await h.cli(['held'])).output;
+    expect(human).toMatch(/^1 held by the guard rails/m);
+    expect(human).toMatch(
+      new RegExp(`^  ${heldId}  mass-zero\\.csv \\(held/.*-mass-zero\\.csv\\)  held `, 'm'),
+    );
+    expect(human).toMatch(
+      /keys named 60 \(0 unknown to the portal\), in stock 60, would be 0: 55; sum \d+ → \d+/,
+    );
     const status = json((await h.cli(['status', '--json'])).output);
     expect(status.held).toMatchObject({ files: 1, snapshots: 0 });
     expect(status.health.verdict).toBe('needs a person');
