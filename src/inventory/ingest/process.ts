@@ -2,10 +2,12 @@ import { constants, existsSync, lstatSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
+import type { Profile } from '../../config/profiles.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
+import { portalStockRead } from '../../state/absentStock.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock } from '../../state/desiredStock.ts';
@@ -13,7 +15,13 @@ import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { isIgnoredName } from '../names.ts';
-import { formatOf, type InboxFormat, positionUnit } from '../parse/records.ts';
+import {
+  formatOf,
+  type InboxFormat,
+  positionUnit,
+  SUPPORTED_EXTENSIONS,
+} from '../parse/records.ts';
+import { type ReadPlan, readPlanFor } from '../profiles.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
 import { hashHandle } from './hash.ts';
@@ -21,6 +29,7 @@ import { moveInboxEntry, type RenameFn } from './move.ts';
 import {
   type FileReport,
   MAX_CONFIRMATIONS_LISTED,
+  type ReadingFields,
   type ReportOutcome,
   reportPathFor,
   storedName,
@@ -33,6 +42,14 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
+  /** The inbox profiles in force (INBOX_PROFILES_FILE, re-read on change); none: the defaults. */
+  readonly profiles?: () => readonly Profile[];
+  /**
+   * Reads the portal's whole stock of a kind into remote_stock; true when the read was complete.
+   * A full export (`absent: "zero"`) of a kind the portal's stock was never read of waits for it,
+   * so that it knows which keys to zero. Unset: what state.db knows is used.
+   */
+  readonly readPortalStock?: (kind: StockKind) => Promise<boolean>;
   /**
    * Test seams: `afterCommit` runs right after the data and ledger row are committed; `rename`
    * replaces the rename that moves a file (to make it fail with EXDEV).
@@ -64,6 +81,21 @@ export interface FileOutcome {
   };
 }
 
+/**
+ * A full export met a portal whose stock of its kind could not be read (yet): the file stays in
+ * inbox/ and is tried again later.
+ */
+export class PortalStockUnknownError extends Error {
+  readonly code = 'E_PORTAL_STOCK_UNKNOWN';
+
+  constructor(name: string, kind: StockKind) {
+    super(
+      `${name} is a full export, and the portal's ${kind} stock could not be read to know which keys it omits; it stays in inbox/ and will be read again`,
+    );
+    this.name = 'PortalStockUnknownError';
+  }
+}
+
 /** The file changed between the hash and the parse: leave it in inbox/, try again later. */
 export class FileChangedError extends Error {
   readonly code = 'E_FILE_CHANGED';
@@ -89,7 +121,8 @@ export async function processInboxFile(path: string, deps: IngestDeps): Promise<
   const receivedAt = clock.now();
   const name = basename(path);
   const ledger = new InboxLedger(deps.db);
-  const ctx: Ctx = { path, name, deps, clock, ledger, receivedAt };
+  const plan = readPlanFor(deps.profiles?.() ?? [], name);
+  const ctx: Ctx = { path, name, deps, clock, ledger, receivedAt, plan };
 
   let st: Stats;
   try {
@@ -131,6 +164,8 @@ interface Ctx {
   readonly clock: Clock;
   readonly ledger: InboxLedger;
   readonly receivedAt: number;
+  /** How the file is read: its profile (by name) or the defaults. */
+  readonly plan: ReadPlan;
 }
 
 async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<FileOutcome> {
@@ -155,8 +190,9 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       ok: false,
       format: undefined,
       kind: undefined,
-      reason: 'unsupported file extension: use .csv, .json, .jsonl or .ndjson',
+      reason: `unsupported file extension: use ${SUPPORTED_EXTENSIONS}`,
       rowsRead: 0,
+      clamped: 0,
     });
   }
 
@@ -165,6 +201,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     format,
     maxSkuLength: deps.maxSkuLength,
     dcDirectory: deps.dcDirectory,
+    plan: ctx.plan,
     onProgress: (rows) => {
       const now = ctx.clock.now();
       if (now - lastProgress < PROGRESS_EVERY_MS) return;
@@ -181,7 +218,40 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       reason: 'every row was rejected',
     });
   }
+  if (collected.kind !== 'shipment_confirmations' && ctx.plan.absent === 'zero') {
+    await knowPortalStock(ctx, collected.kind === 'dc_stock' ? 'dc' : 'factory');
+  }
   return commitCollected(ctx, st, hash, collected);
+}
+
+/**
+ * A full export zeroes the keys the portal holds that it omits: the portal's stock of that kind
+ * must have been read once. Where it never was, it is read now (one read of the kind; logged).
+ */
+async function knowPortalStock(ctx: Ctx, kind: StockKind): Promise<void> {
+  const { deps } = ctx;
+  if (deps.readPortalStock === undefined || portalStockRead(deps.db, kind)) return;
+  deps.log.info(
+    { event: 'file.reading_portal', file: ctx.name, kind },
+    `${ctx.name} is a full export: reading the portal's ${kind} stock first`,
+  );
+  if (!(await deps.readPortalStock(kind))) throw new PortalStockUnknownError(ctx.name, kind);
+}
+
+/** How the file was read, for its report: profile, dialect, header line and counts. */
+function readingOf(
+  ctx: Ctx,
+  c: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'> | undefined,
+  absentZeroed = 0,
+): ReadingFields {
+  return {
+    profile: ctx.plan.profile?.match ?? null,
+    encoding: c?.dialect?.encoding ?? null,
+    delimiter: c?.dialect?.delimiter ?? null,
+    headerLine: c?.dialect?.headerLine ?? c?.headerRow ?? null,
+    clamped: c?.clamped ?? 0,
+    absentZeroed,
+  };
 }
 
 /**
@@ -239,6 +309,7 @@ function baseReport(
     rejectedOmitted: 0,
     duplicates: { rows: 0, keys: [], keysOmitted: 0 },
     ignoredColumns: [],
+    ...readingOf(ctx, undefined),
     timing: {
       receivedAt: new Date(ctx.receivedAt).toISOString(),
       finishedAt: new Date(now).toISOString(),
@@ -345,6 +416,7 @@ async function commitCollected(
         rejectedOmitted: c.rejectedOmitted,
         duplicates: c.duplicates,
         ignoredColumns: c.ignoredColumns,
+        ...readingOf(ctx, c),
       };
       if (c.kind === 'shipment_confirmations') {
         const results = storeConfirmations(ctx.deps.db, c.confirmations, { fileId: ledgerId, now });
@@ -368,10 +440,12 @@ async function commitCollected(
         `file:${ledgerId}`,
         now,
         Math.floor(st.mtimeMs),
+        { absent: ctx.plan.absent },
       );
       pendingKeys = applied.differing;
       return {
         ...common,
+        absentZeroed: applied.absentZeroed,
         distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
         stock: {
           keys: applied.rows,
@@ -432,6 +506,7 @@ async function commitUnreadable(
       rejected: u.rejected ?? [],
       rejectedOmitted: u.rejectedOmitted ?? 0,
       ignoredColumns: u.ignoredColumns ?? [],
+      ...readingOf(ctx, u),
     }),
   );
   return afterCommit(ctx, committed, st);
@@ -527,6 +602,10 @@ async function finishMove(
     rowsAccepted: report.rowsAccepted,
     rowsRejected: report.rowsRejected,
     duplicateRows: report.duplicates.rows,
+    ...(report.profile ? { profile: report.profile } : {}),
+    ...(report.encoding ? { encoding: report.encoding, delimiter: report.delimiter } : {}),
+    ...(report.clamped ? { clamped: report.clamped } : {}),
+    ...(report.absentZeroed ? { absentZeroed: report.absentZeroed } : {}),
     ms: ctx.clock.now() - ctx.receivedAt,
   };
   if (report.outcome === 'failed') {

@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { Logger } from '../../log/logger.ts';
+import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock, type DesiredInput } from '../../state/desiredStock.ts';
 import { KeyValueStore } from '../../state/kv.ts';
@@ -23,6 +24,16 @@ export interface SnapshotDeps {
   readonly clock?: Clock;
   /** How long to wait for an ERP writer's lock, in milliseconds (default 2000). */
   readonly busyTimeoutMs?: number;
+  /**
+   * SNAPSHOT_ABSENT: `zero` makes the snapshot a full picture — keys held above 0 that it does
+   * not name are set to 0 (DC stock: at the centres it names). Default `keep`.
+   */
+  readonly absent?: 'keep' | 'zero';
+  /**
+   * Reads the portal's whole stock of a kind; with `absent: "zero"`, called first for a kind the
+   * portal was never read of (true when complete). Unset: what state.db knows is used.
+   */
+  readonly readPortalStock?: (kind: 'factory' | 'dc') => Promise<boolean>;
 }
 
 export interface SnapshotCounts {
@@ -38,6 +49,8 @@ export type SnapshotOutcome =
       readonly status: 'read';
       readonly factory: SnapshotCounts;
       readonly dc: SnapshotCounts;
+      /** Keys the snapshot did not name, set to 0 (SNAPSHOT_ABSENT=zero), per kind. */
+      readonly absentZeroed: { readonly factory: number; readonly dc: number };
       /** Keys whose desired quantity now differs from the known remote one. */
       readonly pendingKeys: number;
       readonly ms: number;
@@ -89,6 +102,8 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       throw new SnapshotFailure('changed', 'the snapshot changed while it was read');
     }
     await checkDcs(deps, dc, rejections);
+    const absent = deps.absent ?? 'keep';
+    if (absent === 'zero') await knowPortalStock(deps);
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
     const writtenAt = snapshotWrittenAt(deps.snapshotDb);
@@ -100,16 +115,23 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         'snapshot',
         now,
         writtenAt,
+        { absent },
       );
-      const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now, writtenAt);
+      const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now, writtenAt, {
+        absent,
+      });
       new KeyValueStore(deps.db).set('snapshot.applied_at', now, now);
-      return a.differing + b.differing;
+      return {
+        differing: a.differing + b.differing,
+        absentZeroed: { factory: a.absentZeroed, dc: b.absentZeroed },
+      };
     })();
     const outcome: SnapshotOutcome = {
       status: 'read',
       factory: { ...factory.counts },
       dc: { ...dc.counts },
-      pendingKeys: pending,
+      absentZeroed: pending.absentZeroed,
+      pendingKeys: pending.differing,
       ms: clock.now() - started,
     };
     if (rejections.length > 0) {
@@ -128,7 +150,8 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         file: deps.snapshotDb,
         factory: outcome.factory,
         dc: outcome.dc,
-        pendingKeys: pending,
+        ...(absent === 'zero' ? { absentZeroed: outcome.absentZeroed } : {}),
+        pendingKeys: outcome.pendingKeys,
         ms: outcome.ms,
       },
       'snapshot read',
@@ -146,6 +169,23 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       `snapshot not read: ${failure.reason}`,
     );
     return { status: 'failed', ...failure };
+  }
+}
+
+/** SNAPSHOT_ABSENT=zero needs every key the portal holds: each kind read once, where never read. */
+async function knowPortalStock(deps: SnapshotDeps): Promise<void> {
+  for (const kind of ['factory', 'dc'] as const) {
+    if (deps.readPortalStock === undefined || portalStockRead(deps.db, kind)) continue;
+    deps.log.info(
+      { event: 'snapshot.reading_portal', kind },
+      `the snapshot is a full picture: reading the portal's ${kind} stock first`,
+    );
+    if (!(await deps.readPortalStock(kind))) {
+      throw new SnapshotFailure(
+        'portal_unknown',
+        `the portal's ${kind} stock could not be read, so the keys the snapshot omits are not known`,
+      );
+    }
   }
 }
 
