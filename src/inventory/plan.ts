@@ -5,10 +5,11 @@ import { BatchSizes } from '../api/batchSizes.ts';
 import { dataPaths } from '../config/dataPaths.ts';
 import type { Profile } from '../config/profiles.ts';
 import type { StockKind } from '../domain/stock.ts';
-import { countAbsentKeys, portalStockRead } from '../state/absentStock.ts';
+import { portalStockRead } from '../state/absentStock.ts';
 import { classifyConfirmations } from '../state/confirmations.ts';
 import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
 import { compareWithRemote } from '../state/desiredStock.ts';
+import { absentKeys as keysOmitted } from './absent.ts';
 import { createDcDirectory } from './dcDirectory.ts';
 import { type CollectedFile, collectFile, type RejectedRow } from './ingest/collect.ts';
 import type { ReadingFields } from './ingest/report.ts';
@@ -191,13 +192,9 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
 /** Keys a full export would zero, from what state.db knows; null when that is not enough. */
 function absentKeys(db: StateDb | undefined, kind: StockKind, c: CollectedFile): number | null {
   if (db === undefined || !portalStockRead(db, kind)) return null;
-  const keys = new Set<string>();
-  const dcs = new Set<string>();
-  for (const r of c.stock.values()) {
-    keys.add(`${r.dc}\u0000${r.sku}`);
-    dcs.add(r.dc);
-  }
-  return countAbsentKeys(db, kind, keys, dcs);
+  let n = 0;
+  for (const _ of keysOmitted(db, kind, (dc, sku) => c.stock.has(dc, sku), c.stock.centres())) n++;
+  return n;
 }
 
 function planConfirmations(db: StateDb | undefined, c: CollectedFile) {

@@ -1,5 +1,4 @@
 import type { StockKind } from '../domain/stock.ts';
-import { stageAbsentZeros } from './absentStock.ts';
 import type { StateDb } from './db.ts';
 
 /** One desired position as ingestion hands it over; `dc` is '' for factory stock. */
@@ -20,16 +19,6 @@ export interface ApplyResult {
   readonly failuresCleared: number;
   /** Rows not applied because a newer source already set their key. */
   readonly superseded: number;
-  /** Keys the source did not name, set to 0 because it is a full export (`absent: "zero"`). */
-  readonly absentZeroed: number;
-}
-
-export interface ApplyOptions {
-  /**
-   * `zero`: the source is a full export; keys of the kind held above 0 that it does not name
-   * (for DC stock: at the centres it names) are set to 0 with it (see absentStock.ts).
-   */
-  readonly absent?: 'keep' | 'zero';
 }
 
 const STAGE_BATCH = 5000;
@@ -120,7 +109,6 @@ export function applyDesiredStock(
   now: number,
   /** When the ERP wrote the source (a file's mtime); rows of an older source than stored lose. */
   sourceAt: number = now,
-  options: ApplyOptions = {},
 ): ApplyResult {
   const s = statements(db);
   const run = db.transaction(() => {
@@ -138,9 +126,6 @@ export function applyDesiredStock(
     }
     if (batch.length > 0) s.stage.run(JSON.stringify(batch));
     count += batch.length;
-    const absentZeroed =
-      options.absent === 'zero' ? stageAbsentZeros(db, 'temp.ingest_rows', kind) : 0;
-    count += absentZeroed;
     const superseded = s.superseded.run({ kind, sourceAt }).changes;
     const failuresCleared = s.clearFailures.run({ kind }).changes;
     s.upsert.run({ kind, source, now, sourceAt });
@@ -148,7 +133,7 @@ export function applyDesiredStock(
     const newlyPending = s.markPending.run({ kind, now }).changes;
     s.clear.run();
     s.clearDiffering.run();
-    return { rows: count, differing, newlyPending, failuresCleared, superseded, absentZeroed };
+    return { rows: count, differing, newlyPending, failuresCleared, superseded };
   });
   return run();
 }

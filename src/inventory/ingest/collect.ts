@@ -71,6 +71,11 @@ export interface CollectedFile extends Common {
   readonly duplicates: { rows: number; keys: DuplicateKey[]; keysOmitted: number };
   /** Whether distribution-centre codes were checked against the portal's list. */
   readonly dcChecked: boolean;
+  /**
+   * Keys the file does not name that it sets to 0, as a full export (`absent: "zero"`): added to
+   * `stock` (line 0) in the step before the apply (see addAbsentZeros).
+   */
+  readonly absentZeroed?: number;
 }
 
 export interface UnreadableFile extends Common {

@@ -13,6 +13,7 @@ import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock } from '../../state/desiredStock.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
+import { absentKeys } from '../absent.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { isIgnoredName } from '../names.ts';
 import {
@@ -219,9 +220,25 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     });
   }
   if (collected.kind !== 'shipment_confirmations' && ctx.plan.absent === 'zero') {
-    await knowPortalStock(ctx, collected.kind === 'dc_stock' ? 'dc' : 'factory');
+    // Before apply: a full export's rows gain the keys it sets to 0 by omission.
+    const kind = collected.kind === 'dc_stock' ? 'dc' : 'factory';
+    await knowPortalStock(ctx, kind);
+    return commitCollected(ctx, st, hash, addAbsentZeros(ctx, kind, collected));
   }
   return commitCollected(ctx, st, hash, collected);
+}
+
+/** Adds a row of quantity 0 (line 0: not in the file) for each key a full export omits. */
+function addAbsentZeros(ctx: Ctx, kind: StockKind, c: CollectedFile): CollectedFile {
+  const { stock } = c;
+  const centres = stock.centres();
+  let absentZeroed = 0;
+  const names = (dc: string, sku: string) => stock.has(dc, sku);
+  for (const key of absentKeys(ctx.deps.db, kind, names, centres)) {
+    stock.put(key.dc, key.sku, 0, 0);
+    absentZeroed++;
+  }
+  return { ...c, absentZeroed };
 }
 
 /**
@@ -241,8 +258,7 @@ async function knowPortalStock(ctx: Ctx, kind: StockKind): Promise<void> {
 /** How the file was read, for its report: profile, dialect, header line and counts. */
 function readingOf(
   ctx: Ctx,
-  c: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'> | undefined,
-  absentZeroed = 0,
+  c: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped' | 'absentZeroed'> | undefined,
 ): ReadingFields {
   return {
     profile: ctx.plan.profile?.match ?? null,
@@ -250,7 +266,7 @@ function readingOf(
     delimiter: c?.dialect?.delimiter ?? null,
     headerLine: c?.dialect?.headerLine ?? c?.headerRow ?? null,
     clamped: c?.clamped ?? 0,
-    absentZeroed,
+    absentZeroed: c?.absentZeroed ?? 0,
   };
 }
 
@@ -440,12 +456,10 @@ async function commitCollected(
         `file:${ledgerId}`,
         now,
         Math.floor(st.mtimeMs),
-        { absent: ctx.plan.absent },
       );
       pendingKeys = applied.differing;
       return {
         ...common,
-        absentZeroed: applied.absentZeroed,
         distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
         stock: {
           keys: applied.rows,

@@ -6,6 +6,7 @@ import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock, type DesiredInput } from '../../state/desiredStock.ts';
 import { KeyValueStore } from '../../state/kv.ts';
+import { absentKeys } from '../absent.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
@@ -102,8 +103,13 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       throw new SnapshotFailure('changed', 'the snapshot changed while it was read');
     }
     await checkDcs(deps, dc, rejections);
-    const absent = deps.absent ?? 'keep';
-    if (absent === 'zero') await knowPortalStock(deps);
+    const absentZeroed = { factory: 0, dc: 0 };
+    if ((deps.absent ?? 'keep') === 'zero') {
+      // Before apply: a full picture's rows gain the keys it sets to 0 by omission.
+      await knowPortalStock(deps);
+      absentZeroed.factory = addAbsentZeros(deps.db, 'factory', factory.rows);
+      absentZeroed.dc = addAbsentZeros(deps.db, 'dc', dc.rows);
+    }
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
     const writtenAt = snapshotWrittenAt(deps.snapshotDb);
@@ -115,23 +121,17 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         'snapshot',
         now,
         writtenAt,
-        { absent },
       );
-      const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now, writtenAt, {
-        absent,
-      });
+      const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now, writtenAt);
       new KeyValueStore(deps.db).set('snapshot.applied_at', now, now);
-      return {
-        differing: a.differing + b.differing,
-        absentZeroed: { factory: a.absentZeroed, dc: b.absentZeroed },
-      };
+      return a.differing + b.differing;
     })();
     const outcome: SnapshotOutcome = {
       status: 'read',
       factory: { ...factory.counts },
       dc: { ...dc.counts },
-      absentZeroed: pending.absentZeroed,
-      pendingKeys: pending.differing,
+      absentZeroed,
+      pendingKeys: pending,
       ms: clock.now() - started,
     };
     if (rejections.length > 0) {
@@ -150,7 +150,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         file: deps.snapshotDb,
         factory: outcome.factory,
         dc: outcome.dc,
-        ...(absent === 'zero' ? { absentZeroed: outcome.absentZeroed } : {}),
+        ...(deps.absent === 'zero' ? { absentZeroed } : {}),
         pendingKeys: outcome.pendingKeys,
         ms: outcome.ms,
       },
@@ -170,6 +170,18 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     );
     return { status: 'failed', ...failure };
   }
+}
+
+/** Adds a row of quantity 0 to `rows` for each key of the kind the snapshot omits; how many. */
+function addAbsentZeros(db: StateDb, kind: 'factory' | 'dc', rows: Map<string, DesiredInput>) {
+  const centres = new Set([...rows.values()].map((r) => r.dc));
+  const names = (dc: string, sku: string) => rows.has(`${dc}\u0000${sku}`);
+  let n = 0;
+  for (const key of absentKeys(db, kind, names, centres)) {
+    rows.set(`${key.dc}\u0000${key.sku}`, { dc: key.dc, sku: key.sku, quantity: 0 });
+    n++;
+  }
+  return n;
 }
 
 /** SNAPSHOT_ABSENT=zero needs every key the portal holds: each kind read once, where never read. */

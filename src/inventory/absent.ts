@@ -1,0 +1,24 @@
+import type { StockKind } from '../domain/stock.ts';
+import { keysHeldAboveZero } from '../state/absentStock.ts';
+import type { StateDb } from '../state/db.ts';
+
+/**
+ * The keys a full export (`absent: "zero"`, SNAPSHOT_ABSENT=zero) sets to 0 by omission: those of
+ * its kind held above 0 (by the portal, or asked for by an earlier source) that it does not name —
+ * for distribution-centre stock only at the centres it names, since a file of one warehouse says
+ * nothing of the others. They are added to the export's rows before the apply, so that they are
+ * compared, checked by the guard rails and pushed like any row it names.
+ *
+ * `names(dc, sku)` tells whether the export names a key; `dcs` are the centres it names.
+ */
+export function* absentKeys(
+  db: StateDb,
+  kind: StockKind,
+  names: (dc: string, sku: string) => boolean,
+  dcs: ReadonlySet<string>,
+): Generator<{ readonly dc: string; readonly sku: string }> {
+  for (const key of keysHeldAboveZero(db, kind)) {
+    if (kind === 'dc' && !dcs.has(key.dc)) continue;
+    if (!names(key.dc, key.sku)) yield key;
+  }
+}
