@@ -76,7 +76,7 @@ export async function* readDelimited(
     });
     // Counts line feeds in what csv-parse is fed (from the header on), to turn its byte offsets
     // into lines; its hash is not used.
-    const lines = new ByteTap();
+    const lines = new ByteTap({ countLines: true });
     const fed = Readable.from(continueWith(head.rest, chunks), { objectMode: false });
     const out = pipeline(fed, lines, parser, () => {});
     let header: string[] | undefined;

@@ -53,9 +53,9 @@ export async function* readXlsx(
   });
   const input = pipeline(source, tap, () => {});
   // exceljs pipes its input into the unzipper with `pipe`, which passes no error on: a read error
-  // would leave it waiting for bytes for ever. Every wait on it is raced against this instead.
-  const failed = new Promise<never>((_, reject) => input.once('error', reject));
-  failed.catch(() => {});
+  // would leave it waiting for bytes for ever. Every wait on it ends when the input fails instead.
+  const failed = new FailureGate();
+  input.once('error', (err) => failed.fail(err));
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -111,11 +111,50 @@ function isFirstWorksheet(reader: BookReader, orderUnknown: object, sheet: Sheet
   return first === undefined || first.name === sheet.name;
 }
 
-/** The items of `source`, each wait raced against `failed`. */
-async function* guarded<T>(source: AsyncIterable<T>, failed: Promise<never>): AsyncGenerator<T> {
+/**
+ * Waits that end at once when the input fails. Each wait is one short-lived promise: racing every
+ * wait against one promise that never settles would keep a reaction per wait on it — a closure
+ * per row, a million for a million rows, never freed.
+ */
+class FailureGate {
+  #failed = false;
+  #error: unknown;
+  readonly #waiting = new Set<(err: unknown) => void>();
+
+  fail(err: unknown): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#error = err;
+    for (const reject of this.#waiting) reject(err);
+    this.#waiting.clear();
+  }
+
+  wait<T>(pending: Promise<T>): Promise<T> {
+    if (this.#failed) {
+      pending.catch(() => {});
+      return Promise.reject(this.#error);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.add(reject);
+      pending.then(
+        (value) => {
+          this.#waiting.delete(reject);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.#waiting.delete(reject);
+          reject(err);
+        },
+      );
+    });
+  }
+}
+
+/** The items of `source`, each wait ended early when the input fails. */
+async function* guarded<T>(source: AsyncIterable<T>, failed: FailureGate): AsyncGenerator<T> {
   const it = source[Symbol.asyncIterator]();
   for (;;) {
-    const next = await Promise.race([it.next(), failed]);
+    const next = await failed.wait(it.next());
     if (next.done) return;
     yield next.value;
   }
