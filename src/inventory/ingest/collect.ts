@@ -12,7 +12,7 @@ import {
 } from '../parse/index.ts';
 import type { ReadPlan } from '../profiles.ts';
 import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
-import { detectKindWithProfile, mapFields } from '../validate/mapping.ts';
+import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../validate/mapping.ts';
 import {
   type RowError,
   showValue,
@@ -118,6 +118,9 @@ export async function collectFile(
   const mapping = plan?.mapping;
   const rules = { maxSkuLength: options.maxSkuLength, quantity: plan?.quantity ?? {} };
   const objects = format === 'json' || format === 'jsonl';
+  // Readers of a header rename its columns once; their rows only get the constants added.
+  const renameColumn = mapping === undefined || objects ? undefined : columnKey(mapping);
+  const constants = mapping !== undefined && Object.keys(mapping.constants).length > 0;
   let dialect: Dialect | undefined;
   let headerRow: number | undefined;
   let kind: FileKind | undefined;
@@ -188,12 +191,14 @@ export async function collectFile(
     const reading = readRecords(format, source, tap, {
       delimited: {
         ...plan?.delimited,
+        ...(renameColumn === undefined ? {} : { renameColumn }),
         onDialect: (d) => {
           dialect = d;
         },
       },
       xlsx: {
         ...plan?.xlsx,
+        ...(renameColumn === undefined ? {} : { renameColumn }),
         onHeader: (row) => {
           headerRow = row;
         },
@@ -216,7 +221,11 @@ export async function collectFile(
           continue;
         }
         const { line } = event;
-        const fields = mapping === undefined ? event.fields : mapFields(event.fields, mapping);
+        let fields = event.fields;
+        if (mapping !== undefined) {
+          if (objects) fields = mapFields(fields, mapping);
+          else if (constants) addConstants(fields, mapping);
+        }
         if (objects) {
           const keys = Object.keys(fields);
           const claims = objectKind(keys);

@@ -10,6 +10,8 @@ export interface XlsxOptions {
   readonly headerLine?: number;
   /** Called once the header is found, with the row it was found on. */
   readonly onHeader?: (row: number) => void;
+  /** As DelimitedOptions.renameColumn: the key of a column in each record, undefined: left out. */
+  readonly renameColumn?: (column: string) => string | undefined;
 }
 
 /** What exceljs's streaming reader hands over, as far as this reader uses it. */
@@ -82,7 +84,7 @@ export async function* readXlsx(
         continue;
       }
       found = true;
-      yield* readSheet(rows, headerLine, options.onHeader);
+      yield* readSheet(rows, headerLine, options);
     }
   } catch (err) {
     if (sourceError !== undefined) throw sourceError;
@@ -163,9 +165,10 @@ async function* guarded<T>(source: AsyncIterable<T>, failed: FailureGate): Async
 async function* readSheet(
   sheet: AsyncIterable<SheetRow>,
   headerLine: number,
-  onHeader: ((row: number) => void) | undefined,
+  options: XlsxOptions,
 ): AsyncGenerator<RecordEvent[]> {
   let header: string[] | undefined;
+  let keys: Array<string | undefined> = [];
   let events: RecordEvent[] = [];
   for await (const row of sheet) {
     if (row.number < headerLine) continue;
@@ -176,15 +179,17 @@ async function* readSheet(
       }).slice(1);
       if (isBlankRow(cells)) continue;
       header = headerColumns(trimEnd(cells));
-      onHeader?.(row.number);
+      const rename = options.renameColumn;
+      keys = header.map((c) => (c === '' || rename === undefined ? c : rename(c)));
+      options.onHeader?.(row.number);
       events.push({ type: 'columns', columns: header.filter((c) => c !== '') });
       continue;
     }
     const fields: Record<string, unknown> = {};
     const values: unknown[] = [];
     for (let i = 0; i < header.length; i++) {
-      const name = header[i]!;
-      if (name === '') continue;
+      const name = keys[i];
+      if (name === undefined || name === '') continue;
       const value = cellValue(row.values[i + 1]) ?? '';
       fields[name] = value;
       values.push(value);
