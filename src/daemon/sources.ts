@@ -44,8 +44,10 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     maxSkuLength: config.maxSkuLength,
     absent: config.snapshotAbsent,
     ...(deps.readPortalStock ? { readPortalStock: deps.readPortalStock } : {}),
+    dataDir: config.dataDir,
   });
   if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
+  if (outcome.status === 'held') return false;
   return outcome.pendingKeys > 0;
 }
 

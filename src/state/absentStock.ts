@@ -28,3 +28,22 @@ export function* keysHeldAboveZero(
 export function portalStockRead(db: StateDb, kind: StockKind): boolean {
   return new KeyValueStore(db).get(kvKey.readAt(kind)) !== undefined;
 }
+
+/**
+ * The before-apply step of a full export, on the staged set (`staged.rows`, see
+ * inventory/ingest/apply.ts): adds a row of quantity 0, line 0, for every key of `kind` held above
+ * 0 that the set does not name — for DC stock only at the centres the set names. One statement
+ * (UNION and EXCEPT over indexed keys); returns how many rows it added.
+ */
+export function stageAbsentZeros(db: StateDb, kind: StockKind): number {
+  return db
+    .prepare<[{ kind: StockKind }]>(
+      `INSERT INTO staged.rows (kind, dc, sku, quantity, line)
+       SELECT @kind, dc, sku, 0, 0 FROM (
+         SELECT dc, sku FROM main.remote_stock WHERE kind = @kind AND quantity > 0
+         UNION SELECT dc, sku FROM main.desired_stock WHERE kind = @kind AND quantity > 0
+         EXCEPT SELECT dc, sku FROM staged.rows WHERE kind = @kind)
+        WHERE @kind = 'factory' OR dc IN (SELECT dc FROM staged.rows WHERE kind = @kind)`,
+    )
+    .run({ kind }).changes;
+}

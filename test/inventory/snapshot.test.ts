@@ -44,6 +44,7 @@ function deps(extra: Partial<SnapshotDeps> = {}): SnapshotDeps {
     dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
     dcDirectory: env.dcDirectory,
     maxSkuLength: 64,
+    dataDir: env.dataDir,
     ...extra,
   };
 }

@@ -1,4 +1,4 @@
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -280,6 +280,7 @@ describe('full exports (absent: "zero")', () => {
       env.process('f.csv', { profiles: () => full('f.csv'), readPortalStock: async () => false }),
     ).rejects.toThrow(/full export.*stays in inbox/);
     expect(env.list('inbox')).toEqual(['f.csv']);
+    expect(readdirSync(join(env.dataDir, 'staging'))).toEqual([]); // its scratch set discarded
     expect(env.desired()).toEqual([]);
   });
 });
