@@ -24,6 +24,8 @@ interface SourceDeps {
   readonly log: Logger;
   readonly clock: Clock;
   readonly dcDirectory: DcDirectory;
+  /** Reads the portal's stock of a kind (SNAPSHOT_ABSENT=zero where it was never read). */
+  readonly readPortalStock?: (kind: 'factory' | 'dc') => Promise<boolean>;
 }
 
 /**
@@ -43,6 +45,8 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dcQuery: config.snapshotDcQuery,
     dcDirectory: deps.dcDirectory,
     maxSkuLength: config.maxSkuLength,
+    absent: config.snapshotAbsent,
+    ...(deps.readPortalStock ? { readPortalStock: deps.readPortalStock } : {}),
     dataDir: config.dataDir,
     guard: guardThresholds(config),
   });

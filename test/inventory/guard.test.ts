@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { profilesFileSchema } from '../../src/config/profiles.ts';
 import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { HeldStore } from '../../src/state/held.ts';
@@ -177,5 +178,28 @@ describe('guard rails in the file pipeline', () => {
     expect(await finishHeldDecisions(deps)).toBe(0);
     // The same command again is refused once nothing is left to finish.
     await expect(rejectHeld(deps, 2)).rejects.toThrow(/no longer held: rejected/);
+  });
+
+  it('a truncated full export is held: the keys it would zero by omission count as keys it names', async () => {
+    const profiles = profilesFileSchema.parse({
+      profiles: [{ match: 'full-*.csv', absent: 'zero' }],
+    }).profiles;
+    // The portal was read: the 30 known keys are all it holds.
+    env.db
+      .prepare("INSERT INTO kv (key, value, updated_at) VALUES ('remote.read_at.factory', '1', 1)")
+      .run();
+    // A "full export" cut off after 5 rows: the other 25 would be zeroed.
+    env.drop(
+      'full-1.csv',
+      `sku,stock_quantity\n${Array.from({ length: 5 }, (_, i) => `S${i},10`).join('\n')}\n`,
+    );
+    const out = await env.process('full-1.csv', { guard, profiles: () => profiles });
+    expect(out.status).toBe('held');
+    expect(env.desired()).toEqual([]);
+    expect(env.report(out)).toMatchObject({
+      outcome: 'held',
+      absentZeroed: 25,
+      guard: { figures: { keysNamed: 30, keysInStock: 30, keysZeroed: 25 } },
+    });
   });
 });
