@@ -132,4 +132,20 @@ describe('guard rails on the snapshot source', () => {
     expect(new HeldStore(env.db).open()).toEqual([]);
     await expect(releaseHeld(decide(), 7)).rejects.toMatchObject({ code: 'unknown' });
   });
+
+  it('with SNAPSHOT_ABSENT=zero, a truncated snapshot is held: the keys it omits count as named', async () => {
+    writeSnapshot(rows(() => 5));
+    await readSnapshot(deps());
+    pushed();
+    env.db
+      .prepare("INSERT INTO kv (key, value, updated_at) VALUES ('remote.read_at.factory', '1', 1)")
+      .run();
+    writeSnapshot(rows(() => 5).slice(0, 2));
+    const out = await readSnapshot({ ...deps(), absent: 'zero' });
+    expect(out).toMatchObject({ status: 'held', heldId: 1 });
+    expect(quantities()).toEqual(rows(() => 5).map(([, q]) => q));
+    expect(JSON.parse(new HeldStore(env.db).get(1)!.report)).toMatchObject({
+      figures: { keysNamed: 10, keysInStock: 10, keysZeroed: 8 },
+    });
+  });
 });
