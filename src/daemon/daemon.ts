@@ -125,6 +125,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         dcDirectory,
         clock,
         maxSkuLength: config.maxSkuLength,
+        maxRecordBytes: config.inboxMaxRecordBytes,
       });
       return {
         status: outcome.status,

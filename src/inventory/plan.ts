@@ -16,6 +16,8 @@ export interface PlanOptions {
   readonly dataDir: string;
   readonly bulkBatchSize: number;
   readonly maxSkuLength: number;
+  /** INBOX_MAX_RECORD_BYTES, as ingestion reads with it. */
+  readonly maxRecordBytes?: number;
 }
 
 export interface FilePlan {
@@ -94,6 +96,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
     const c = await collectFile(createReadStream(path), {
       format,
       maxSkuLength: options.maxSkuLength,
+      maxRecordBytes: options.maxRecordBytes,
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
     });
     if (!c.ok) {

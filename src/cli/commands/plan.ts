@@ -31,6 +31,7 @@ export const planCommand: Command = {
       dataDir: config.dataDir,
       bulkBatchSize: config.bulkBatchSize,
       maxSkuLength: config.maxSkuLength,
+      maxRecordBytes: config.inboxMaxRecordBytes,
     });
     if (values.json) println(ctx.stdout, JSON.stringify(plan, null, 2));
     else for (const line of describe(plan)) println(ctx.stdout, line);

@@ -81,6 +81,8 @@ export interface CollectOptions {
   readonly dcDirectory?: DcDirectory;
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
+  /** Largest record in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
+  readonly maxRecordBytes?: number;
 }
 
 /**
@@ -156,7 +158,7 @@ export async function collectFile(
   };
 
   try {
-    for await (const batch of readRecords(format, source, tap)) {
+    for await (const batch of readRecords(format, source, tap, options)) {
       for (const event of batch) {
         if (event.type === 'columns') {
           const detected = detectKind(event.columns);

@@ -33,6 +33,8 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
+  /** Largest record of a file in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
+  readonly maxRecordBytes?: number;
   /**
    * Test seams: `afterCommit` runs right after the data and ledger row are committed; `rename`
    * replaces the rename that moves a file (to make it fail with EXDEV).
@@ -164,6 +166,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
   const collected = await collectFile(handle.createReadStream({ start: 0, autoClose: false }), {
     format,
     maxSkuLength: deps.maxSkuLength,
+    maxRecordBytes: deps.maxRecordBytes,
     dcDirectory: deps.dcDirectory,
     onProgress: (rows) => {
       const now = ctx.clock.now();

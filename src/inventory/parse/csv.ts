@@ -4,7 +4,12 @@ import { normalizeColumn } from '../validate/kinds.ts';
 import { showValue } from '../validate/rows.ts';
 import { readBatches } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
-import { FileFormatError, type RecordEvent } from './records.ts';
+import {
+  DEFAULT_MAX_RECORD_BYTES,
+  FileFormatError,
+  type RecordEvent,
+  recordTooLong,
+} from './records.ts';
 
 interface CsvItem {
   readonly record: string[];
@@ -16,14 +21,21 @@ interface CsvItem {
  * UTF-8 BOM tolerated). The first non-blank row is the header. Blank rows (no characters, or
  * only commas and spaces) are skipped. A row with more or fewer fields than the header is a row
  * error. A quoting error makes the whole file unreadable. Lines are physical lines of the file
- * where the row starts, counted from the byte offsets csv-parse reports.
+ * where the row starts, counted from the byte offsets csv-parse reports. A record (its fields
+ * together) over `maxRecordBytes` makes the file unreadable once that much of it is held; the
+ * reason names the line where it passed the cap.
  */
-export async function* readCsv(source: Readable, tap: ByteTap): AsyncGenerator<RecordEvent[]> {
+export async function* readCsv(
+  source: Readable,
+  tap: ByteTap,
+  maxRecordBytes = DEFAULT_MAX_RECORD_BYTES,
+): AsyncGenerator<RecordEvent[]> {
   const parser = parse({
     bom: true,
     relax_column_count: true,
     skip_empty_lines: false,
     info: true,
+    max_record_size: maxRecordBytes,
   });
   const out = pipeline(source, tap, parser, () => {});
   let header: string[] | undefined;
@@ -68,6 +80,7 @@ export async function* readCsv(source: Readable, tap: ByteTap): AsyncGenerator<R
   } catch (err) {
     if (err instanceof FileFormatError) throw err;
     if (err instanceof CsvError) {
+      if (err.code === 'CSV_MAX_RECORD_SIZE') throw recordTooLong(csvLine(err, 1), maxRecordBytes);
       throw new FileFormatError(`not readable as CSV: ${err.message}`, { cause: err });
     }
     throw err;
@@ -77,4 +90,10 @@ export async function* readCsv(source: Readable, tap: ByteTap): AsyncGenerator<R
 function isBlank(record: readonly string[]): boolean {
   for (const f of record) if (f.trim() !== '') return false;
   return true;
+}
+
+/** The line (of the text csv-parse was fed, numbered from `first`) a CsvError happened on. */
+export function csvLine(err: CsvError, first: number): number {
+  const lines = (err as CsvError & { lines?: unknown }).lines;
+  return typeof lines === 'number' ? first + lines - 1 : first;
 }

@@ -28,6 +28,22 @@ export class FileFormatError extends Error {
   }
 }
 
+/** Default largest record (a JSON Lines line, a CSV row) in bytes: INBOX_MAX_RECORD_BYTES. */
+export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+
+/** How a reader bounds what it holds. */
+export interface ReadOptions {
+  /** Largest record in bytes (DEFAULT_MAX_RECORD_BYTES when unset). */
+  readonly maxRecordBytes?: number;
+}
+
+/** The file holds a record over the cap: it is unreadable, and the reason names where. */
+export function recordTooLong(line: number, maxBytes: number): FileFormatError {
+  return new FileFormatError(
+    `line ${line}: a record longer than ${maxBytes} bytes (the INBOX_MAX_RECORD_BYTES limit)`,
+  );
+}
+
 /** The format an inbox file name says, by extension (case-insensitive); undefined if none. */
 export function formatOf(name: string): InboxFormat | undefined {
   const lower = name.toLowerCase();
