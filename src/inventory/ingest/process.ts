@@ -40,6 +40,8 @@ export interface IngestDeps {
    * replaces the rename that moves a file (to make it fail with EXDEV).
    */
   readonly hooks?: { readonly afterCommit?: () => void; readonly rename?: RenameFn };
+  /** A reason to send the file to failed/ unread (attempts.ts: too many failed attempts). */
+  readonly giveUp?: (st: Stats) => string | undefined;
 }
 
 export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing';
@@ -146,6 +148,11 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       'finishing a file committed before a restart',
     );
     return finishCommitted(ctx, open, st);
+  }
+
+  const givenUp = deps.giveUp?.(st);
+  if (givenUp !== undefined) {
+    return commitUnreadable(ctx, st, hash, { ok: false, ...unread(name), reason: givenUp });
   }
 
   const prior = duplicateSource(ctx, hash);
@@ -603,6 +610,10 @@ function nothing(status: 'missing' | 'skipped', reason: string): FileOutcome {
     reportPath: null,
     reason,
   };
+}
+
+function unread(name: string) {
+  return { format: formatOf(name), kind: undefined, rowsRead: 0 } as const;
 }
 
 function isCode(err: unknown, code: string): boolean {
