@@ -25,6 +25,7 @@ import {
   reportPathFor,
   storedName,
 } from './report.ts';
+import { fileSourceTime } from './sourceTime.ts';
 
 export interface IngestDeps {
   readonly db: StateDb;
@@ -369,15 +370,15 @@ async function commitCollected(
         };
       }
       const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
-      // The file's modification time orders files: one applied late (after a crash) never
-      // overwrites the rows of a newer file.
+      // The file's modification time (never later than when it was seen) orders files: one
+      // applied late (after a crash) never overwrites the rows of a newer file.
       const applied = applyDesiredStock(
         ctx.deps.db,
         kind,
         c.stock.values(),
         `file:${ledgerId}`,
         now,
-        Math.floor(st.mtimeMs),
+        fileSourceTime(ctx.name, st.mtimeMs, ctx.receivedAt, ctx.deps.log),
       );
       pendingKeys = applied.differing;
       return {

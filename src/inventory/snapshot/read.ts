@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import { sourceTime } from '../../domain/sourceTime.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock, type DesiredInput } from '../../state/desiredStock.ts';
@@ -91,7 +92,8 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     await checkDcs(deps, dc, rejections);
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
-    const writtenAt = snapshotWrittenAt(deps.snapshotDb);
+    // Never later than now: a snapshot dated in the future would pin its rows until then.
+    const writtenAt = sourceTime(snapshotWrittenAt(deps.snapshotDb), started).at;
     const pending = deps.db.transaction(() => {
       const a = applyDesiredStock(
         deps.db,

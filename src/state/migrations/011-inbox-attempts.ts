@@ -1,4 +1,6 @@
 /**
+ * Migration 11 (#13 points 1 and 4).
+ *
  * Failed attempts at an inbox file (#13 point 1): an error that is not an I/O error, met on the
  * same file again and again, is counted here (durably, across restarts) so that the file goes
  * to failed/ after a few tries instead of being offered for ever. A row is keyed by the file as
@@ -15,4 +17,9 @@ CREATE TABLE IF NOT EXISTS inbox_attempts (
   last_at    INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS inbox_attempts_name ON inbox_attempts (name);
+
+-- #13 point 4: a file dated in the future pinned its rows until that date (source_at from its
+-- mtime). Rows are now ordered by a time never later than when they were applied; rows stored
+-- before are brought under the same rule.
+UPDATE desired_stock SET source_at = updated_at WHERE source_at > updated_at;
 `;
