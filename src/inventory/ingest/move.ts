@@ -9,7 +9,8 @@ import {
   unlink,
   utimes,
 } from 'node:fs/promises';
-import { intoPlace } from '../../files/durable.ts';
+import { dirname } from 'node:path';
+import { intoPlace, syncFolder } from '../../files/durable.ts';
 
 /** The rename used to move a file; a seam so tests can make it fail with EXDEV. */
 export type RenameFn = (from: string, to: string) => Promise<void>;
@@ -26,7 +27,9 @@ export type MoveResult = 'renamed' | 'copied' | 'removed' | 'gone' | 'replaced';
  * Moves the inbox entry `source` — the one that was read, identified by `read` (device and
  * inode) — to `destination`, in another folder of the data dir.
  *
- * Within one file system this is one `rename`: atomic. When inbox/ is a mount of its own,
+ * Within one file system this is one `rename`: atomic, and both folders are flushed (fsync)
+ * before it returns, so that the move is on disk before the ledger row says the file is done.
+ * When inbox/ is a mount of its own,
  * rename fails with EXDEV and the entry is copied instead: to a hidden temp name in the
  * destination folder, fsynced, renamed into place, the folder fsynced, and only then the source
  * unlinked. A crash before the unlink leaves the source in inbox/ (and its ledger row
@@ -45,11 +48,18 @@ export async function moveInboxEntry(
   const now = await lstatOrUndefined(source);
   if (now === undefined) return 'gone'; // moved already (a second pass) or removed by the operator
   if (!sameEntry(now, read)) return 'replaced';
+  let renamed = true;
   try {
     await renameFn(source, destination);
-    return 'renamed';
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    renamed = false;
+  }
+  if (renamed) {
+    // The rename records progress (the file is done): on disk before the ledger says so.
+    await syncFolder(dirname(destination));
+    await syncFolder(dirname(source));
+    return 'renamed';
   }
   // A FIFO, socket or device holds no content to copy (and Node cannot recreate one): it is
   // only removed from inbox/.
@@ -65,6 +75,7 @@ export async function moveInboxEntry(
   if (still === undefined) return copies ? 'copied' : 'gone';
   if (!sameEntry(still, read)) return 'replaced';
   await unlink(source);
+  await syncFolder(dirname(source));
   return copies ? 'copied' : 'removed';
 }
 
