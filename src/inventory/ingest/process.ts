@@ -576,8 +576,8 @@ function countsOf(report: FileReport) {
 
 /**
  * Moves the inbox file into place (see moveInboxEntry: a rename, or a durable copy when inbox/
- * is another file system), unless it is no longer the file that was read (removed, or replaced
- * by a new file of the same name: that one is left for its own turn).
+ * is another file system), unless it is no longer the file that was read (removed, replaced
+ * by a new file of the same name, or written again since it was read: left for its own turn).
  */
 async function moveIfSame(ctx: Ctx, destination: string, read: Stats): Promise<void> {
   const { log } = ctx.deps;
@@ -586,6 +586,11 @@ async function moveIfSame(ctx: Ctx, destination: string, read: Stats): Promise<v
     log.warn(
       { event: 'file.replaced', file: ctx.name },
       `${ctx.name} was replaced while it was handled; the new file is read on its own`,
+    );
+  } else if (moved === 'rewritten') {
+    log.warn(
+      { event: 'file.rewritten', file: ctx.name },
+      `${ctx.name} was written again after it was read; it stays in inbox/ and is read again`,
     );
   } else if (moved === 'copied') {
     log.info(
