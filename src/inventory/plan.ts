@@ -100,10 +100,14 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
     });
     if (!c.ok) {
+      // As the failed file's report says it: the rows that were bad on their own are named.
       return {
         ...base,
         ...empty,
         rowsRead: c.rowsRead,
+        rowsRejected: c.rowsRejected ?? 0,
+        rejected: c.rejected ?? [],
+        rejectedOmitted: c.rejectedOmitted ?? 0,
         readable: false,
         kind: c.kind ?? null,
         reason: c.reason,

@@ -19,7 +19,14 @@ export async function* readJsonLines(
 ): AsyncGenerator<RecordEvent[]> {
   let line = 0;
   let events: RecordEvent[] = [];
-  const lines = splitLines(source.pipe(tap) as AsyncIterable<Buffer>, maxLineBytes);
+  // A line over the cap ends the file, after the rows read before it (rejected rows so far).
+  let tooLong: unknown;
+  const lines = untilError(
+    splitLines(source.pipe(tap) as AsyncIterable<Buffer>, maxLineBytes),
+    (err) => {
+      tooLong = err;
+    },
+  );
   for await (const batch of lines) {
     for (let text of batch) {
       if (events.length >= BATCH) {
@@ -56,6 +63,19 @@ export async function* readJsonLines(
     }
   }
   if (events.length > 0) yield events;
+  if (tooLong !== undefined) throw tooLong;
+}
+
+/** The items of `items` until it throws; the error goes to `onError`. */
+async function* untilError<T>(
+  items: AsyncIterable<T>,
+  onError: (err: unknown) => void,
+): AsyncGenerator<T> {
+  try {
+    yield* items;
+  } catch (err) {
+    onError(err);
+  }
 }
 
 /**
@@ -88,7 +108,10 @@ export async function* splitLines(
     for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', start)) {
       const piece = text.slice(start, at);
       lineNo++;
-      if (over(piece)) throw recordTooLong(lineNo, maxBytes);
+      if (over(piece)) {
+        if (ended.length > 0) yield ended; // the lines before it are read (rows rejected so far)
+        throw recordTooLong(lineNo, maxBytes);
+      }
       pieces.push(piece);
       ended.push(strip(pieces.length === 1 ? pieces[0]! : pieces.join('')));
       pieces = [];
@@ -99,6 +122,7 @@ export async function* splitLines(
       const piece = text.slice(start);
       // One byte of slack: a CR at the end may be the one before the LF to come.
       if (over(piece) && held + Buffer.byteLength(piece) > maxBytes + 1) {
+        if (ended.length > 0) yield ended;
         throw recordTooLong(lineNo + 1, maxBytes);
       }
       held += Buffer.byteLength(piece);
