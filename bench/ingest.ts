@@ -7,7 +7,8 @@
  * after the other, each its own commits, renames and flushes, on a state.db with synchronous =
  * NORMAL (before) and FULL (now).
  *
- *   node bench/ingest.ts [--rows 1000000] [--files 200] [--keep] [--quick | --scale S] [--json]
+ *   node bench/ingest.ts [--rows 1000000] [--files 200] [--synchronous full|normal] [--keep]
+ *                        [--quick | --scale S] [--json]
  *
  * --quick (= --scale 0.1) and --scale size the row count down unless --rows is given; --json also
  * prints the BENCH_RESULT line that bench/run.ts reads.
@@ -30,6 +31,7 @@ const started = performance.now();
 const args = benchArgs({
   rows: { type: 'string' },
   files: { type: 'string' },
+  synchronous: { type: 'string' },
   keep: { type: 'boolean', default: false },
 });
 const values = args.values;
@@ -65,6 +67,10 @@ try {
 
   // Ingest through the real path: hash, stream-parse, validate, one transaction, move, report.
   const db = openStateDb(join(dir, 'state.db'));
+  // The daemon's setting (FULL) unless told otherwise, to compare the large file with NORMAL.
+  const sync = String(values.synchronous ?? 'full').toUpperCase();
+  if (sync !== 'FULL' && sync !== 'NORMAL') throw new Error('--synchronous is full or normal');
+  db.pragma(`synchronous = ${sync}`);
   const log = createLogger({ level: 'warn', pretty: false });
   t = performance.now();
   const outcome = await processInboxFile(file, {
@@ -127,7 +133,9 @@ try {
     `| ${name.padEnd(42)} | ${s.toFixed(2).padStart(8)} | ${Math.round(rows / s)
       .toLocaleString('en-US')
       .padStart(11)} |`;
-  console.log(`rows: ${rows.toLocaleString('en-US')}, file: ${(bytes / 1e6).toFixed(1)} MB`);
+  console.log(
+    `rows: ${rows.toLocaleString('en-US')}, file: ${(bytes / 1e6).toFixed(1)} MB, synchronous = ${sync}`,
+  );
   console.log(
     `node ${process.version}, ${availableParallelism()} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
   );
