@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { systemClock } from '../../domain/clock.ts';
 import { InboxAttempts } from '../../state/inboxAttempts.ts';
 import { DcListUnavailableError } from '../dcDirectory.ts';
+import { fileIdentity } from '../names.ts';
 import {
   FileChangedError,
   type FileOutcome,
@@ -29,7 +30,7 @@ export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<F
   const withGiveUp: IngestDeps = {
     ...deps,
     giveUp: (st) => {
-      const a = attempts.get(fileIdentity(name, st));
+      const a = attempts.get(identityOf(name, st));
       return a !== undefined && a.attempts >= MAX_FILE_ATTEMPTS ? giveUpReason(a) : undefined;
     },
   };
@@ -41,7 +42,7 @@ export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<F
     const st = await lstat(path).catch(() => undefined);
     if (st === undefined || !st.isFile()) throw err;
     const error = describeError(err);
-    const n = attempts.record(fileIdentity(name, st), name, error, clock.now());
+    const n = attempts.record(identityOf(name, st), name, error, clock.now());
     deps.log.warn(
       { event: 'file.attempt_failed', file: name, attempt: n, of: MAX_FILE_ATTEMPTS, err },
       n < MAX_FILE_ATTEMPTS
@@ -55,9 +56,9 @@ export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<F
   return outcome;
 }
 
-/** A file as it was tried: a rewrite or a replacement is another file. */
-export function fileIdentity(name: string, st: Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs'>) {
-  return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${name}`;
+/** A file as it was tried (names.ts fileIdentity): a rewrite or a replacement is another file. */
+function identityOf(name: string, st: Pick<Stats, 'ino' | 'size' | 'mtimeMs'>): string {
+  return fileIdentity({ name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
 }
 
 function giveUpReason(a: { attempts: number; lastError: string }): string {

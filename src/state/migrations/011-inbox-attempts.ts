@@ -4,8 +4,8 @@
  * Failed attempts at an inbox file (#13 point 1): an error that is not an I/O error, met on the
  * same file again and again, is counted here (durably, across restarts) so that the file goes
  * to failed/ after a few tries instead of being offered for ever. A row is keyed by the file as
- * it was tried: name, device, inode, size and modification time; a file rewritten or replaced
- * starts again from zero. Rows go once the file is handled (or no longer there).
+ * it was tried (the inbox's fileIdentity: name, inode, size and modification time); a file
+ * rewritten or replaced starts again from zero. Rows go once the file is handled (or no longer there).
  */
 export const inboxAttempts = `
 CREATE TABLE IF NOT EXISTS inbox_attempts (
