@@ -1,6 +1,9 @@
-import { utimesSync } from 'node:fs';
+import { mkdirSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sourceTime } from '../../src/domain/sourceTime.ts';
+import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { openStateDb } from '../../src/state/db.ts';
 import { migrations } from '../../src/state/migrations/index.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
@@ -51,6 +54,31 @@ describe('a file dated in the future (#13 point 4)', () => {
     expect(env.report(out).stock).toMatchObject({ supersededByNewerFile: 1 });
     expect(env.desired().map((r) => [r.sku, r.quantity])).toEqual([['X', 7]]);
     expect(env.capture.events('file.future_mtime')).toEqual([]);
+  });
+
+  it('does not let a snapshot dated in the future pin its rows either', async () => {
+    const snap = join(env.dataDir, 'erp', 'snapshot.db');
+    mkdirSync(join(env.dataDir, 'erp'));
+    const erp = new Database(snap);
+    erp.exec(`CREATE TABLE factory_stock (sku TEXT, stock_quantity);
+              CREATE TABLE dc_stock (distribution_centre_code TEXT, sku TEXT, stock_quantity);
+              INSERT INTO factory_stock VALUES ('X', 5);`);
+    erp.close();
+    utimesSync(snap, in2030, in2030);
+    const read = await readSnapshot({
+      db: env.db,
+      log: env.capture.log,
+      snapshotDb: snap,
+      factoryQuery: 'SELECT sku, stock_quantity FROM factory_stock',
+      dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
+      dcDirectory: env.dcDirectory,
+      maxSkuLength: 64,
+    });
+    expect(read.status).toBe('read');
+    env.drop('b.csv', 'sku,stock_quantity\nX,7\n');
+    const out = await env.process('b.csv');
+    expect(env.report(out).stock).toMatchObject({ supersededByNewerFile: 0 });
+    expect(env.desired().map((r) => [r.sku, r.quantity])).toEqual([['X', 7]]);
   });
 
   it('orders by min(written, seen) and warns only beyond a minute ahead', () => {
