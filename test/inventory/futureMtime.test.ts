@@ -69,6 +69,7 @@ describe('a file dated in the future (#13 point 4)', () => {
       db: env.db,
       log: env.capture.log,
       snapshotDb: snap,
+      dataDir: env.dataDir,
       factoryQuery: 'SELECT sku, stock_quantity FROM factory_stock',
       dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
       dcDirectory: env.dcDirectory,

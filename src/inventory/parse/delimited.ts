@@ -3,7 +3,6 @@ import { CsvError, parse } from 'csv-parse';
 import { showValue } from '../validate/rows.ts';
 import { readBatches } from './batches.ts';
 import { ByteTap } from './byteTap.ts';
-import { csvLine } from './csv.ts';
 import { detectDelimiter, isBlankLine } from './dialect.ts';
 import { DecodeStream, type EncodingChoice, type TextEncoding } from './encoding.ts';
 import { headerColumns, isBlankRow } from './header.ts';
@@ -30,6 +29,12 @@ export interface DelimitedOptions {
   readonly maxRecordBytes?: number;
   /** Called once the header is found, with what the file is read as (for the report). */
   readonly onDialect?: (dialect: Dialect) => void;
+  /**
+   * The key a (normalized) column's values go under in each record, or undefined to leave the
+   * column out: a profile's column mapping, applied once to the header instead of to every row.
+   * The `columns` event still names the header's own columns.
+   */
+  readonly renameColumn?: (column: string) => string | undefined;
 }
 
 export interface Dialect {
@@ -86,10 +91,11 @@ export async function* readDelimited(
     });
     // Counts line feeds in what csv-parse is fed (from the header on), to turn its byte offsets
     // into lines; its hash is not used.
-    const lines = new ByteTap();
+    const lines = new ByteTap({ countLines: true });
     const fed = Readable.from(continueWith(head.rest, chunks), { objectMode: false });
     const out = pipeline(fed, lines, parser, () => {});
     let header: string[] | undefined;
+    let keys: Array<string | undefined> = [];
     let prevEnd = 0;
     for await (const items of readBatches<CsvItem>(out)) {
       const events: RecordEvent[] = [];
@@ -100,6 +106,8 @@ export async function* readDelimited(
         if (isBlankRow(record)) continue;
         if (header === undefined) {
           header = headerColumns(record);
+          const rename = options.renameColumn;
+          keys = rename === undefined ? header : header.map((c) => (c === '' ? c : rename(c)));
           events.push({ type: 'columns', columns: header.filter((c) => c !== '') });
           continue;
         }
@@ -114,7 +122,10 @@ export async function* readDelimited(
           continue;
         }
         const fields: Record<string, unknown> = {};
-        for (let i = 0; i < header.length; i++) fields[header[i]!] = record[i];
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i];
+          if (key !== undefined) fields[key] = record[i];
+        }
         events.push({ type: 'record', line, fields });
       }
       yield events;
@@ -194,4 +205,10 @@ async function* continueWith(first: Buffer, rest: AsyncIterator<Buffer>): AsyncG
     if (next.done) return;
     yield next.value;
   }
+}
+
+/** The line (of the text csv-parse was fed, numbered from `first`) a CsvError happened on. */
+function csvLine(err: CsvError, first: number): number {
+  const lines = (err as CsvError & { lines?: unknown }).lines;
+  return typeof lines === 'number' ? first + lines - 1 : first;
 }

@@ -1,30 +1,43 @@
 import type { Readable } from 'node:stream';
 import type { ByteTap } from './byteTap.ts';
-import { readCsv } from './csv.ts';
+import { type DelimitedOptions, readDelimited } from './delimited.ts';
 import { readJsonArray } from './json.ts';
 import { readJsonLines } from './jsonl.ts';
-import type { InboxFormat, ReadOptions, RecordEvent } from './records.ts';
-import { DEFAULT_MAX_RECORD_BYTES } from './records.ts';
+import { DEFAULT_MAX_RECORD_BYTES, type InboxFormat, type RecordEvent } from './records.ts';
+import { readXlsx, type XlsxOptions } from './xlsx.ts';
 
 export { ByteTap } from './byteTap.ts';
+export type { Dialect } from './delimited.ts';
 export { MAX_JSON_BYTES } from './json.ts';
 export * from './records.ts';
 
+/** How to read a file: the options of the delimited and workbook readers (a profile's choice). */
+export interface ReaderOptions {
+  readonly delimited?: DelimitedOptions;
+  readonly xlsx?: XlsxOptions;
+  /** Largest record in bytes (INBOX_MAX_RECORD_BYTES; DEFAULT_MAX_RECORD_BYTES when unset). */
+  readonly maxRecordBytes?: number;
+}
+
 /**
  * Reads the records of a file of the given format from a byte stream that goes through `tap`, in
- * batches (one await per batch, not per row). A record over `maxRecordBytes` makes the file
+ * batches (one await per batch, not per row). Delimited text of every dialect and encoding goes
+ * through readDelimited (encoding and delimiter detected unless the options say), workbooks
+ * through readXlsx. A record of delimited text or JSON Lines over `maxRecordBytes` makes the file
  * unreadable (FileFormatError naming its line) before more than that is held.
  */
 export function readRecords(
   format: InboxFormat,
   source: Readable,
   tap: ByteTap,
-  options: ReadOptions = {},
+  options: ReaderOptions = {},
 ): AsyncGenerator<RecordEvent[]> {
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   switch (format) {
     case 'csv':
-      return readCsv(source, tap, maxRecordBytes);
+      return readDelimited(source, tap, { ...options.delimited, maxRecordBytes });
+    case 'xlsx':
+      return readXlsx(source, tap, options.xlsx);
     case 'json':
       return readJsonArray(source, tap);
     case 'jsonl':
