@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sourceTime } from '../../src/domain/sourceTime.ts';
+import { fileSourceTime } from '../../src/inventory/ingest/sourceTime.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { openStateDb } from '../../src/state/db.ts';
 import { migrations } from '../../src/state/migrations/index.ts';
@@ -86,6 +87,18 @@ describe('a file dated in the future (#13 point 4)', () => {
     expect(sourceTime(1_000.7, 5_000)).toEqual({ at: 1_000, aheadMs: 0, future: false });
     expect(sourceTime(65_000, 5_000)).toEqual({ at: 5_000, aheadMs: 60_000, future: false });
     expect(sourceTime(65_001, 5_000)).toEqual({ at: 5_000, aheadMs: 60_001, future: true });
+    // A file read again later (a retry) keeps the time it arrived: its change time.
+    const log = env.capture.log;
+    const in2030ms = in2030.getTime();
+    expect(fileSourceTime('a.csv', { mtimeMs: in2030ms, ctimeMs: 1_000.9 }, 5_000, log)).toBe(
+      1_000,
+    );
+    expect(fileSourceTime('a.csv', { mtimeMs: in2030ms, ctimeMs: 9_000 }, 5_000, log)).toBe(5_000);
+    expect(fileSourceTime('b.csv', { mtimeMs: 800, ctimeMs: 1_000 }, 5_000, log)).toBe(800);
+    expect(env.capture.events('file.future_mtime').map((l) => l.seenAt)).toEqual([
+      new Date(1_000).toISOString(),
+      new Date(5_000).toISOString(),
+    ]);
   });
 
   it('brings rows pinned before the fix under the rule when state.db is migrated', () => {

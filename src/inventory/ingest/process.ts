@@ -502,7 +502,7 @@ async function commitStaged(
         stagedFile,
         source: `file:${result.entry.id}`,
         fileId: result.entry.id,
-        sourceAt: fileSourceTime(ctx.name, st.mtimeMs, ctx.receivedAt, deps.log),
+        sourceAt: fileSourceTime(ctx.name, st, ctx.receivedAt, deps.log),
         appliedAt: ctx.clock.now(),
       });
       return { applyId, result };
@@ -593,7 +593,7 @@ async function commitCollected(
         c.stock.values(),
         `file:${ledgerId}`,
         now,
-        fileSourceTime(ctx.name, st.mtimeMs, ctx.receivedAt, ctx.deps.log),
+        fileSourceTime(ctx.name, st, ctx.receivedAt, ctx.deps.log),
       );
       pendingKeys = applied.differing;
       return {
