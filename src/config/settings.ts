@@ -299,6 +299,11 @@ export const settings = {
     text,
     'JSON file of profiles for reading ERP exports (encoding, delimiter, header line, column names, constants, decimal mark, negatives, full exports); validated at start, re-read within seconds when it changes. Schema: config/inbox-profiles.schema.json. Not yet applied to inbox files (issue #20, second step).',
   ),
+  stockRulesFile: optional(
+    'STOCK_RULES_FILE',
+    text,
+    'JSON file of stock rules: ERP location codes mapped to portal DC codes, and ordered rules that exclude keys, hold a buffer back, offer a percent or cap at a max; validated at start, re-read within seconds when it changes. Schema: config/stock-rules.schema.json.',
+  ),
   maxSkuLength: setting(
     'MAX_SKU_LENGTH',
     int(1, 1000),
