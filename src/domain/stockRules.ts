@@ -164,3 +164,78 @@ export function mapLocation(
 export function rulesFingerprint(rules: readonly StockRule[]): string {
   return JSON.stringify(rules.map((r, i) => ruleLabel(r, i)));
 }
+
+/** Most keys listed as examples in an offer summary. */
+export const MAX_OFFER_EXAMPLES = 20;
+
+/**
+ * What the stock rules did to one file's (or snapshot's) keys, for reports and `plan`: the ERP's
+ * and the offered totals, how many keys each rule decided, and a few keys as examples.
+ */
+export interface OfferSummary {
+  /** Units the ERP counts, over every key (excluded ones too). */
+  readonly erpUnits: number;
+  /** Units offered, over the keys not excluded. */
+  readonly offeredUnits: number;
+  /** Keys offered another quantity than the ERP counts. */
+  readonly adjusted: number;
+  /** Keys excluded: never pushed. */
+  readonly excluded: number;
+  /** Keys per rule applied, in the rules' order; keys no rule matched are not listed. */
+  readonly byRule: ReadonlyArray<{ readonly rule: string; readonly keys: number }>;
+  /** Keys a rule applied to (the first ones), with both quantities; offered null: excluded. */
+  readonly examples: ReadonlyArray<{
+    readonly key: string;
+    readonly erp: number;
+    readonly offered: number | null;
+    readonly rule: string;
+  }>;
+}
+
+/** Builds an OfferSummary key by key (for callers that evaluate the rules in JavaScript). */
+export class OfferTally {
+  #erpUnits = 0;
+  #offeredUnits = 0;
+  #adjusted = 0;
+  #excluded = 0;
+  readonly #byRule = new Map<string, number>();
+  readonly #examples: Array<OfferSummary['examples'][number]> = [];
+
+  add(key: string, erp: number, offer: Offer): void {
+    this.#erpUnits += erp;
+    if (offer.excluded) this.#excluded++;
+    else {
+      this.#offeredUnits += offer.quantity;
+      if (offer.quantity !== erp) this.#adjusted++;
+    }
+    if (offer.rule === null) return;
+    this.#byRule.set(offer.rule, (this.#byRule.get(offer.rule) ?? 0) + 1);
+    if (this.#examples.length < MAX_OFFER_EXAMPLES) {
+      this.#examples.push({
+        key,
+        erp,
+        offered: offer.excluded ? null : offer.quantity,
+        rule: offer.rule,
+      });
+    }
+  }
+
+  summary(): OfferSummary {
+    return {
+      erpUnits: this.#erpUnits,
+      offeredUnits: this.#offeredUnits,
+      adjusted: this.#adjusted,
+      excluded: this.#excluded,
+      byRule: [...this.#byRule]
+        .map(([rule, keys]) => ({ rule, keys }))
+        .sort((a, b) => ruleIndex(a.rule) - ruleIndex(b.rule)),
+      examples: this.#examples,
+    };
+  }
+}
+
+/** The index in a rule's label (`rules[3]: …` → 3), for ordering. */
+export function ruleIndex(label: string): number {
+  const m = /^rules\[(\d+)\]/.exec(label);
+  return m ? Number(m[1]) : Number.MAX_SAFE_INTEGER;
+}
