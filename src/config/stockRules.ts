@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type WatchedFile, type WatchLog, watchJsonFile } from './watchedFile.ts';
+import { ConfigError } from './errors.ts';
+import { parseJsonFile, type WatchedFile, type WatchLog, watchJsonFile } from './watchedFile.ts';
 
 /**
  * The stock rules file (STOCK_RULES_FILE): ERP location codes mapped to portal DC codes, and
@@ -136,4 +138,23 @@ export function watchStockRulesFile(
     ...(onChange === undefined ? {} : { onChange }),
     ...(intervalMs === undefined ? {} : { intervalMs }),
   });
+}
+
+/** Reads STOCK_RULES_FILE once (for commands such as `plan`); ConfigError when it is bad. */
+export function readStockRulesFile(path: string): StockRulesFile {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw new ConfigError(
+      'STOCK_RULES_FILE',
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`,
+    );
+  }
+  const parsed = parseJsonFile(bytes, {
+    schema: stockRulesFileSchema,
+    describe: describeStockRulesProblem,
+  });
+  if (!parsed.ok) throw new ConfigError('STOCK_RULES_FILE', `${path}: ${parsed.problem}`);
+  return parsed.value;
 }

@@ -30,6 +30,7 @@ import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
+import { loadStockRules } from './stockRules.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -78,6 +79,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       `inbox profiles read from ${config.inboxProfilesFile}`,
     );
   }
+  // Likewise for the stock rules (#17); taken by the apply once state.db is open.
+  const stockRules = loadStockRules(config, log);
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
   const client = createPortalClient(
@@ -91,6 +94,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   redis.connection(connection, 'daemon');
   const queues = createQueues(connection, config.queuePrefix, redis.onError);
   const nudges = new Nudges(queues);
+  // Stored keys worked out again if the rules differ from the last run's; at every change too.
+  stockRules.attach(db, clock, (keys) => {
+    nudges
+      .push(`stock rules changed (${keys} keys)`)
+      .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue a push'));
+  });
 
   const dcDirectory = createDcDirectory({
     db,
@@ -125,6 +134,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         dcDirectory,
         clock,
         maxSkuLength: config.maxSkuLength,
+        locations: () => stockRules.current().locations,
       });
       return {
         status: outcome.status,
@@ -132,7 +142,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         confirmationsAdded: (outcome.confirmations?.new ?? 0) > 0,
       };
     },
-    readSnapshot: () => readSnapshotSource({ config, db, log, clock, dcDirectory }),
+    readSnapshot: () =>
+      readSnapshotSource({
+        config,
+        db,
+        log,
+        clock,
+        dcDirectory,
+        locations: () => stockRules.current().locations,
+      }),
     refreshDistributionCentres: () => dcDirectory.refresh(),
     updateConfirmationReports: (fileIds) =>
       updateConfirmationReports(db, config.dataDir, fileIds, log),
@@ -274,6 +292,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         connection.off('ready', recoverOnReady);
         await cron.stop();
         profiles?.stop();
+        stockRules.stop();
         await sources.stop();
         stopping.abort(new Error(`daemon stopping (${reason})`));
         const closed = await Promise.race([

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../domain/clock.ts';
+import type { LocationMap } from '../domain/stockRules.ts';
 import {
   type DcDirectory,
   fileIdentity,
@@ -22,6 +23,8 @@ interface SourceDeps {
   readonly log: Logger;
   readonly clock: Clock;
   readonly dcDirectory: DcDirectory;
+  /** The stock rules' `locations` now in force (ERP location code → portal DC code). */
+  readonly locations?: () => LocationMap;
 }
 
 /**
@@ -40,6 +43,7 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dcQuery: config.snapshotDcQuery,
     dcDirectory: deps.dcDirectory,
     maxSkuLength: config.maxSkuLength,
+    ...(deps.locations ? { locations: deps.locations() } : {}),
   });
   if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
   return outcome.pendingKeys > 0;

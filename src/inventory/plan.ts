@@ -3,7 +3,14 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BatchSizes } from '../api/batchSizes.ts';
 import { dataPaths } from '../config/dataPaths.ts';
-import type { StockKind } from '../domain/stock.ts';
+import { keyString, type StockKind } from '../domain/stock.ts';
+import {
+  compileStockRules,
+  NO_STOCK_RULES,
+  type OfferSummary,
+  OfferTally,
+  type StockRuleSet,
+} from '../domain/stockRules.ts';
 import { classifyConfirmations } from '../state/confirmations.ts';
 import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
 import { compareWithRemote } from '../state/desiredStock.ts';
@@ -16,6 +23,8 @@ export interface PlanOptions {
   readonly dataDir: string;
   readonly bulkBatchSize: number;
   readonly maxSkuLength: number;
+  /** The stock rules (STOCK_RULES_FILE) the daemon would apply; none: offered as is. */
+  readonly rules?: StockRuleSet;
 }
 
 export interface FilePlan {
@@ -37,12 +46,16 @@ export interface FilePlan {
   readonly stateDb: boolean;
   /** Whether DC codes were checked against the cached list (only when a list is cached). */
   readonly distributionCentresChecked: boolean;
+  /** DC rows whose ERP location code the stock rules' `locations` mapped. */
+  readonly locationsMapped: number;
   readonly stock?: {
     readonly changed: number;
     readonly unchanged: number;
     readonly unknownToPortal: number;
     readonly batchSize: number;
     readonly calls: number;
+    /** ERP and offered quantities under the stock rules; excluded keys are never compared. */
+    readonly offers: OfferSummary;
   };
   readonly confirmations?: {
     readonly new: number;
@@ -77,6 +90,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       duplicateRows: 0,
       ignoredColumns: [],
       distributionCentresChecked: false,
+      locationsMapped: 0,
     };
     if (!(await stat(path)).isFile()) {
       return { ...base, ...empty, readable: false, kind: null, reason: 'not a regular file' };
@@ -91,9 +105,11 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       };
     }
     const dcs = db ? createDcDirectory({ db }) : undefined;
+    const rules = options.rules ?? NO_STOCK_RULES;
     const c = await collectFile(createReadStream(path), {
       format,
       maxSkuLength: options.maxSkuLength,
+      locations: rules.locations,
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
     });
     if (!c.ok) {
@@ -119,14 +135,24 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       duplicateRows: c.duplicates.rows,
       ignoredColumns: c.ignoredColumns,
       distributionCentresChecked: c.dcChecked,
+      locationsMapped: c.locationsMapped,
     };
     if (c.kind === 'shipment_confirmations') {
       return { ...common, confirmations: planConfirmations(db, c) };
     }
     const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+    // What the daemon would offer: the same rules, evaluated here rather than in SQL.
+    const compiled = compileStockRules(rules.rules);
+    const tally = new OfferTally();
+    const offered: Array<{ dc: string; sku: string; quantity: number }> = [];
+    for (const row of c.stock.values()) {
+      const offer = compiled.offer(kind, row.dc, row.sku, row.quantity);
+      tally.add(keyString({ kind, dc: row.dc, sku: row.sku }), row.quantity, offer);
+      if (!offer.excluded) offered.push({ dc: row.dc, sku: row.sku, quantity: offer.quantity });
+    }
     const cmp = db
-      ? compareWithRemote(db, kind, c.stock.values())
-      : { changed: 0, unchanged: 0, unknown: c.stock.size };
+      ? compareWithRemote(db, kind, offered)
+      : { changed: 0, unchanged: 0, unknown: offered.length };
     // The size the client sends now: configured, or what the portal was found to accept.
     const batchSize = db
       ? new BatchSizes(db, options.bulkBatchSize).max(kind)
@@ -139,6 +165,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
         unknownToPortal: cmp.unknown,
         batchSize,
         calls: Math.ceil((cmp.changed + cmp.unknown) / batchSize),
+        offers: tally.summary(),
       },
     };
   } finally {

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
 import type { ConfirmationInput } from '../../state/confirmations.ts';
 import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
 import {
@@ -62,6 +63,8 @@ export interface CollectedFile extends Common {
   readonly duplicates: { rows: number; keys: DuplicateKey[]; keysOmitted: number };
   /** Whether distribution-centre codes were checked against the portal's list. */
   readonly dcChecked: boolean;
+  /** DC rows whose location code was mapped to a portal DC code (stock rules' `locations`). */
+  readonly locationsMapped: number;
 }
 
 export interface UnreadableFile extends Common {
@@ -79,6 +82,8 @@ export interface CollectOptions {
   readonly maxSkuLength: number;
   /** Checks DC codes (refreshing once per file when an unknown one appears); none: unchecked. */
   readonly dcDirectory?: DcDirectory;
+  /** ERP location code → portal DC code, applied to DC rows before they are checked. */
+  readonly locations?: LocationMap;
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
 }
@@ -109,6 +114,8 @@ export async function collectFile(
   const dcs = options.dcDirectory;
   let refreshed = false;
   const dcSeen = new Map<string, 'active' | 'inactive' | 'unknown'>();
+  const locations = options.locations;
+  let locationsMapped = 0;
 
   const badSoFar = () => ({
     rowsRejected,
@@ -199,7 +206,15 @@ export async function collectFile(
           continue;
         }
         const stockKind = kind!;
-        const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', fields, options);
+        let rowFields = fields;
+        if (stockKind === 'dc_stock' && locations !== undefined) {
+          const m = mapLocation(fields.distribution_centre_code, locations);
+          if (m.mapped) {
+            rowFields = { ...fields, distribution_centre_code: m.value };
+            locationsMapped++;
+          }
+        }
+        const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', rowFields, options);
         if (!r.ok) {
           reject(line, r);
           continue;
@@ -290,6 +305,7 @@ export async function collectFile(
       keysOmitted: dupKeysOmitted,
     },
     dcChecked: dcs !== undefined,
+    locationsMapped,
     hash,
   };
 }

@@ -4,6 +4,7 @@ import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
+import type { LocationMap } from '../../domain/stockRules.ts';
 import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
@@ -33,6 +34,8 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
+  /** The stock rules' `locations` now in force (ERP location code → portal DC code). */
+  readonly locations?: () => LocationMap;
   /**
    * Test seams: `afterCommit` runs right after the data and ledger row are committed; `rename`
    * replaces the rename that moves a file (to make it fail with EXDEV).
@@ -165,6 +168,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     format,
     maxSkuLength: deps.maxSkuLength,
     dcDirectory: deps.dcDirectory,
+    ...(deps.locations ? { locations: deps.locations() } : {}),
     onProgress: (rows) => {
       const now = ctx.clock.now();
       if (now - lastProgress < PROGRESS_EVERY_MS) return;
@@ -373,12 +377,14 @@ async function commitCollected(
       return {
         ...common,
         distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+        locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
         stock: {
           keys: applied.rows,
           differingFromPortal: applied.differing,
           newlyPending: applied.newlyPending,
           failuresReplaced: applied.failuresCleared,
           supersededByNewerFile: applied.superseded,
+          offers: applied.offers,
         },
       };
     },

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import { type LocationMap, mapLocation, type OfferSummary } from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock, type DesiredInput } from '../../state/desiredStock.ts';
@@ -20,6 +21,8 @@ export interface SnapshotDeps {
   readonly dcQuery: string;
   readonly dcDirectory: DcDirectory;
   readonly maxSkuLength: number;
+  /** ERP location code → portal DC code (STOCK_RULES_FILE), applied before the rows are checked. */
+  readonly locations?: LocationMap;
   readonly clock?: Clock;
   /** How long to wait for an ERP writer's lock, in milliseconds (default 2000). */
   readonly busyTimeoutMs?: number;
@@ -31,6 +34,8 @@ export interface SnapshotCounts {
   readonly rowsRejected: number;
   /** Rows superseded by a later row with the same key (the last one wins). */
   readonly duplicateRows: number;
+  /** Rows whose location code was mapped to a portal DC code (`locations`). */
+  readonly locationsMapped: number;
 }
 
 export type SnapshotOutcome =
@@ -38,8 +43,10 @@ export type SnapshotOutcome =
       readonly status: 'read';
       readonly factory: SnapshotCounts;
       readonly dc: SnapshotCounts;
-      /** Keys whose desired quantity now differs from the known remote one. */
+      /** Keys whose offered quantity now differs from the known remote one. */
       readonly pendingKeys: number;
+      /** What the stock rules made of the ERP's quantities, per kind. */
+      readonly offers: { readonly factory: OfferSummary; readonly dc: OfferSummary };
       readonly ms: number;
     }
   | {
@@ -68,7 +75,13 @@ class SnapshotFailure extends Error {
 
 interface Gathered {
   readonly rows: Map<string, DesiredInput>;
-  counts: { rowsRead: number; rowsAccepted: number; rowsRejected: number; duplicateRows: number };
+  counts: {
+    rowsRead: number;
+    rowsAccepted: number;
+    rowsRejected: number;
+    duplicateRows: number;
+    locationsMapped: number;
+  };
 }
 
 /**
@@ -103,13 +116,14 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       );
       const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now, writtenAt);
       new KeyValueStore(deps.db).set('snapshot.applied_at', now, now);
-      return a.differing + b.differing;
+      return { keys: a.differing + b.differing, offers: { factory: a.offers, dc: b.offers } };
     })();
     const outcome: SnapshotOutcome = {
       status: 'read',
       factory: { ...factory.counts },
       dc: { ...dc.counts },
-      pendingKeys: pending,
+      pendingKeys: pending.keys,
+      offers: pending.offers,
       ms: clock.now() - started,
     };
     if (rejections.length > 0) {
@@ -128,7 +142,8 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         file: deps.snapshotDb,
         factory: outcome.factory,
         dc: outcome.dc,
-        pendingKeys: pending,
+        pendingKeys: pending.keys,
+        offers: pending.offers,
         ms: outcome.ms,
       },
       'snapshot read',
@@ -221,12 +236,26 @@ function gather(
   }
   const kind = which === 'dc' ? 'dc_stock' : 'factory_stock';
   const rows = new Map<string, DesiredInput>();
-  const counts = { rowsRead: 0, rowsAccepted: 0, rowsRejected: 0, duplicateRows: 0 };
+  const counts = {
+    rowsRead: 0,
+    rowsAccepted: 0,
+    rowsRejected: 0,
+    duplicateRows: 0,
+    locationsMapped: 0,
+  };
+  const locations = which === 'dc' ? deps.locations : undefined;
   try {
     for (const raw of stmt.raw(true).iterate() as Iterable<unknown[]>) {
       counts.rowsRead++;
       const fields: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
+      if (locations !== undefined) {
+        const m = mapLocation(fields.distribution_centre_code, locations);
+        if (m.mapped) {
+          fields.distribution_centre_code = m.value;
+          counts.locationsMapped++;
+        }
+      }
       const r = validateStockRow(kind, fields, deps);
       if (!r.ok) {
         counts.rowsRejected++;
