@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
 import { SnapshotWatcher } from '../../src/inventory/snapshot/watcher.ts';
+import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
@@ -47,6 +48,47 @@ function deps(extra: Partial<SnapshotDeps> = {}): SnapshotDeps {
 }
 
 describe('readSnapshot', () => {
+  it('maps ERP location codes before the check and stores offered quantities (stock rules)', async () => {
+    writeSnapshot(
+      snapPath,
+      [
+        ['A', 10],
+        ['DISC-1', 4],
+      ],
+      [
+        ['WH-1', 'A', 10],
+        ['DC2', 'A', 3],
+        ['WH-UNKNOWN', 'A', 1],
+      ],
+    );
+    setStockRules(env.db, [
+      { sku: 'DISC-*', exclude: true },
+      { kind: 'dc', dc: 'DC1', buffer: 2 },
+    ]);
+    rederiveOffers(env.db, 1);
+    const out = await readSnapshot(deps({ locations: { 'WH-1': 'DC1' } }));
+    expect(out).toMatchObject({
+      status: 'read',
+      dc: { rowsRead: 3, rowsAccepted: 2, rowsRejected: 1, locationsMapped: 1 },
+      factory: { locationsMapped: 0 },
+      pendingKeys: 3,
+      offers: { factory: { excluded: 1 }, dc: { erpUnits: 13, offeredUnits: 11, adjusted: 1 } },
+    });
+    expect(
+      env.db
+        .prepare(
+          'SELECT kind, dc, sku, erp_quantity, quantity, excluded FROM desired_stock ORDER BY 1, 2, 3',
+        )
+        .raw()
+        .all(),
+    ).toEqual([
+      ['dc', 'DC1', 'A', 10, 8, 0],
+      ['dc', 'DC2', 'A', 3, 3, 0],
+      ['factory', '', 'A', 10, 10, 0],
+      ['factory', '', 'DISC-1', 4, 4, 1],
+    ]);
+  });
+
   it('reads both tables with the default queries, validates rows, stores desired stock', async () => {
     writeSnapshot(
       snapPath,
