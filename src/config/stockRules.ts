@@ -88,6 +88,8 @@ export const stockRulesFileSchema = z
       ),
     rules: z
       .array(stockRuleSchema)
+      // The apply packs a rule's position into 16 bits (src/state/stockRules.ts).
+      .max(10_000, 'at most 10000 rules')
       .default([])
       .describe(
         'Tried in order for each stock key: the first rule whose matchers all match applies.',

@@ -87,6 +87,8 @@ export interface CompiledStockRules {
   offer(kind: StockKind, dc: string, sku: string, quantity: number): Offer;
   /** The rule's label by index (see ruleLabel). */
   label(index: number): string;
+  /** The rule by index. */
+  rule(index: number): StockRule | undefined;
 }
 
 export function compileStockRules(rules: readonly StockRule[]): CompiledStockRules {
@@ -130,6 +132,7 @@ export function compileStockRules(rules: readonly StockRule[]): CompiledStockRul
       return { quantity: offeredQuantity(c.rule, quantity), excluded: false, rule: c.label };
     },
     label: (index) => compiled[index]?.label ?? `rules[${index}]`,
+    rule: (index) => compiled[index]?.rule,
   };
 }
 

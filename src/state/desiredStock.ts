@@ -1,7 +1,7 @@
 import { keyString, type StockKind } from '../domain/stock.ts';
 import { MAX_OFFER_EXAMPLES, type OfferSummary, ruleIndex } from '../domain/stockRules.ts';
 import type { StateDb } from './db.ts';
-import { ensureStockRuleFunctions, excludedSql, offeredSql, ruleSql } from './stockRules.ts';
+import { ensureStockRuleFunctions, offerSelect } from './stockRules.ts';
 
 /** One desired position as ingestion hands it over; `dc` is '' for factory stock. */
 export interface DesiredInput {
@@ -48,9 +48,11 @@ function build(db: StateDb) {
     // stock rules turn the ERP's quantity into the offered one here (see stockRules.ts).
     stage: db.prepare<[{ kind: StockKind; rows: string }]>(
       `INSERT INTO temp.ingest_rows (dc, sku, erp, quantity, rule, excluded)
-       SELECT dc, sku, q, ${offeredSql('@kind', 'dc', 'sku', 'q')}, ${ruleSql('@kind', 'dc', 'sku')},
-              ${excludedSql('@kind', 'dc', 'sku', 'q')}
-         FROM (SELECT value ->> 0 AS dc, value ->> 1 AS sku, value ->> 2 AS q FROM json_each(@rows))`,
+       SELECT dc, sku, erp, quantity, rule, excluded FROM (${offerSelect(
+         'json_each(@rows)',
+         ['value ->> 0 AS dc', 'value ->> 1 AS sku', 'value ->> 2 AS erp'],
+         { kind: '@kind', dc: 'value ->> 0', sku: 'value ->> 1', erp: 'value ->> 2' },
+       )})`,
     ),
     // Rows older than what is stored (a file applied after a newer one) are dropped first.
     superseded: db.prepare<[{ kind: StockKind; sourceAt: number }]>(

@@ -1,6 +1,7 @@
 import {
   type CompiledStockRules,
   compileStockRules,
+  offeredQuantity,
   rulesFingerprint,
   type StockRule,
 } from '../domain/stockRules.ts';
@@ -12,9 +13,13 @@ import { KeyValueStore } from './kv.ts';
  * functions on a connection, so that applying a file and working every key out again are
  * set-based statements, not a JavaScript loop over rows:
  *
- * - `stock_offer(kind, dc, sku, erp_quantity)`: the offered quantity; NULL when the key is
- *   excluded;
- * - `stock_rule(kind, dc, sku)`: the label of the rule applied (desired_stock.rule); NULL for none.
+ * - `stock_offer(kind, dc, sku, erp_quantity)`: what the rules make of a key, packed into one
+ *   integer (one call per row): offered quantity × 2^17 + excluded × 2^16 + rule slot (the rule's
+ *   index + 1; 0: none matched). For an excluded key the offered part is the ERP's quantity.
+ * - `stock_rule_label(slot)`: the label of the rule in that slot (desired_stock.rule); NULL for 0.
+ *
+ * `offerSelect` unpacks it in a subquery that SQLite does not flatten (its OFFSET), so the
+ * function runs once per row, not once per column that uses it.
  *
  * A connection that never had rules set evaluates none (everything offered as is). The rules of a
  * connection change with `setStockRules`; statements prepared earlier see the new ones.
@@ -28,15 +33,30 @@ const registered = new WeakMap<StateDb, Registered>();
 
 const NONE = { rules: compileStockRules([]), fingerprint: rulesFingerprint([]) };
 
-/** SQL for the offered quantity of a row, given its column expressions (for the apply statements). */
-export const offeredSql = (kind: string, dc: string, sku: string, erp: string) =>
-  `COALESCE(stock_offer(${kind}, ${dc}, ${sku}, ${erp}), ${erp})`;
-/** SQL for 1 when the row's key is excluded, else 0. */
-export const excludedSql = (kind: string, dc: string, sku: string, erp: string) =>
-  `(stock_offer(${kind}, ${dc}, ${sku}, ${erp}) IS NULL)`;
-/** SQL for the label of the rule applied to the row's key, or NULL. */
-export const ruleSql = (kind: string, dc: string, sku: string) =>
-  `stock_rule(${kind}, ${dc}, ${sku})`;
+/** Rules a file may hold: the rule slot is 16 bits of the packed offer. */
+export const MAX_STOCK_RULES = 65_534;
+const SLOT_BITS = 65_536;
+const EXCLUDED_BIT = 65_536;
+const QUANTITY_UNIT = 131_072;
+
+/**
+ * A SELECT of `columns` (`from`'s columns, `expr AS name` allowed) and, for each row, `quantity` (offered),
+ * `excluded` (0 or 1) and `rule` (label or NULL) under the connection's stock rules. `kind`,
+ * `dc`, `sku` and `erp` are SQL expressions over `from` (or parameters).
+ */
+export function offerSelect(
+  from: string,
+  columns: readonly string[],
+  key: { kind: string; dc: string; sku: string; erp: string },
+  where = '',
+): string {
+  const cols = columns.join(', ');
+  const names = columns.map((c) => c.split(/\s+AS\s+/i).at(-1)).join(', ');
+  return `SELECT ${names}, offer / ${QUANTITY_UNIT} AS quantity, (offer / ${EXCLUDED_BIT}) % 2 AS excluded,
+           stock_rule_label(offer % ${SLOT_BITS}) AS rule
+      FROM (SELECT ${cols}, CAST(stock_offer(${key.kind}, ${key.dc}, ${key.sku}, ${key.erp}) AS INTEGER) AS offer
+              FROM ${from} ${where} LIMIT -1 OFFSET 0)`;
+}
 
 /** Registers the rule functions on `db` (once; no rules until setStockRules). */
 export function ensureStockRuleFunctions(db: StateDb): void {
@@ -47,23 +67,23 @@ export function ensureStockRuleFunctions(db: StateDb): void {
     'stock_offer',
     { varargs: false },
     (kind: unknown, dc: unknown, sku: unknown, quantity: unknown) => {
-      const offer = state.rules.offer(
-        kind as 'factory' | 'dc',
-        dc as string,
-        sku as string,
-        Number(quantity),
-      );
-      return offer.excluded ? null : offer.quantity;
+      const q = Number(quantity);
+      const index = state.rules.match(kind as 'factory' | 'dc', dc as string, sku as string);
+      const rule = index < 0 ? undefined : state.rules.rule(index);
+      if (rule === undefined) return q * QUANTITY_UNIT;
+      if (rule.exclude === true) return q * QUANTITY_UNIT + EXCLUDED_BIT + index + 1;
+      return offeredQuantity(rule, q) * QUANTITY_UNIT + index + 1;
     },
   );
-  db.function('stock_rule', (kind: unknown, dc: unknown, sku: unknown) => {
-    const index = state.rules.match(kind as 'factory' | 'dc', dc as string, sku as string);
-    return index < 0 ? null : state.rules.label(index);
+  db.function('stock_rule_label', (slot: unknown) => {
+    const n = Number(slot);
+    return n === 0 ? null : state.rules.label(n - 1);
   });
 }
 
 /** The rules `db`'s statements evaluate from now on. */
 export function setStockRules(db: StateDb, rules: readonly StockRule[]): void {
+  if (rules.length > MAX_STOCK_RULES) throw new RangeError(`more than ${MAX_STOCK_RULES} rules`);
   ensureStockRuleFunctions(db);
   const state = registered.get(db)!;
   state.rules = compileStockRules(rules);
@@ -94,18 +114,26 @@ function build(db: StateDb) {
        was_quantity INTEGER NOT NULL, was_excluded INTEGER NOT NULL,
        PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID`,
   );
-  const k = ['kind', 'dc', 'sku'] as const;
   return {
     clear: db.prepare('DELETE FROM temp.rederived'),
     // One pass over every key: only the keys whose outcome differs are written down.
     collect: db.prepare(
       `INSERT INTO temp.rederived (kind, dc, sku, quantity, rule, excluded, was_quantity, was_excluded)
-       SELECT kind, dc, sku, q, r, x, quantity, excluded FROM (
-         SELECT kind, dc, sku, quantity, excluded, rule,
-                ${offeredSql(...k, 'erp_quantity')} AS q, ${ruleSql(...k)} AS r,
-                ${excludedSql(...k, 'erp_quantity')} AS x
-           FROM desired_stock WHERE erp_quantity IS NOT NULL)
-        WHERE q != quantity OR x != excluded OR r IS NOT rule`,
+       SELECT kind, dc, sku, quantity, rule, excluded, was_quantity, was_excluded FROM (
+         ${offerSelect(
+           'desired_stock',
+           [
+             'kind',
+             'dc',
+             'sku',
+             'quantity AS was_quantity',
+             'excluded AS was_excluded',
+             'rule AS was_rule',
+           ],
+           { kind: 'kind', dc: 'dc', sku: 'sku', erp: 'erp_quantity' },
+           'WHERE erp_quantity IS NOT NULL',
+         )})
+        WHERE quantity != was_quantity OR excluded != was_excluded OR rule IS NOT was_rule`,
     ),
     update: db.prepare(
       `UPDATE desired_stock SET quantity = r.quantity, rule = r.rule, excluded = r.excluded
