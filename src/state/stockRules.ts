@@ -135,10 +135,12 @@ function build(db: StateDb) {
          )})
         WHERE quantity != was_quantity OR excluded != was_excluded OR rule IS NOT was_rule`,
     ),
+    // Driven by the changed keys (the IN list), not by a scan of every key.
     update: db.prepare(
-      `UPDATE desired_stock SET quantity = r.quantity, rule = r.rule, excluded = r.excluded
-         FROM temp.rederived r
-        WHERE desired_stock.kind = r.kind AND desired_stock.dc = r.dc AND desired_stock.sku = r.sku`,
+      `UPDATE desired_stock SET (quantity, rule, excluded) = (
+         SELECT r.quantity, r.rule, r.excluded FROM temp.rederived r
+          WHERE r.kind = desired_stock.kind AND r.dc = desired_stock.dc AND r.sku = desired_stock.sku)
+        WHERE (kind, dc, sku) IN (SELECT kind, dc, sku FROM temp.rederived)`,
     ),
     counts: db.prepare<
       [],
