@@ -29,8 +29,8 @@ const STAGE_BATCH = 5000;
 
 /**
  * The rows of one apply are first appended to a connection-private TEMP table (a JSON array per
- * 5,000 rows: the only calls from JavaScript that grow with the rows), then merged with set-based statements in key
- * order. Per-row upserts and lookups cost three calls a row and random B-tree access; this is
+ * 5,000 rows: the only calls from JavaScript that grow with the rows), then merged with set-based
+ * statements in key order. Per-row upserts and lookups cost three calls a row and random B-tree access; this is
  * several times faster on large files (see docs/benchmarks.md).
  */
 function build(db: StateDb) {

@@ -40,9 +40,10 @@ const EXCLUDED_BIT = 65_536;
 const QUANTITY_UNIT = 131_072;
 
 /**
- * A SELECT of `columns` (`from`'s columns, `expr AS name` allowed) and, for each row, `quantity` (offered),
- * `excluded` (0 or 1) and `rule` (label or NULL) under the connection's stock rules. `kind`,
- * `dc`, `sku` and `erp` are SQL expressions over `from` (or parameters).
+ * A SELECT of `columns` (`from`'s columns, `expr AS name` allowed) and, for each row, `quantity`
+ * (offered), `excluded` (0 or 1) and `rule` (label or NULL) under the connection's stock rules.
+ * `kind`, `dc`, `sku` and `erp` are SQL expressions over `from` (or parameters). For any set of
+ * rows the apply or a check reads (a staged file's rows, desired_stock).
  */
 export function offerSelect(
   from: string,
