@@ -44,8 +44,10 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dcDirectory: deps.dcDirectory,
     maxSkuLength: config.maxSkuLength,
     ...(deps.locations ? { locations: deps.locations() } : {}),
+    dataDir: config.dataDir,
   });
   if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
+  if (outcome.status === 'held') return false;
   return outcome.pendingKeys > 0;
 }
 

@@ -242,3 +242,25 @@ export function ruleIndex(label: string): number {
   const m = /^rules\[(\d+)\]/.exec(label);
   return m ? Number(m[1]) : Number.MAX_SAFE_INTEGER;
 }
+
+/** An OfferSummary of no keys. */
+export function emptyOfferSummary(): OfferSummary {
+  return { erpUnits: 0, offeredUnits: 0, adjusted: 0, excluded: 0, byRule: [], examples: [] };
+}
+
+/** Two summaries of disjoint key sets as one (a set applied in chunks). */
+export function mergeOfferSummaries(a: OfferSummary, b: OfferSummary): OfferSummary {
+  const byRule = new Map<string, number>();
+  for (const r of [...a.byRule, ...b.byRule])
+    byRule.set(r.rule, (byRule.get(r.rule) ?? 0) + r.keys);
+  return {
+    erpUnits: a.erpUnits + b.erpUnits,
+    offeredUnits: a.offeredUnits + b.offeredUnits,
+    adjusted: a.adjusted + b.adjusted,
+    excluded: a.excluded + b.excluded,
+    byRule: [...byRule]
+      .map(([rule, keys]) => ({ rule, keys }))
+      .sort((x, y) => ruleIndex(x.rule) - ruleIndex(y.rule)),
+    examples: [...a.examples, ...b.examples].slice(0, MAX_OFFER_EXAMPLES),
+  };
+}

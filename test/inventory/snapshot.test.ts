@@ -43,6 +43,7 @@ function deps(extra: Partial<SnapshotDeps> = {}): SnapshotDeps {
     dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
     dcDirectory: env.dcDirectory,
     maxSkuLength: 64,
+    dataDir: env.dataDir,
     ...extra,
   };
 }
@@ -72,7 +73,8 @@ describe('readSnapshot', () => {
       dc: { rowsRead: 3, rowsAccepted: 2, rowsRejected: 1, locationsMapped: 1 },
       factory: { locationsMapped: 0 },
       pendingKeys: 3,
-      offers: { factory: { excluded: 1 }, dc: { erpUnits: 13, offeredUnits: 11, adjusted: 1 } },
+      // Both kinds: factory A 10 and DISC-1 4 (excluded), DC1/A 10 → 8, DC2/A 3.
+      offers: { erpUnits: 27, offeredUnits: 21, adjusted: 1, excluded: 1 },
     });
     expect(
       env.db

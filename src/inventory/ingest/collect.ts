@@ -1,7 +1,9 @@
 import type { Readable } from 'node:stream';
 import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
 import type { ConfirmationInput } from '../../state/confirmations.ts';
-import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
+import type { StagingFile } from '../../state/staging.ts';
+import { createDcCheck, dcRejection } from '../dcCheck.ts';
+import type { DcDirectory } from '../dcDirectory.ts';
 import {
   ByteTap,
   FileFormatError,
@@ -56,8 +58,10 @@ export interface CollectedFile extends Common {
   readonly rejected: RejectedRow[];
   readonly rejectedOmitted: number;
   readonly ignoredColumns: string[];
-  /** Stock rows by key (dedup: last row wins); empty for confirmations. */
+  /** Stock rows by key (dedup: last row wins); empty for confirmations, and when staged. */
   readonly stock: StockRows;
+  /** The staged set, when the rows went to a scratch database (CollectOptions.stage). */
+  readonly staged?: StagingFile;
   /** Confirmation rows in file order; empty for stock. */
   readonly confirmations: ConfirmationInput[];
   readonly duplicates: { rows: number; keys: DuplicateKey[]; keysOmitted: number };
@@ -73,6 +77,8 @@ export interface UnreadableFile extends Common {
   readonly reason: string;
   /** Rows that were bad on their own before the file was refused (none is applied). */
   readonly rowsRejected?: number;
+  /** The staged set so far, when CollectOptions.stage was given: the caller discards it. */
+  readonly staged?: StagingFile;
   readonly rejected?: RejectedRow[];
   readonly rejectedOmitted?: number;
 }
@@ -86,6 +92,12 @@ export interface CollectOptions {
   readonly locations?: LocationMap;
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
+  /**
+   * Where stock rows go: a scratch database made on the first stock row (bounded memory, for
+   * ingestion); without it, rows are kept in memory (dry runs, tests). The caller owns the file
+   * (discards it when the result is not applied).
+   */
+  readonly stage?: () => StagingFile;
 }
 
 /**
@@ -107,13 +119,13 @@ export async function collectFile(
   const rejected: RejectedRow[] = [];
   const ignored = new Set<string>();
   const stock = new StockRows();
+  let staged: StagingFile | undefined;
   const confirmations: ConfirmationInput[] = [];
   const dupLines = new Map<string, number[]>();
   let dupRows = 0;
   let dupKeysOmitted = 0;
   const dcs = options.dcDirectory;
-  let refreshed = false;
-  const dcSeen = new Map<string, 'active' | 'inactive' | 'unknown'>();
+  const dcCheck = dcs === undefined ? undefined : createDcCheck(dcs);
   const locations = options.locations;
   let locationsMapped = 0;
 
@@ -121,6 +133,7 @@ export async function collectFile(
     rowsRejected,
     rejected,
     rejectedOmitted: rowsRejected - rejected.length,
+    ...(staged === undefined ? {} : { staged }),
   });
   const fail = (reason: string): UnreadableFile => {
     source.destroy();
@@ -134,32 +147,16 @@ export async function collectFile(
   };
   const reject = (line: number, e: RowError) => {
     rowsRejected++;
+    if (options.stage !== undefined) {
+      staged ??= options.stage();
+      staged.reject({ line, field: e.field, reason: e.reason, value: e.value });
+    }
     if (rejected.length >= MAX_REJECTED_LISTED) return;
     rejected.push(
       e.value === undefined
         ? { line, field: e.field, reason: e.reason }
         : { line, field: e.field, reason: e.reason, value: e.value },
     );
-  };
-  const dcStatus = async (code: string) => {
-    let status = dcSeen.get(code);
-    if (status !== undefined) return status;
-    status = dcs!.status(code);
-    if (status === 'unknown' && !refreshed && dcs!.canRefresh) {
-      refreshed = true;
-      try {
-        await dcs!.refresh();
-      } catch (err) {
-        throw new DcListUnavailableError(
-          `distribution centre ${code} is not in the cached list and the list could not be refreshed`,
-          { cause: err },
-        );
-      }
-      dcSeen.clear();
-      status = dcs!.status(code);
-    }
-    dcSeen.set(code, status);
-    return status;
   };
 
   try {
@@ -220,21 +217,30 @@ export async function collectFile(
           continue;
         }
         const row = r.row;
-        if (stockKind === 'dc_stock' && dcs !== undefined) {
-          const status = dcSeen.get(row.dc) ?? (await dcStatus(row.dc));
+        if (stockKind === 'dc_stock' && dcCheck !== undefined) {
+          const checked = dcCheck.status(row.dc);
+          const status = typeof checked === 'string' ? checked : await checked;
           if (status !== 'active') {
             reject(line, {
               field: 'distribution_centre_code',
-              reason:
-                status === 'unknown'
-                  ? 'unknown distribution centre'
-                  : 'inactive distribution centre',
+              reason: dcRejection(status),
               value: showValue(row.dc),
             });
             continue;
           }
         }
         rowsAccepted++;
+        if (options.stage !== undefined) {
+          staged ??= options.stage();
+          staged.put(
+            stockKind === 'dc_stock' ? 'dc' : 'factory',
+            row.dc,
+            row.sku,
+            row.quantity,
+            line,
+          );
+          continue;
+        }
         const previous = stock.put(row.dc, row.sku, row.quantity, line);
         if (previous !== undefined) {
           dupRows++;
@@ -249,6 +255,7 @@ export async function collectFile(
           if (lines !== undefined && lines.length < MAX_LINES_PER_DUPLICATE) lines.push(line);
         }
       }
+      staged?.flush();
     }
   } catch (err) {
     if (err instanceof FileFormatError) {
@@ -264,6 +271,7 @@ export async function collectFile(
         ...badSoFar(),
       };
     }
+    staged?.discard();
     throw err;
   }
 
@@ -286,6 +294,14 @@ export async function collectFile(
   if (rowsRead === 0) {
     return unreadable('no data rows');
   }
+  const duplicates =
+    staged === undefined
+      ? {
+          rows: dupRows,
+          keys: [...dupLines].map(([key, lines]) => ({ key, lines })),
+          keysOmitted: dupKeysOmitted,
+        }
+      : stagedDuplicates(staged);
   return {
     ok: true,
     format,
@@ -298,14 +314,23 @@ export async function collectFile(
     rejectedOmitted: rowsRejected - rejected.length,
     ignoredColumns: [...ignored].sort(),
     stock,
+    ...(staged === undefined ? {} : { staged }),
     confirmations,
-    duplicates: {
-      rows: dupRows,
-      keys: [...dupLines].map(([key, lines]) => ({ key, lines })),
-      keysOmitted: dupKeysOmitted,
-    },
+    duplicates,
     dcChecked: dcs !== undefined,
     locationsMapped,
     hash,
+  };
+}
+
+function stagedDuplicates(staged: StagingFile): CollectedFile['duplicates'] {
+  const d = staged.duplicates(MAX_DUPLICATE_KEYS_LISTED, MAX_LINES_PER_DUPLICATE);
+  return {
+    rows: d.rows,
+    keys: d.keys.map((k) => ({
+      key: k.kind === 'dc' ? `dc:${k.dc}:${k.sku}` : `factory:${k.sku}`,
+      lines: k.lines,
+    })),
+    keysOmitted: d.keysOmitted,
   };
 }

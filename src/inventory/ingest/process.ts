@@ -4,7 +4,7 @@ import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
-import type { LocationMap } from '../../domain/stockRules.ts';
+import { emptyOfferSummary, type LocationMap } from '../../domain/stockRules.ts';
 import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
@@ -12,10 +12,19 @@ import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock } from '../../state/desiredStock.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
+import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
+import { StagingFile } from '../../state/staging.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { isIgnoredName } from '../names.ts';
 import { formatOf, type InboxFormat, positionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
+import {
+  type ApplyDeps,
+  applyStagedSet,
+  type BeforeApplyCheck,
+  resumeStagedApplies,
+  stockSummary,
+} from './apply.ts';
 import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
 import { hashHandle } from './hash.ts';
 import { moveInboxEntry, type RenameFn } from './move.ts';
@@ -36,14 +45,24 @@ export interface IngestDeps {
   readonly maxSkuLength: number;
   /** The stock rules' `locations` now in force (ERP location code → portal DC code). */
   readonly locations?: () => LocationMap;
+  /** The "before apply" step of stock files (see apply.ts): checks run on the staged set. */
+  readonly checks?: readonly BeforeApplyCheck[];
+  /** Keys per merge transaction (see apply.ts). */
+  readonly chunkRows?: number;
   /**
-   * Test seams: `afterCommit` runs right after the data and ledger row are committed; `rename`
-   * replaces the rename that moves a file (to make it fail with EXDEV).
+   * Test seams: `afterCommit` runs right after the data and ledger row are committed (for stock,
+   * once the staged set is merged); `afterChunk` after each merge transaction; `rename` replaces
+   * the rename that moves a file (to make it fail with EXDEV).
    */
-  readonly hooks?: { readonly afterCommit?: () => void; readonly rename?: RenameFn };
+  readonly hooks?: {
+    readonly afterCommit?: () => void;
+    readonly afterChunk?: (applyId: number) => void;
+    readonly rename?: RenameFn;
+  };
 }
 
-export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing';
+/** held: a check of the "before apply" step held the file; nothing was applied. */
+export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing' | 'held';
 
 export interface FileOutcome {
   /** processed, failed or duplicate: the file was handled and moved; skipped: not an inbox
@@ -169,6 +188,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     maxSkuLength: deps.maxSkuLength,
     dcDirectory: deps.dcDirectory,
     ...(deps.locations ? { locations: deps.locations() } : {}),
+    stage: () => StagingFile.create(deps.dataDir),
     onProgress: (rows) => {
       const now = ctx.clock.now();
       if (now - lastProgress < PROGRESS_EVERY_MS) return;
@@ -176,7 +196,13 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       deps.log.info({ event: 'file.progress', file: name, rows }, `read ${rows} rows of ${name}`);
     },
   });
-  if (collected.hash !== undefined && collected.hash !== hash) throw new FileChangedError(name);
+  const staged = collected.staged;
+  if (collected.hash !== undefined && collected.hash !== hash) {
+    staged?.discard();
+    throw new FileChangedError(name);
+  }
+  if (!collected.ok || collected.rowsAccepted === 0 || collected.kind === 'shipment_confirmations')
+    staged?.discard();
   if (!collected.ok) return commitUnreadable(ctx, st, hash, collected);
   if (collected.rowsAccepted === 0) {
     return commitUnreadable(ctx, st, hash, {
@@ -184,6 +210,9 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       ok: false,
       reason: 'every row was rejected',
     });
+  }
+  if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
+    return commitStaged(ctx, st, hash, collected, staged);
   }
   return commitCollected(ctx, st, hash, collected);
 }
@@ -283,31 +312,37 @@ function commit(
   row: { kind: FileKind | null; hash: string; size: number; ino: number },
   build: (ledgerId: number, storedAs: string) => FileReport,
 ): CommitResult {
-  const { deps, ledger } = ctx;
-  const tx = deps.db.transaction((): CommitResult => {
-    const still = lstatSync(ctx.path, { throwIfNoEntry: false });
-    if (still === undefined || still.ino !== row.ino) return 'gone';
-    if (!row.hash.startsWith('special:')) {
-      const raced = ledger.committedByHash(row.hash);
-      if (raced !== undefined && raced.name === ctx.name) return 'raced';
-    }
-    const now = ctx.clock.now();
-    const id = ledger.insert({
-      name: ctx.name,
-      contentHash: row.hash,
-      size: row.size,
-      kind: row.kind,
-      receivedAt: ctx.receivedAt,
-      committedAt: now,
-    });
-    const storedAs = freshStoredName(ctx, id);
-    const report = build(id, storedAs);
-    ledger.complete(id, storedAs, JSON.stringify(report));
-    return { entry: ledger.get(id)!, report };
-  });
-  const done = tx.immediate();
-  if (typeof done === 'object') deps.hooks?.afterCommit?.();
+  const done = ctx.deps.db.transaction(() => commitRows(ctx, row, build)).immediate();
+  if (typeof done === 'object') ctx.deps.hooks?.afterCommit?.();
   return done;
+}
+
+/** The inside of commit(): run within the caller's IMMEDIATE transaction. */
+function commitRows(
+  ctx: Ctx,
+  row: { kind: FileKind | null; hash: string; size: number; ino: number },
+  build: (ledgerId: number, storedAs: string) => FileReport,
+): CommitResult {
+  const { ledger } = ctx;
+  const still = lstatSync(ctx.path, { throwIfNoEntry: false });
+  if (still === undefined || still.ino !== row.ino) return 'gone';
+  if (!row.hash.startsWith('special:')) {
+    const raced = ledger.committedByHash(row.hash);
+    if (raced !== undefined && raced.name === ctx.name) return 'raced';
+  }
+  const now = ctx.clock.now();
+  const id = ledger.insert({
+    name: ctx.name,
+    contentHash: row.hash,
+    size: row.size,
+    kind: row.kind,
+    receivedAt: ctx.receivedAt,
+    committedAt: now,
+  });
+  const storedAs = freshStoredName(ctx, id);
+  const report = build(id, storedAs);
+  ledger.complete(id, storedAs, JSON.stringify(report));
+  return { entry: ledger.get(id)!, report };
 }
 
 /** Continues after commit: moves the file, or defers to whoever got there first. */
@@ -315,6 +350,100 @@ function afterCommit(ctx: Ctx, done: CommitResult, st: Stats): Promise<FileOutco
   if (done === 'gone') return Promise.resolve(nothing('missing', 'no longer in inbox/'));
   if (done === 'raced') return processInboxFile(ctx.path, ctx.deps);
   return finishMove(ctx, done.entry, done.report, st);
+}
+
+/**
+ * A stock file whose rows are staged: the commit point records the ledger row and the apply
+ * together (apply.ts), the merge follows in short transactions and completes the report.
+ */
+async function commitStaged(
+  ctx: Ctx,
+  st: Stats,
+  hash: string,
+  c: CollectedFile,
+  staged: StagingFile,
+): Promise<FileOutcome> {
+  const { deps } = ctx;
+  const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+  const out = await applyStagedSet(
+    applyDeps(deps),
+    staged,
+    { type: 'file', name: ctx.name, kind },
+    (stagedFile) => {
+      const result = commitRows(
+        ctx,
+        { kind: c.kind, hash, size: st.size, ino: st.ino },
+        (ledgerId, storedAs) => ({
+          ...baseReport(ctx, {
+            ledgerId,
+            storedAs,
+            outcome: 'processed',
+            format: c.format,
+            kind: c.kind,
+            hash,
+            size: st.size,
+          }),
+          rowsRead: c.rowsRead,
+          rowsAccepted: c.rowsAccepted,
+          rowsRejected: c.rowsRejected,
+          rejected: c.rejected,
+          rejectedOmitted: c.rejectedOmitted,
+          duplicates: c.duplicates,
+          ignoredColumns: c.ignoredColumns,
+          distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+          // Completed by the merge's last transaction.
+          locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
+          stock: stockSummary({
+            rows: 0,
+            differing: 0,
+            newlyPending: 0,
+            failuresCleared: 0,
+            superseded: 0,
+            offers: emptyOfferSummary(),
+          }),
+        }),
+      );
+      if (typeof result !== 'object') return { applyId: undefined, result };
+      // The file's modification time orders files: one applied late (after a crash) never
+      // overwrites the rows of a newer file.
+      const applyId = recordStagedApply(deps.db, {
+        stagedFile,
+        source: `file:${result.entry.id}`,
+        fileId: result.entry.id,
+        sourceAt: Math.floor(st.mtimeMs),
+        appliedAt: ctx.clock.now(),
+      });
+      return { applyId, result };
+    },
+  );
+  if (out.status === 'held') {
+    deps.log.info(
+      { event: 'file.not_applied', file: ctx.name, reason: out.reason },
+      `${ctx.name} held before apply: ${out.reason}`,
+    );
+    return { ...nothing('skipped', out.reason), status: 'held', kind: c.kind };
+  }
+  if (out.status === 'not_decided') return afterCommit(ctx, out.decided.result, st);
+  deps.hooks?.afterCommit?.();
+  const { entry } = out.decided.result as Committed;
+  const fresh = ctx.ledger.get(entry.id)!;
+  const outcome = await afterCommit(
+    ctx,
+    { entry: fresh, report: JSON.parse(fresh.report!) as FileReport },
+    st,
+  );
+  return { ...outcome, pendingKeys: out.totals.differing };
+}
+
+function applyDeps(deps: IngestDeps): ApplyDeps {
+  return {
+    db: deps.db,
+    log: deps.log,
+    dataDir: deps.dataDir,
+    ...(deps.checks === undefined ? {} : { checks: deps.checks }),
+    ...(deps.chunkRows === undefined ? {} : { chunkRows: deps.chunkRows }),
+    ...(deps.hooks?.afterChunk === undefined ? {} : { afterChunk: deps.hooks.afterChunk }),
+  };
 }
 
 async function commitCollected(
@@ -498,10 +627,21 @@ async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
   return afterCommit(ctx, committed, st);
 }
 
-/** Completes a file found 'committed' in the ledger (a crash after its commit). */
+/**
+ * Completes a file found 'committed' in the ledger (a crash after its commit): first the merge
+ * of its staged rows, when a crash interrupted it, then the move.
+ */
 async function finishCommitted(ctx: Ctx, entry: LedgerEntry, st: Stats): Promise<FileOutcome> {
-  const report = JSON.parse(entry.report!) as FileReport;
-  return finishMove(ctx, entry, report, st);
+  let current = entry;
+  if (stagedApplyOfFile(ctx.deps.db, entry.id) !== undefined) {
+    await resumeStagedApplies(applyDeps(ctx.deps));
+    const after = ctx.ledger.get(entry.id);
+    // Its scratch file was lost: the row is gone, the file is read again from the start.
+    if (after === undefined) return processInboxFile(ctx.path, ctx.deps);
+    current = after;
+  }
+  const report = JSON.parse(current.report!) as FileReport;
+  return finishMove(ctx, current, report, st);
 }
 
 /**
