@@ -24,6 +24,7 @@ import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
+import { readWholeKind } from '../sync/readKind.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { startHttpServer } from './httpServer.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
@@ -65,7 +66,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   for (const secret of configSecrets(config)) registerSecret(secret);
   // First, so that a broken profiles file stops the start (exit 78) before anything is opened.
-  // Watched from here on; the readers take the current profiles once they are wired (#20).
+  // Watched from here on; each inbox file is read with the profiles in force when it is taken.
   const profiles = config.inboxProfilesFile
     ? watchProfilesFile(config.inboxProfilesFile, log)
     : undefined;
@@ -114,6 +115,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     notFoundMs: config.notFoundRetryMs,
   };
   const outbox = { db, outboxDir: paths.outbox, format: config.outboxFormat, clock, log };
+  // A full export (absent: "zero", SNAPSHOT_ABSENT=zero) of a kind the portal was never read of.
+  const readPortalStock = (kind: 'factory' | 'dc') =>
+    readWholeKind(kind, { db, reader: stockReader(client), log, clock, signal: stopping.signal });
 
   const deps: JobDeps = {
     config,
@@ -135,6 +139,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         clock,
         maxSkuLength: config.maxSkuLength,
         locations: () => stockRules.current().locations,
+        ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
+        readPortalStock,
       });
       return {
         status: outcome.status,
@@ -149,6 +155,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         log,
         clock,
         dcDirectory,
+        readPortalStock,
         locations: () => stockRules.current().locations,
       }),
     refreshDistributionCentres: () => dcDirectory.refresh(),

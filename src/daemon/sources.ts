@@ -25,6 +25,8 @@ interface SourceDeps {
   readonly dcDirectory: DcDirectory;
   /** The stock rules' `locations` now in force (ERP location code → portal DC code). */
   readonly locations?: () => LocationMap;
+  /** Reads the portal's stock of a kind (SNAPSHOT_ABSENT=zero where it was never read). */
+  readonly readPortalStock?: (kind: 'factory' | 'dc') => Promise<boolean>;
 }
 
 /**
@@ -44,6 +46,8 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dcDirectory: deps.dcDirectory,
     maxSkuLength: config.maxSkuLength,
     ...(deps.locations ? { locations: deps.locations() } : {}),
+    absent: config.snapshotAbsent,
+    ...(deps.readPortalStock ? { readPortalStock: deps.readPortalStock } : {}),
     dataDir: config.dataDir,
   });
   if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);

@@ -6,13 +6,16 @@ import { createDcCheck, dcRejection } from '../dcCheck.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import {
   ByteTap,
+  type Dialect,
   FileFormatError,
   type InboxFormat,
   type PositionUnit,
   positionUnit,
   readRecords,
 } from '../parse/index.ts';
-import { detectKind, type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
+import type { ReadPlan } from '../profiles.ts';
+import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
+import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../validate/mapping.ts';
 import {
   type RowError,
   showValue,
@@ -48,6 +51,12 @@ interface Common {
   readonly rowsRead: number;
   /** sha256 of the bytes read, hex; undefined when reading stopped early. */
   readonly hash: string | undefined;
+  /** What delimited text was read as (once its header was found); undefined for other formats. */
+  readonly dialect?: Dialect;
+  /** The worksheet row the header was found on (`.xlsx`). */
+  readonly headerRow?: number;
+  /** Accepted rows whose negative quantity was offered as 0 (a profile's `negative: "zero"`). */
+  readonly clamped: number;
 }
 
 export interface CollectedFile extends Common {
@@ -93,6 +102,12 @@ export interface CollectOptions {
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
   /**
+   * How to read the file: its profile's reader options, column mapping and quantity conventions
+   * (readPlanFor). Unset: the defaults (encoding and delimiter detected, the header on line 1,
+   * the API's field names, `.` as the decimal mark, negatives rejected).
+   */
+  readonly plan?: ReadPlan;
+  /**
    * Where stock rows go: a scratch database made on the first stock row (bounded memory, for
    * ingestion); without it, rows are kept in memory (dry runs, tests). The caller owns the file
    * (discards it when the result is not applied).
@@ -110,9 +125,18 @@ export async function collectFile(
   options: CollectOptions,
 ): Promise<CollectedFile | UnreadableFile> {
   const tap = new ByteTap();
-  const { format } = options;
+  const { format, plan } = options;
   const positions = positionUnit(format);
+  const mapping = plan?.mapping;
+  const rules = { maxSkuLength: options.maxSkuLength, quantity: plan?.quantity ?? {} };
+  const objects = format === 'json' || format === 'jsonl';
+  // Readers of a header rename its columns once; their rows only get the constants added.
+  const renameColumn = mapping === undefined || objects ? undefined : columnKey(mapping);
+  const constants = mapping !== undefined && Object.keys(mapping.constants).length > 0;
+  let dialect: Dialect | undefined;
+  let headerRow: number | undefined;
   let kind: FileKind | undefined;
+  let clamped = 0;
   let rowsRead = 0;
   let rowsAccepted = 0;
   let rowsRejected = 0;
@@ -133,6 +157,9 @@ export async function collectFile(
     rowsRejected,
     rejected,
     rejectedOmitted: rowsRejected - rejected.length,
+    clamped,
+    ...(dialect === undefined ? {} : { dialect }),
+    ...(headerRow === undefined ? {} : { headerRow }),
     ...(staged === undefined ? {} : { staged }),
   });
   const fail = (reason: string): UnreadableFile => {
@@ -160,10 +187,26 @@ export async function collectFile(
   };
 
   try {
-    for await (const batch of readRecords(format, source, tap)) {
+    const reading = readRecords(format, source, tap, {
+      delimited: {
+        ...plan?.delimited,
+        ...(renameColumn === undefined ? {} : { renameColumn }),
+        onDialect: (d) => {
+          dialect = d;
+        },
+      },
+      xlsx: {
+        ...plan?.xlsx,
+        ...(renameColumn === undefined ? {} : { renameColumn }),
+        onHeader: (row) => {
+          headerRow = row;
+        },
+      },
+    });
+    for await (const batch of reading) {
       for (const event of batch) {
         if (event.type === 'columns') {
-          const detected = detectKind(event.columns);
+          const detected = detectKindWithProfile(event.columns, mapping);
           if (!detected.ok) return fail(detected.reason);
           kind = detected.kind;
           ignore(detected.ignored);
@@ -176,15 +219,20 @@ export async function collectFile(
           reject(line, value === undefined ? { field, reason } : { field, reason, value });
           continue;
         }
-        const { line, fields } = event;
-        if (format !== 'csv') {
+        const { line } = event;
+        let fields = event.fields;
+        if (mapping !== undefined) {
+          if (objects) fields = mapFields(fields, mapping);
+          else if (constants) addConstants(fields, mapping);
+        }
+        if (objects) {
           const keys = Object.keys(fields);
           const claims = objectKind(keys);
           if (claims === undefined) {
             reject(line, { field: '(row)', reason: 'names none of the known columns' });
             continue;
           }
-          if (kind === undefined) kind = claims;
+          if (kind === undefined) kind = mapping?.kind ?? claims;
           else if (claims !== kind) {
             return fail(
               `mixed kinds: ${positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${kind.replace('_', ' ')}`,
@@ -211,7 +259,7 @@ export async function collectFile(
             locationsMapped++;
           }
         }
-        const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', rowFields, options);
+        const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', rowFields, rules);
         if (!r.ok) {
           reject(line, r);
           continue;
@@ -230,6 +278,7 @@ export async function collectFile(
           }
         }
         rowsAccepted++;
+        if (row.clamped) clamped++;
         if (options.stage !== undefined) {
           staged ??= options.stage();
           staged.put(
@@ -288,7 +337,9 @@ export async function collectFile(
   });
   if (tap.bytes === 0) return unreadable('empty file');
   if (kind === undefined) {
-    if (format === 'csv') return unreadable('no header row (the file holds only blank lines)');
+    if (format === 'xlsx')
+      return unreadable('no header row (the first worksheet holds only blank rows)');
+    if (!objects) return unreadable('no header row (the file holds only blank lines)');
     return unreadable(rowsRead === 0 ? 'no data rows' : 'no row names a kind');
   }
   if (rowsRead === 0) {
@@ -320,6 +371,9 @@ export async function collectFile(
     dcChecked: dcs !== undefined,
     locationsMapped,
     hash,
+    clamped,
+    ...(dialect === undefined ? {} : { dialect }),
+    ...(headerRow === undefined ? {} : { headerRow }),
   };
 }
 

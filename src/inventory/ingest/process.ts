@@ -2,11 +2,13 @@ import { constants, existsSync, lstatSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
+import type { Profile } from '../../config/profiles.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import { emptyOfferSummary, type LocationMap } from '../../domain/stockRules.ts';
 import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
+import { portalStockRead } from '../../state/absentStock.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock } from '../../state/desiredStock.ts';
@@ -14,9 +16,16 @@ import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
 import { StagingFile } from '../../state/staging.ts';
+import { zeroAbsentKeys } from '../absent.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { isIgnoredName } from '../names.ts';
-import { formatOf, type InboxFormat, positionUnit } from '../parse/records.ts';
+import {
+  formatOf,
+  type InboxFormat,
+  positionUnit,
+  SUPPORTED_EXTENSIONS,
+} from '../parse/records.ts';
+import { type ReadPlan, readPlanFor } from '../profiles.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import {
   type ApplyDeps,
@@ -31,6 +40,7 @@ import { moveInboxEntry, type RenameFn } from './move.ts';
 import {
   type FileReport,
   MAX_CONFIRMATIONS_LISTED,
+  type ReadingFields,
   type ReportOutcome,
   reportPathFor,
   storedName,
@@ -45,6 +55,14 @@ export interface IngestDeps {
   readonly maxSkuLength: number;
   /** The stock rules' `locations` now in force (ERP location code → portal DC code). */
   readonly locations?: () => LocationMap;
+  /** The inbox profiles in force (INBOX_PROFILES_FILE, re-read on change); none: the defaults. */
+  readonly profiles?: () => readonly Profile[];
+  /**
+   * Reads the portal's whole stock of a kind into remote_stock; true when the read was complete.
+   * A full export (`absent: "zero"`) of a kind the portal's stock was never read of waits for it,
+   * so that it knows which keys to zero. Unset: what state.db knows is used.
+   */
+  readonly readPortalStock?: (kind: StockKind) => Promise<boolean>;
   /** The "before apply" step of stock files (see apply.ts): checks run on the staged set. */
   readonly checks?: readonly BeforeApplyCheck[];
   /** Keys per merge transaction (see apply.ts). */
@@ -86,6 +104,21 @@ export interface FileOutcome {
   };
 }
 
+/**
+ * A full export met a portal whose stock of its kind could not be read (yet): the file stays in
+ * inbox/ and is tried again later.
+ */
+export class PortalStockUnknownError extends Error {
+  readonly code = 'E_PORTAL_STOCK_UNKNOWN';
+
+  constructor(name: string, kind: StockKind) {
+    super(
+      `${name} is a full export, and the portal's ${kind} stock could not be read to know which keys it omits; it stays in inbox/ and will be read again`,
+    );
+    this.name = 'PortalStockUnknownError';
+  }
+}
+
 /** The file changed between the hash and the parse: leave it in inbox/, try again later. */
 export class FileChangedError extends Error {
   readonly code = 'E_FILE_CHANGED';
@@ -111,7 +144,8 @@ export async function processInboxFile(path: string, deps: IngestDeps): Promise<
   const receivedAt = clock.now();
   const name = basename(path);
   const ledger = new InboxLedger(deps.db);
-  const ctx: Ctx = { path, name, deps, clock, ledger, receivedAt };
+  const plan = readPlanFor(deps.profiles?.() ?? [], name);
+  const ctx: Ctx = { path, name, deps, clock, ledger, receivedAt, plan };
 
   let st: Stats;
   try {
@@ -153,6 +187,8 @@ interface Ctx {
   readonly clock: Clock;
   readonly ledger: InboxLedger;
   readonly receivedAt: number;
+  /** How the file is read: its profile (by name) or the defaults. */
+  readonly plan: ReadPlan;
 }
 
 async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<FileOutcome> {
@@ -177,8 +213,9 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       ok: false,
       format: undefined,
       kind: undefined,
-      reason: 'unsupported file extension: use .csv, .json, .jsonl or .ndjson',
+      reason: `unsupported file extension: use ${SUPPORTED_EXTENSIONS}`,
       rowsRead: 0,
+      clamped: 0,
     });
   }
 
@@ -188,6 +225,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     maxSkuLength: deps.maxSkuLength,
     dcDirectory: deps.dcDirectory,
     ...(deps.locations ? { locations: deps.locations() } : {}),
+    plan: ctx.plan,
     stage: () => StagingFile.create(deps.dataDir),
     onProgress: (rows) => {
       const now = ctx.clock.now();
@@ -212,9 +250,49 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     });
   }
   if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
+    // A full export needs the portal's stock of its kind known before its keys can be zeroed.
+    const kind = collected.kind === 'dc_stock' ? 'dc' : 'factory';
+    if (ctx.plan.absent === 'zero') {
+      try {
+        await knowPortalStock(ctx, kind);
+      } catch (err) {
+        staged.discard(); // the file stays in inbox/ and is read again
+        throw err;
+      }
+    }
     return commitStaged(ctx, st, hash, collected, staged);
   }
   return commitCollected(ctx, st, hash, collected);
+}
+
+/**
+ * A full export zeroes the keys the portal holds that it omits: the portal's stock of that kind
+ * must have been read once. Where it never was, it is read now (one read of the kind; logged).
+ */
+async function knowPortalStock(ctx: Ctx, kind: StockKind): Promise<void> {
+  const { deps } = ctx;
+  if (deps.readPortalStock === undefined || portalStockRead(deps.db, kind)) return;
+  deps.log.info(
+    { event: 'file.reading_portal', file: ctx.name, kind },
+    `${ctx.name} is a full export: reading the portal's ${kind} stock first`,
+  );
+  if (!(await deps.readPortalStock(kind))) throw new PortalStockUnknownError(ctx.name, kind);
+}
+
+/** How the file was read, for its report: profile, dialect, header line and counts. */
+function readingOf(
+  ctx: Ctx,
+  c: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'> | undefined,
+  absentZeroed = 0,
+): ReadingFields {
+  return {
+    profile: ctx.plan.profile?.match ?? null,
+    encoding: c?.dialect?.encoding ?? null,
+    delimiter: c?.dialect?.delimiter ?? null,
+    headerLine: c?.dialect?.headerLine ?? c?.headerRow ?? null,
+    clamped: c?.clamped ?? 0,
+    absentZeroed,
+  };
 }
 
 /**
@@ -272,6 +350,7 @@ function baseReport(
     rejectedOmitted: 0,
     duplicates: { rows: 0, keys: [], keysOmitted: 0 },
     ignoredColumns: [],
+    ...readingOf(ctx, undefined),
     timing: {
       receivedAt: new Date(ctx.receivedAt).toISOString(),
       finishedAt: new Date(now).toISOString(),
@@ -365,8 +444,15 @@ async function commitStaged(
 ): Promise<FileOutcome> {
   const { deps } = ctx;
   const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+  // Before apply: a full export's set gains the keys it sets to 0 by omission, ahead of every
+  // other check (the guard rails count them as keys it names).
+  let absentZeroed = 0;
+  const checks =
+    ctx.plan.absent === 'zero'
+      ? [zeroAbsentKeys([kind], (_, n) => (absentZeroed = n)), ...(deps.checks ?? [])]
+      : deps.checks;
   const out = await applyStagedSet(
-    applyDeps(deps),
+    { ...applyDeps(deps), ...(checks === undefined ? {} : { checks }) },
     staged,
     { type: 'file', name: ctx.name, kind },
     (stagedFile) => {
@@ -390,9 +476,10 @@ async function commitStaged(
           rejectedOmitted: c.rejectedOmitted,
           duplicates: c.duplicates,
           ignoredColumns: c.ignoredColumns,
+          ...readingOf(ctx, c, absentZeroed),
           distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-          // Completed by the merge's last transaction.
           locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
+          // Completed by the merge's last transaction.
           stock: stockSummary({
             rows: 0,
             differing: 0,
@@ -478,6 +565,7 @@ async function commitCollected(
         rejectedOmitted: c.rejectedOmitted,
         duplicates: c.duplicates,
         ignoredColumns: c.ignoredColumns,
+        ...readingOf(ctx, c),
       };
       if (c.kind === 'shipment_confirmations') {
         const results = storeConfirmations(ctx.deps.db, c.confirmations, { fileId: ledgerId, now });
@@ -567,6 +655,7 @@ async function commitUnreadable(
       rejected: u.rejected ?? [],
       rejectedOmitted: u.rejectedOmitted ?? 0,
       ignoredColumns: u.ignoredColumns ?? [],
+      ...readingOf(ctx, u),
     }),
   );
   return afterCommit(ctx, committed, st);
@@ -673,6 +762,10 @@ async function finishMove(
     rowsAccepted: report.rowsAccepted,
     rowsRejected: report.rowsRejected,
     duplicateRows: report.duplicates.rows,
+    ...(report.profile ? { profile: report.profile } : {}),
+    ...(report.encoding ? { encoding: report.encoding, delimiter: report.delimiter } : {}),
+    ...(report.clamped ? { clamped: report.clamped } : {}),
+    ...(report.absentZeroed ? { absentZeroed: report.absentZeroed } : {}),
     ms: ctx.clock.now() - ctx.receivedAt,
   };
   if (report.outcome === 'failed') {
