@@ -2,6 +2,7 @@ import type { GuardFigures } from '../domain/guard.ts';
 import type { StockKind } from '../domain/stock.ts';
 import type { StateDb } from './db.ts';
 import type { DesiredInput } from './desiredStock.ts';
+import { ensureStockRuleFunctions, offerSelect } from './stockRules.ts';
 
 /**
  * The figures of the guard rails: a staged set of stock rows compared with what the portal is
@@ -29,6 +30,8 @@ export interface StagedSet {
    * where stock rules derive the offered quantity at apply, the same derivation goes here.
    */
   readonly quantity?: string;
+  /** A derived table's SQL instead of `table` (built by offeredSet only, never from input). */
+  readonly query?: string;
 }
 
 /** A key the set would lower: zeroed ones first, then the largest drops. */
@@ -48,8 +51,31 @@ const TABLE_NAME = /^(temp\.|main\.|staged\.)?[a-z_][a-z0-9_]*$/i;
 
 /** The staged table (checked to be a plain name) and the SQL of a row's kind in it (`s`). */
 export function stagedFrom(set: StagedSet): { table: string; kind: string } {
+  const kind = set.kind === undefined ? 's.kind' : '@kind';
+  if (set.query !== undefined) return { table: `(${set.query})`, kind };
   if (!TABLE_NAME.test(set.table)) throw new Error(`not a table name: ${set.table}`);
-  return { table: set.table, kind: set.kind === undefined ? 's.kind' : '@kind' };
+  return { table: set.table, kind };
+}
+
+/**
+ * The staged set as the portal would be offered it: each row's quantity under the stock rules in
+ * force on this connection (state/stockRules.ts; none: as the ERP counts it), and the keys the
+ * rules exclude left out (never pushed, so nothing to protect).
+ */
+export function offeredSet(db: StateDb, set: StagedSet): StagedSet {
+  ensureStockRuleFunctions(db);
+  const f = stagedFrom({ table: set.table });
+  const kind = set.kind === undefined ? 'kind' : `'${set.kind === 'dc' ? 'dc' : 'factory'}'`;
+  const offers = offerSelect(f.table, [`${kind} AS kind`, 'dc', 'sku'], {
+    kind,
+    dc: 'dc',
+    sku: 'sku',
+    erp: 'quantity',
+  });
+  return {
+    table: set.table,
+    query: `SELECT kind, dc, sku, quantity FROM (${offers}) WHERE excluded = 0`,
+  };
 }
 
 function from(set: StagedSet): { sql: string; kind: string } {

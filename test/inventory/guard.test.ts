@@ -3,11 +3,13 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { profilesFileSchema } from '../../src/config/profiles.ts';
+import { stockRulesFileSchema } from '../../src/config/stockRules.ts';
 import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { HeldStore } from '../../src/state/held.ts';
 import { InboxLedger } from '../../src/state/inboxFiles.ts';
 import { RemoteStock } from '../../src/state/remoteStock.ts';
+import { setStockRules } from '../../src/state/stockRules.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');
@@ -201,5 +203,28 @@ describe('guard rails in the file pipeline', () => {
       absentZeroed: 25,
       guard: { figures: { keysNamed: 30, keysInStock: 30, keysZeroed: 25 } },
     });
+  });
+
+  it('compares what would be offered: a buffer that takes the range to 0 is held; excluded keys are left out', async () => {
+    // S0..S9 excluded (never pushed), S10..S29 offered 5 fewer than the ERP counts.
+    setStockRules(
+      env.db,
+      stockRulesFileSchema.parse({
+        rules: [
+          { sku: 'S?', exclude: true },
+          { sku: 'S*', buffer: 5 },
+        ],
+      }).rules,
+    );
+    env.drop(
+      'buffered.csv',
+      `sku,stock_quantity\n${Array.from({ length: 30 }, (_, i) => `S${i},5`).join('\n')}\n`,
+    );
+    const out = await env.process('buffered.csv', { guard });
+    expect(out.status).toBe('held');
+    expect(env.report(out).guard).toMatchObject({
+      figures: { keysNamed: 20, keysInStock: 20, keysZeroed: 20, sumBefore: 200, sumAfter: 0 },
+    });
+    expect(env.report(out).guard?.examples[0]).toMatchObject({ quantity: 0 });
   });
 });

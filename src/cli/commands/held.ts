@@ -1,11 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/index.ts';
+import { readStockRulesFile } from '../../config/stockRules.ts';
 import type { GuardReport } from '../../inventory/guard/check.ts';
 import { rejectHeld, releaseHeld } from '../../inventory/guard/decide.ts';
 import type { FileReport } from '../../inventory/ingest/report.ts';
 import type { StateDb } from '../../state/db.ts';
 import { type HeldEntry, HeldStore } from '../../state/held.ts';
 import { InboxLedger } from '../../state/inboxFiles.ts';
+import { setStockRules } from '../../state/stockRules.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, type CommandContext, ExitCode } from '../command.ts';
 import { when } from '../format.ts';
@@ -170,6 +172,8 @@ async function release(
 ) {
   const db = openExistingState(config);
   try {
+    // A snapshot read is applied here: with the stock rules the daemon applies (STOCK_RULES_FILE).
+    if (config.stockRulesFile) setStockRules(db, readStockRulesFile(config.stockRulesFile).rules);
     const result = await releaseHeld({ db, dataDir: config.dataDir, now: Date.now }, id);
     if (result.source === 'snapshot') {
       const nudged = await nudgeDaemon(config, (n) => n.push(`release ${id}`));

@@ -11,6 +11,7 @@ import type { DesiredInput } from '../../state/desiredStock.ts';
 import {
   compareRows,
   compareStaged,
+  offeredSet,
   type StagedComparison,
   type StagedSet,
 } from '../../state/guardFigures.ts';
@@ -106,9 +107,10 @@ export function guardStockFile(
   },
 ): GuardOutcome {
   if (thresholds === undefined) return { hold: false, report: undefined };
+  // The offered quantities (after the stock rules) are what would reach the portal.
   const cmp =
     file.staged !== undefined
-      ? compareStaged(db, file.staged)
+      ? compareStaged(db, offeredSet(db, file.staged))
       : compareRows(db, [{ kind: file.kind, rows: file.rows ?? [] }]);
   const verdict = decideGuard(cmp, thresholds);
   const report = guardReport(cmp, verdict, thresholds);

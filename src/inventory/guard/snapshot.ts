@@ -6,6 +6,7 @@ import {
   clearGuardRows,
   compareStaged,
   GUARD_STAGE,
+  offeredSet,
   type StagedSet,
   stagedRowsInOrder,
   stageGuardRows,
@@ -102,7 +103,8 @@ export function guardSnapshotStaged(
   if (thresholds === undefined) return { hold: false, report: undefined };
   const held = new HeldStore(db);
   const last = new KeyValueStore(db).get('snapshot.last_rows');
-  const cmp = compareStaged(db, read.staged);
+  // The offered quantities (after the stock rules) are what would reach the portal.
+  const cmp = compareStaged(db, offeredSet(db, read.staged));
   const verdict = decideSnapshotGuard(cmp, thresholds, emptiedQueries(read.rowsRead, last), last);
   const base = guardReport(cmp, verdict, thresholds);
   if (!verdict.hold) return { hold: false, report: base };

@@ -1,4 +1,5 @@
 import type { DataPaths } from '../../config/dataPaths.ts';
+import type { OfferSummary } from '../../domain/stockRules.ts';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
 import type { GuardReport } from '../guard/check.ts';
 import { fitName } from '../names.ts';
@@ -65,6 +66,8 @@ export interface FileReport extends ReadingFields {
   };
   readonly ignoredColumns: readonly string[];
   readonly distributionCentresChecked?: boolean;
+  /** DC rows whose ERP location code was mapped to a portal DC code (STOCK_RULES_FILE). */
+  readonly locationsMapped?: number;
   readonly stock?: {
     readonly keys: number;
     readonly differingFromPortal: number;
@@ -72,6 +75,8 @@ export interface FileReport extends ReadingFields {
     readonly failuresReplaced: number;
     /** Rows not applied because a newer file (by modification time) or snapshot set the key. */
     readonly supersededByNewerFile: number;
+    /** The ERP's and the offered quantities under the stock rules (STOCK_RULES_FILE). */
+    readonly offers?: OfferSummary;
   };
   readonly confirmations?: {
     readonly new: number;
