@@ -470,9 +470,10 @@ async function commitStaged(
   const { deps } = ctx;
   const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
   // The guard rails run last in the "before apply" step (they see the rows other checks added):
-  // a file that trips them is held here, its hold committed and the file moved to held/.
+  // a file that trips them is held here, its hold committed; the move to held/ follows once the
+  // step is over.
   let guard: GuardReport | undefined;
-  let held: FileOutcome | undefined;
+  let held: CommitResult | undefined;
   let absentZeroed = 0;
   const guardCheck: BeforeApplyCheck = async (step) => {
     const g = guardStockFile(step.db, deps.guard, {
@@ -482,7 +483,7 @@ async function commitStaged(
     });
     guard = g.report;
     if (!g.hold) return undefined;
-    held = await commitHeld(ctx, st, hash, c, g.report, { table: step.table }, absentZeroed);
+    held = commitHeld(ctx, st, hash, c, g.report, { table: step.table }, absentZeroed);
     return { hold: g.report.reason };
   };
   // Before apply: a full export's set gains the keys it sets to 0 by omission, ahead of every
@@ -545,7 +546,7 @@ async function commitStaged(
       return { applyId, result };
     },
   );
-  if (out.status === 'held' && held !== undefined) return held;
+  if (out.status === 'held' && held !== undefined) return afterCommit(ctx, held, st);
   if (out.status === 'held') {
     deps.log.info(
       { event: 'file.not_applied', file: ctx.name, reason: out.reason },
@@ -579,10 +580,11 @@ function applyDeps(deps: IngestDeps): ApplyDeps {
 /**
  * A stock file the guard rails stopped, from inside the "before apply" step: its ledger row
  * (outcome 'held'), the held entry and its rows copied from the staged set, in one transaction,
- * and no data applied; then the report and the move to held/. A crash before the move leaves
- * the file in inbox/ with that row 'committed': the next pass only finishes the move.
+ * and no data applied. The caller then writes the report and moves the file to held/
+ * (afterCommit, outside the step). A crash before the move leaves the file in inbox/ with that
+ * row 'committed': the next pass only finishes the move.
  */
-async function commitHeld(
+function commitHeld(
   ctx: Ctx,
   st: Stats,
   hash: string,
@@ -590,54 +592,49 @@ async function commitHeld(
   guard: GuardReport,
   staged: { readonly table: string },
   absentZeroed: number,
-): Promise<FileOutcome> {
+): CommitResult {
   const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
-  const committed = commit(
-    ctx,
-    { kind: c.kind, hash, size: st.size, ino: st.ino },
-    (ledgerId, storedAs) => {
-      const base = baseReport(ctx, {
-        ledgerId,
+  return commit(ctx, { kind: c.kind, hash, size: st.size, ino: st.ino }, (ledgerId, storedAs) => {
+    const base = baseReport(ctx, {
+      ledgerId,
+      storedAs,
+      outcome: 'held',
+      format: c.format,
+      kind: c.kind,
+      hash,
+      size: st.size,
+    });
+    const heldId = new HeldStore(ctx.deps.db).hold(
+      {
+        source: 'file',
+        fileId: ledgerId,
+        name: ctx.name,
         storedAs,
-        outcome: 'held',
-        format: c.format,
         kind: c.kind,
-        hash,
-        size: st.size,
-      });
-      const heldId = new HeldStore(ctx.deps.db).hold(
-        {
-          source: 'file',
-          fileId: ledgerId,
-          name: ctx.name,
-          storedAs,
-          kind: c.kind,
-          contentHash: hash,
-          reason: guard.reason,
-          report: JSON.stringify(guard),
-          sourceAt: Math.floor(st.mtimeMs),
-          heldAt: ctx.clock.now(),
-        },
-        { table: staged.table, kind },
-      );
-      return {
-        ...base,
-        held: true,
-        reason: `held by the guard rails: ${guard.reason}`,
-        rowsRead: c.rowsRead,
-        rowsAccepted: c.rowsAccepted,
-        rowsRejected: c.rowsRejected,
-        rejected: c.rejected,
-        rejectedOmitted: c.rejectedOmitted,
-        duplicates: c.duplicates,
-        ignoredColumns: c.ignoredColumns,
-        ...readingOf(ctx, c, absentZeroed),
-        distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-        guard: { ...guard, heldId },
-      };
-    },
-  );
-  return afterCommit(ctx, committed, st);
+        contentHash: hash,
+        reason: guard.reason,
+        report: JSON.stringify(guard),
+        sourceAt: Math.floor(st.mtimeMs),
+        heldAt: ctx.clock.now(),
+      },
+      { table: staged.table, kind },
+    );
+    return {
+      ...base,
+      held: true,
+      reason: `held by the guard rails: ${guard.reason}`,
+      rowsRead: c.rowsRead,
+      rowsAccepted: c.rowsAccepted,
+      rowsRejected: c.rowsRejected,
+      rejected: c.rejected,
+      rejectedOmitted: c.rejectedOmitted,
+      duplicates: c.duplicates,
+      ignoredColumns: c.ignoredColumns,
+      ...readingOf(ctx, c, absentZeroed),
+      distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+      guard: { ...guard, heldId },
+    };
+  });
 }
 
 async function commitCollected(
