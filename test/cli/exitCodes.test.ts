@@ -17,7 +17,7 @@ describe('command line (real child processes)', () => {
       expect(r.code, commands[i]!.name).toBe(0);
       expect(r.output).toContain(`supplier-sync ${commands[i]!.name}`);
     });
-  });
+  }, 90_000); // one child process per command at once: slow on a busy 2-CPU machine
 
   it('exits 2 on an unknown command or option', async () => {
     expect((await runCliToEnd(['frobnicate'], env())).code).toBe(2);
