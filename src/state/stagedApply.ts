@@ -117,57 +117,64 @@ export interface ChunkResult {
 }
 
 function statements(db: StateDb) {
+  // One chunk of the set, with what each key meets in state.db, looked up once.
   db.exec(
     `CREATE TEMP TABLE IF NOT EXISTS apply_chunk (
        kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, quantity INTEGER NOT NULL,
-       line INTEGER NOT NULL, PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID;
-     CREATE TEMP TABLE IF NOT EXISTS apply_differing (
-       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL,
-       PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID;`,
+       line INTEGER NOT NULL, superseded INTEGER NOT NULL, remote INTEGER, failure INTEGER)`,
   );
   return {
     get: db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE id = ?'),
     clear: db.prepare('DELETE FROM temp.apply_chunk'),
-    clearDiffering: db.prepare('DELETE FROM temp.apply_differing'),
-    fill: db.prepare<[{ k: string; d: string; s: string; limit: number }]>(
-      `INSERT INTO temp.apply_chunk (kind, dc, sku, quantity, line)
-       SELECT kind, dc, sku, quantity, line FROM staged.rows
-        WHERE (kind, dc, sku) > (@k, @d, @s) ORDER BY kind, dc, sku LIMIT @limit`,
+    fill: db.prepare<[{ k: string; d: string; s: string; limit: number; sourceAt: number }]>(
+      `INSERT INTO temp.apply_chunk (kind, dc, sku, quantity, line, superseded, remote, failure)
+       SELECT s.kind, s.dc, s.sku, s.quantity, s.line,
+              coalesce(d.source_at > @sourceAt, 0), r.quantity, f.quantity
+         FROM (SELECT * FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s)
+                ORDER BY kind, dc, sku LIMIT @limit) s
+         LEFT JOIN desired_stock d ON d.kind = s.kind AND d.dc = s.dc AND d.sku = s.sku
+         LEFT JOIN remote_stock r ON r.kind = s.kind AND r.dc = s.dc AND r.sku = s.sku
+         LEFT JOIN stock_failures f ON f.kind = s.kind AND f.dc = s.dc AND f.sku = s.sku
+        ORDER BY s.kind, s.dc, s.sku`,
     ),
-    last: db.prepare<[], { kind: string; dc: string; sku: string }>(
-      'SELECT kind, dc, sku FROM temp.apply_chunk ORDER BY kind DESC, dc DESC, sku DESC LIMIT 1',
-    ),
-    superseded: db.prepare<[{ sourceAt: number }]>(
-      `DELETE FROM temp.apply_chunk WHERE EXISTS (
-         SELECT 1 FROM desired_stock d
-          WHERE d.kind = apply_chunk.kind AND d.dc = apply_chunk.dc AND d.sku = apply_chunk.sku
-            AND d.source_at > @sourceAt)`,
+    tally: db.prepare<
+      [],
+      {
+        last_kind: string;
+        last_dc: string;
+        last_sku: string;
+        superseded: number;
+        differing: number;
+        failing: number;
+      }
+    >(
+      `SELECT (SELECT kind FROM temp.apply_chunk ORDER BY rowid DESC LIMIT 1) AS last_kind,
+              (SELECT dc FROM temp.apply_chunk ORDER BY rowid DESC LIMIT 1) AS last_dc,
+              (SELECT sku FROM temp.apply_chunk ORDER BY rowid DESC LIMIT 1) AS last_sku,
+              coalesce(SUM(superseded), 0) AS superseded,
+              coalesce(SUM(NOT superseded AND remote IS NOT quantity), 0) AS differing,
+              coalesce(SUM(NOT superseded AND failure IS NOT NULL AND failure != quantity), 0) AS failing
+         FROM temp.apply_chunk`,
     ),
     clearFailures: db.prepare(
       `DELETE FROM stock_failures WHERE (kind, dc, sku) IN (
-         SELECT f.kind, f.dc, f.sku FROM temp.apply_chunk c
-           JOIN stock_failures f ON f.kind = c.kind AND f.dc = c.dc AND f.sku = c.sku
-          WHERE f.quantity != c.quantity)`,
+         SELECT kind, dc, sku FROM temp.apply_chunk
+          WHERE NOT superseded AND failure IS NOT NULL AND failure != quantity)`,
     ),
     upsert: db.prepare<[{ source: string; now: number; sourceAt: number; fileId: number | null }]>(
       `INSERT INTO desired_stock
          (kind, dc, sku, quantity, source, updated_at, source_at, source_file_id, source_line)
        SELECT kind, dc, sku, quantity, @source, @now, @sourceAt, @fileId, line
-         FROM temp.apply_chunk WHERE true ORDER BY kind, dc, sku
+         FROM temp.apply_chunk WHERE NOT superseded ORDER BY rowid
        ON CONFLICT (kind, dc, sku) DO UPDATE
          SET quantity = excluded.quantity, source = excluded.source,
              updated_at = excluded.updated_at, source_at = excluded.source_at,
              source_file_id = excluded.source_file_id, source_line = excluded.source_line`,
     ),
-    differing: db.prepare(
-      `INSERT INTO temp.apply_differing (kind, dc, sku)
-       SELECT c.kind, c.dc, c.sku FROM temp.apply_chunk c
-         LEFT JOIN remote_stock r ON r.kind = c.kind AND r.dc = c.dc AND r.sku = c.sku
-        WHERE r.quantity IS NOT c.quantity`,
-    ),
     markPending: db.prepare<[{ now: number }]>(
       `INSERT INTO pending_stock (kind, dc, sku, since)
-       SELECT kind, dc, sku, @now FROM temp.apply_differing WHERE true
+       SELECT kind, dc, sku, @now FROM temp.apply_chunk
+        WHERE NOT superseded AND remote IS NOT quantity ORDER BY rowid
        ON CONFLICT DO NOTHING`,
     ),
     advance: db.prepare(
@@ -180,8 +187,75 @@ function statements(db: StateDb) {
         WHERE id = @id`,
     ),
     remove: db.prepare<[number]>('DELETE FROM staged_applies WHERE id = ?'),
+    // The fast path: straight from the staged range, when no key of the range is newer in
+    // desired_stock and none has a stored failure (the usual case).
+    upTo: db.prepare<[Cursor & { limit: number }], Key>(
+      `SELECT kind, dc, sku FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s)
+        ORDER BY kind, dc, sku LIMIT 1 OFFSET @limit - 1`,
+    ),
+    lastKey: db.prepare<[Cursor], Key>(
+      `SELECT kind, dc, sku FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s)
+        ORDER BY kind DESC, dc DESC, sku DESC LIMIT 1`,
+    ),
+    newerCount: db
+      .prepare<[Range & { sourceAt: number }]>(
+        `SELECT COUNT(*) FROM desired_stock WHERE ${RANGE} AND source_at > @sourceAt`,
+      )
+      .pluck(true),
+    failureCount: db
+      .prepare<[Range]>(`SELECT COUNT(*) FROM stock_failures WHERE ${RANGE}`)
+      .pluck(true),
+    remoteCount: db
+      .prepare<[Range]>(`SELECT COUNT(*) FROM remote_stock WHERE ${RANGE}`)
+      .pluck(true),
+    upsertRange: db.prepare<
+      [Range & { source: string; now: number; sourceAt: number; fileId: number | null }]
+    >(
+      `INSERT INTO desired_stock
+         (kind, dc, sku, quantity, source, updated_at, source_at, source_file_id, source_line)
+       SELECT kind, dc, sku, quantity, @source, @now, @sourceAt, @fileId, line
+         FROM staged.rows WHERE ${RANGE} ORDER BY kind, dc, sku
+       ON CONFLICT (kind, dc, sku) DO UPDATE
+         SET quantity = excluded.quantity, source = excluded.source,
+             updated_at = excluded.updated_at, source_at = excluded.source_at,
+             source_file_id = excluded.source_file_id, source_line = excluded.source_line`,
+    ),
+    pendingAll: db.prepare<[Range & { now: number }]>(
+      `INSERT INTO pending_stock (kind, dc, sku, since)
+       SELECT kind, dc, sku, @now FROM staged.rows WHERE ${RANGE} ORDER BY kind, dc, sku
+       ON CONFLICT DO NOTHING`,
+    ),
+    differingCount: db
+      .prepare<[Range]>(
+        `SELECT COUNT(*) FROM staged.rows s
+           LEFT JOIN remote_stock r ON r.kind = s.kind AND r.dc = s.dc AND r.sku = s.sku
+          WHERE ${S_RANGE} AND r.quantity IS NOT s.quantity`,
+      )
+      .pluck(true),
+    pendingDiffering: db.prepare<[Range & { now: number }]>(
+      `INSERT INTO pending_stock (kind, dc, sku, since)
+       SELECT s.kind, s.dc, s.sku, @now FROM staged.rows s
+         LEFT JOIN remote_stock r ON r.kind = s.kind AND r.dc = s.dc AND r.sku = s.sku
+        WHERE ${S_RANGE} AND r.quantity IS NOT s.quantity ORDER BY s.kind, s.dc, s.sku
+       ON CONFLICT DO NOTHING`,
+    ),
   };
 }
+
+interface Key {
+  kind: string;
+  dc: string;
+  sku: string;
+}
+interface Cursor {
+  k: string;
+  d: string;
+  s: string;
+}
+type Range = Cursor & { hk: string; hd: string; hs: string };
+/** Keys after the cursor, up to and including the chunk's last key. */
+const RANGE = '(kind, dc, sku) > (@k, @d, @s) AND (kind, dc, sku) <= (@hk, @hd, @hs)';
+const S_RANGE = '(s.kind, s.dc, s.sku) > (@k, @d, @s) AND (s.kind, s.dc, s.sku) <= (@hk, @hd, @hs)';
 
 /**
  * Merges the next `limit` keys of the apply `id` (its scratch file ATTACHed as `staged`) in one
@@ -198,13 +272,28 @@ export function mergeStagedChunk(
   const tx = db.transaction((): ChunkResult => {
     const row = s.get.get(id);
     if (row === undefined) throw new Error(`staged apply ${id} is not recorded`);
+    const cursor: Cursor = {
+      k: row.after_kind ?? '',
+      d: row.after_dc ?? '',
+      s: row.after_sku ?? '',
+    };
+    const hi = s.upTo.get({ ...cursor, limit }) ?? s.lastKey.get(cursor);
+    if (hi !== undefined) {
+      const range: Range = { ...cursor, hk: hi.kind, hd: hi.dc, hs: hi.sku };
+      if (
+        (s.newerCount.get({ ...range, sourceAt: row.source_at }) as number) === 0 &&
+        (s.failureCount.get(range) as number) === 0
+      ) {
+        return fastChunk(s, row, range);
+      }
+    }
     s.clear.run();
-    s.clearDiffering.run();
     const filled = s.fill.run({
       k: row.after_kind ?? '',
       d: row.after_dc ?? '',
       s: row.after_sku ?? '',
       limit,
+      sourceAt: row.source_at,
     }).changes;
     if (filled === 0) {
       s.remove.run(id);
@@ -212,45 +301,76 @@ export function mergeStagedChunk(
       onDone?.(totals);
       return { done: true, totals };
     }
-    const last = s.last.get()!;
-    const superseded = s.superseded.run({ sourceAt: row.source_at }).changes;
-    const failuresCleared = s.clearFailures.run().changes;
+    const t = s.tally.get()!;
+    const failuresCleared = t.failing > 0 ? s.clearFailures.run().changes : 0;
     s.upsert.run({
       source: row.source,
       now: row.applied_at,
       sourceAt: row.source_at,
       fileId: row.file_id,
     });
-    // As applyDesiredStock counts: every key of the set, superseded ones included.
-    const rows = filled;
-    const differing = s.differing.run().changes;
-    const newlyPending = s.markPending.run({ now: row.applied_at }).changes;
+    const newlyPending = t.differing > 0 ? s.markPending.run({ now: row.applied_at }).changes : 0;
     s.clear.run();
-    s.clearDiffering.run();
-    s.advance.run({
-      id,
-      kind: last.kind,
-      dc: last.dc,
-      sku: last.sku,
-      rows,
-      differing,
+    const counts = {
+      // As applyDesiredStock counts: every key of the set, superseded ones included.
+      rows: filled,
+      differing: t.differing,
       newlyPending,
       failuresCleared,
-      superseded,
-    });
+      superseded: t.superseded,
+    };
+    s.advance.run({ id, kind: t.last_kind, dc: t.last_dc, sku: t.last_sku, ...counts });
+    const before = totalsOf(row);
     return {
       done: false,
       totals: {
-        rows: row.rows + rows,
-        differing: row.differing + differing,
-        newlyPending: row.newly_pending + newlyPending,
-        failuresCleared: row.failures_cleared + failuresCleared,
-        superseded: row.superseded + superseded,
+        rows: before.rows + counts.rows,
+        differing: before.differing + counts.differing,
+        newlyPending: before.newlyPending + counts.newlyPending,
+        failuresCleared: before.failuresCleared + counts.failuresCleared,
+        superseded: before.superseded + counts.superseded,
       },
     };
   });
   return tx.immediate();
 }
+
+/** A chunk with nothing newer in desired_stock and no stored failure: no per-key lookups there. */
+function fastChunk(s: Statements, row: Row, range: Range): ChunkResult {
+  // Every key of the range is written (no newer row, so the upsert updates or inserts each).
+  const n = s.upsertRange.run({
+    ...range,
+    source: row.source,
+    now: row.applied_at,
+    sourceAt: row.source_at,
+    fileId: row.file_id,
+  }).changes;
+  let differing: number;
+  let newlyPending: number;
+  if ((s.remoteCount.get(range) as number) === 0) {
+    // Nothing known of these keys on the portal: every one differs.
+    differing = n;
+    newlyPending = s.pendingAll.run({ ...range, now: row.applied_at }).changes;
+  } else {
+    differing = s.differingCount.get(range) as number;
+    newlyPending = s.pendingDiffering.run({ ...range, now: row.applied_at }).changes;
+  }
+  const counts = { rows: n, differing, newlyPending, failuresCleared: 0, superseded: 0 };
+  s.advance.run({ id: row.id, kind: range.hk, dc: range.hd, sku: range.hs, ...counts });
+  const before = totalsOf(row);
+  return {
+    done: false,
+    totals: {
+      rows: before.rows + n,
+      differing: before.differing + differing,
+      newlyPending: before.newlyPending + newlyPending,
+      failuresCleared: before.failuresCleared,
+      superseded: before.superseded,
+    },
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
 
 /** The kinds present in the attached staged set. */
 export function stagedKinds(db: StateDb): StockKind[] {

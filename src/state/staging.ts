@@ -49,8 +49,12 @@ CREATE TABLE rejected (
 );
 `;
 
-/** Rows buffered in JavaScript before one statement stages them (one call per batch). */
+/** Rows buffered in JavaScript before they are staged (in one transaction). */
 const BATCH = 4096;
+/** Rows per INSERT statement: a multi-row VALUES list binds 5 × 256 parameters per call. */
+const ROWS_PER_INSERT = 256;
+const UPSERT =
+  'ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = excluded.quantity, line = excluded.line';
 
 /** The folder of scratch databases under the data dir. */
 export function stagingDir(dataDir: string): string {
@@ -81,9 +85,11 @@ export class StagingFile {
   readonly name: string;
   readonly path: string;
   #db: Database.Database | undefined;
-  #stock: Array<[StockKind, string, string, number, number]> = [];
+  /** Flat: kind, dc, sku, quantity, line of each buffered row. */
+  #stock: Array<string | number> = [];
   #rejects: Array<[number, string, string, string | null]> = [];
-  readonly #stage;
+  readonly #stageMany;
+  readonly #stageOne;
   readonly #reject;
 
   private constructor(dir: string) {
@@ -99,10 +105,12 @@ export class StagingFile {
     db.pragma('temp_store = FILE');
     db.exec(SCHEMA);
     this.#db = db;
-    this.#stage = db.prepare<[string]>(
-      `INSERT INTO rows (kind, dc, sku, quantity, line)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?) WHERE true
-       ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = excluded.quantity, line = excluded.line`,
+    // Rows of one statement go in the order given, so a later line of a key replaces an earlier.
+    this.#stageMany = db.prepare(
+      `INSERT INTO rows (kind, dc, sku, quantity, line) VALUES ${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?)').join(', ')} ${UPSERT}`,
+    );
+    this.#stageOne = db.prepare(
+      `INSERT INTO rows (kind, dc, sku, quantity, line) VALUES (?, ?, ?, ?, ?) ${UPSERT}`,
     );
     this.#reject = db.prepare<[string]>(
       `INSERT INTO rejected (line, field, reason, value)
@@ -117,8 +125,8 @@ export class StagingFile {
 
   /** Stages a stock row; a later row with the same key replaces it. */
   put(kind: StockKind, dc: string, sku: string, quantity: number, line: number): void {
-    this.#stock.push([kind, dc, sku, quantity, line]);
-    if (this.#stock.length >= BATCH) this.#flushStock();
+    this.#stock.push(kind, dc, sku, quantity, line);
+    if (this.#stock.length >= BATCH * 5) this.#flushStock();
   }
 
   /** Keeps a rejected row for the report. */
@@ -134,8 +142,15 @@ export class StagingFile {
   }
 
   #flushStock(): void {
-    if (this.#stock.length === 0) return;
-    this.#stage.run(JSON.stringify(this.#stock));
+    const rows = this.#stock;
+    if (rows.length === 0) return;
+    const db = this.#open();
+    const per = ROWS_PER_INSERT * 5;
+    db.transaction(() => {
+      let i = 0;
+      for (; i + per <= rows.length; i += per) this.#stageMany.run(rows.slice(i, i + per));
+      for (; i < rows.length; i += 5) this.#stageOne.run(rows.slice(i, i + 5));
+    })();
     this.#stock = [];
   }
 

@@ -50,8 +50,8 @@ import {
   stagingDir,
 } from '../../state/staging.ts';
 
-/** Keys merged per transaction: about 20–40 ms of work on a slow machine. */
-export const DEFAULT_CHUNK_ROWS = 10_000;
+/** Keys merged per transaction: about 10–20 ms of work on a 2-core machine. */
+export const DEFAULT_CHUNK_ROWS = 5000;
 
 export interface BeforeApplyStep {
   /** The state connection; the set is `staged.rows` on it. */

@@ -18,6 +18,7 @@ import {
   validateConfirmationRow,
   validateStockRow,
 } from '../validate/rows.ts';
+import { createYielder } from '../yielder.ts';
 import { StockRows } from './stockRows.ts';
 
 /** Most rejected rows listed in a report; the rest are counted in `rejectedOmitted`. */
@@ -121,6 +122,7 @@ export async function collectFile(
   let dupKeysOmitted = 0;
   const dcs = options.dcDirectory;
   const dcCheck = dcs === undefined ? undefined : createDcCheck(dcs);
+  const yielder = createYielder();
 
   const badSoFar = () => ({
     rowsRejected,
@@ -155,6 +157,10 @@ export async function collectFile(
   try {
     for await (const batch of readRecords(format, source, tap)) {
       for (const event of batch) {
+        if (yielder.due()) {
+          staged?.flush();
+          await yielder.pause();
+        }
         if (event.type === 'columns') {
           const detected = detectKind(event.columns);
           if (!detected.ok) return fail(detected.reason);
