@@ -85,6 +85,8 @@ export class StagingFile {
   readonly name: string;
   readonly path: string;
   #db: Database.Database | undefined;
+  /** A read-only connection, for reading the rejected rows back after close(). */
+  #reader: Database.Database | undefined;
   /** Flat: kind, dc, sku, quantity, line of each buffered row. */
   #stock: Array<string | number> = [];
   #rejects: Array<[number, string, string, string | null]> = [];
@@ -211,8 +213,9 @@ export class StagingFile {
 
   /** Rejected rows in the order they were kept, read a page at a time (for streamed reports). */
   *rejections(pageSize = 10_000): Generator<StagedRejection> {
-    this.flush();
-    const page = this.#open().prepare<
+    if (this.#db !== undefined) this.flush();
+    this.#reader ??= this.#db ?? new Database(this.path, { readonly: true, fileMustExist: true });
+    const page = this.#reader.prepare<
       [number, number],
       { id: number; line: number; field: string; reason: string; value: string | null }
     >('SELECT id, line, field, reason, value FROM rejected WHERE id > ? ORDER BY id LIMIT ?');
@@ -233,6 +236,7 @@ export class StagingFile {
   close(): void {
     if (this.#db === undefined) return;
     this.flush();
+    if (this.#reader === this.#db) this.#reader = undefined;
     this.#db.close();
     this.#db = undefined;
   }
@@ -251,6 +255,8 @@ export class StagingFile {
 
   /** Closes (without syncing) and deletes the file. */
   discard(): void {
+    if (this.#reader !== this.#db) this.#reader?.close();
+    this.#reader = undefined;
     this.#db?.close();
     this.#db = undefined;
     removeStagingFile(this.path);

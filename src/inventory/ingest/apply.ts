@@ -49,6 +49,7 @@ import {
   type StagingFile,
   stagingDir,
 } from '../../state/staging.ts';
+import { stockSummary } from './report.ts';
 
 /** Keys merged per transaction: about 10–20 ms of work on a 2-core machine. */
 export const DEFAULT_CHUNK_ROWS = 5000;
@@ -105,7 +106,9 @@ export function withApplyLock<T>(db: StateDb, fn: () => Promise<T>): Promise<T> 
  * Steps 2–5 for one staged set. `decide` is the commit point: it runs inside an IMMEDIATE
  * transaction, records the source's own rows and calls recordStagedApply with `stagedFile`,
  * returning the apply's id in `applyId` — or `applyId: undefined` when it decided not to apply
- * (another worker got there first); then nothing is merged and the set is discarded.
+ * (another worker got there first); then nothing is merged. The caller discards the scratch
+ * file afterwards (it may first read the rejected rows from it, for the report); one left by a
+ * crash is removed at start.
  */
 export function applyStagedSet<T extends { readonly applyId: number | undefined }>(
   deps: ApplyDeps,
@@ -115,27 +118,22 @@ export function applyStagedSet<T extends { readonly applyId: number | undefined 
 ): Promise<StagedOutcome<T>> {
   const { db } = deps;
   return withApplyLock(db, async () => {
+    await resumeUnlocked(deps);
+    staging.close();
+    attachStaged(db, staging.path);
     try {
-      await resumeUnlocked(deps);
-      staging.close();
-      attachStaged(db, staging.path);
-      let decided: T;
-      try {
-        db.exec('PRAGMA staged.synchronous = OFF');
-        for (const check of deps.checks ?? []) {
-          const decision = await check({ db, log: deps.log, source, table: 'staged.rows' });
-          if (decision !== undefined) return { status: 'held', reason: decision.hold } as const;
-        }
-        await staging.sync();
-        decided = db.transaction(() => decide(staging.name)).immediate();
-        if (decided.applyId === undefined) return { status: 'not_decided', decided } as const;
-        const totals = await mergeToEnd(deps, decided.applyId);
-        return { status: 'applied', decided, totals } as const;
-      } finally {
-        detachStaged(db);
+      db.exec('PRAGMA staged.synchronous = OFF');
+      for (const check of deps.checks ?? []) {
+        const decision = await check({ db, log: deps.log, source, table: 'staged.rows' });
+        if (decision !== undefined) return { status: 'held', reason: decision.hold } as const;
       }
+      await staging.sync();
+      const decided = db.transaction(() => decide(staging.name)).immediate();
+      if (decided.applyId === undefined) return { status: 'not_decided', decided } as const;
+      const totals = await mergeToEnd(deps, decided.applyId);
+      return { status: 'applied', decided, totals } as const;
     } finally {
-      staging.discard();
+      detachStaged(db);
     }
   });
 }
@@ -219,15 +217,4 @@ async function mergeToEnd(deps: ApplyDeps, applyId: number): Promise<ApplyResult
     if (r.done) return r.totals;
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
-}
-
-/** The `stock` part of a file's report. */
-export function stockSummary(t: ApplyResult) {
-  return {
-    keys: t.rows,
-    differingFromPortal: t.differing,
-    newlyPending: t.newlyPending,
-    failuresReplaced: t.failuresCleared,
-    supersededByNewerFile: t.superseded,
-  };
 }

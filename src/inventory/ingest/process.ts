@@ -4,35 +4,42 @@ import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
-import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
-import { applyDesiredStock } from '../../state/desiredStock.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
 import { StagingFile } from '../../state/staging.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { isIgnoredName } from '../names.ts';
-import { formatOf, type InboxFormat, positionUnit } from '../parse/records.ts';
+import { formatOf, type InboxFormat } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import {
   type ApplyDeps,
   applyStagedSet,
   type BeforeApplyCheck,
   resumeStagedApplies,
-  stockSummary,
 } from './apply.ts';
-import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
+import {
+  type CollectedFile,
+  collectFile,
+  type RejectedRow,
+  type UnreadableFile,
+} from './collect.ts';
 import { hashHandle } from './hash.ts';
 import { moveInboxEntry, type RenameFn } from './move.ts';
 import {
+  baseReport,
+  confirmationsReport,
+  duplicateReport,
   type FileReport,
-  MAX_CONFIRMATIONS_LISTED,
-  type ReportOutcome,
+  failedReport,
+  type ReportBase,
   reportPathFor,
+  stockReport,
   storedName,
+  writeReportFile,
 } from './report.ts';
 
 export interface IngestDeps {
@@ -197,20 +204,29 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     staged?.discard();
     throw new FileChangedError(name);
   }
-  if (!collected.ok || collected.rowsAccepted === 0 || collected.kind === 'shipment_confirmations')
+  try {
+    if (!collected.ok) return await commitUnreadable(ctx, st, hash, collected, staged);
+    if (collected.rowsAccepted === 0) {
+      const reason = 'every row was rejected';
+      return await commitUnreadable(ctx, st, hash, { ...collected, ok: false, reason }, staged);
+    }
+    if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
+      return await commitStaged(ctx, st, hash, collected, staged);
+    }
+    return await commitCollected(ctx, st, hash, collected, staged);
+  } finally {
     staged?.discard();
-  if (!collected.ok) return commitUnreadable(ctx, st, hash, collected);
-  if (collected.rowsAccepted === 0) {
-    return commitUnreadable(ctx, st, hash, {
-      ...collected,
-      ok: false,
-      reason: 'every row was rejected',
-    });
   }
-  if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
-    return commitStaged(ctx, st, hash, collected, staged);
-  }
-  return commitCollected(ctx, st, hash, collected);
+}
+
+/** Every rejected row, from the scratch database, when more were rejected than kept in memory. */
+function allRejections(
+  staged: StagingFile | undefined,
+  counts: { readonly rowsRejected?: number; readonly rejected?: readonly unknown[] },
+): Iterable<RejectedRow> | undefined {
+  if (staged === undefined) return undefined;
+  if ((counts.rowsRejected ?? 0) <= (counts.rejected?.length ?? 0)) return undefined;
+  return staged.rejections();
 }
 
 /**
@@ -238,42 +254,13 @@ type Unreadable = Omit<UnreadableFile, 'format' | 'kind' | 'positions' | 'hash'>
   readonly ignoredColumns?: string[];
 };
 
-function baseReport(
-  ctx: Ctx,
-  fields: {
-    ledgerId: number;
-    storedAs: string;
-    outcome: ReportOutcome;
-    format: InboxFormat | undefined;
-    kind: FileKind | undefined | null;
-    hash: string | null;
-    size: number;
-  },
-): FileReport {
-  const now = ctx.clock.now();
-  return {
+function base(ctx: Ctx, fields: Omit<ReportBase, 'file' | 'receivedAt' | 'now'>): FileReport {
+  return baseReport({
+    ...fields,
     file: ctx.name,
-    storedAs: fields.storedAs,
-    ledgerId: fields.ledgerId,
-    outcome: fields.outcome,
-    kind: fields.kind ?? null,
-    format: fields.format ?? null,
-    positions: fields.format ? positionUnit(fields.format) : 'line',
-    contentHash: fields.hash === null ? null : `sha256:${fields.hash}`,
-    size: fields.size,
-    rowsRead: 0,
-    rowsAccepted: 0,
-    rowsRejected: 0,
-    rejected: [],
-    rejectedOmitted: 0,
-    duplicates: { rows: 0, keys: [], keysOmitted: 0 },
-    ignoredColumns: [],
-    timing: {
-      receivedAt: new Date(ctx.receivedAt).toISOString(),
-      finishedAt: new Date(now).toISOString(),
-      ms: now - ctx.receivedAt,
-    },
-  };
+    receivedAt: ctx.receivedAt,
+    now: ctx.clock.now(),
+  });
 }
 
 /** A name that exists in neither processed/ nor failed/. */
@@ -342,10 +329,15 @@ function commitRows(
 }
 
 /** Continues after commit: moves the file, or defers to whoever got there first. */
-function afterCommit(ctx: Ctx, done: CommitResult, st: Stats): Promise<FileOutcome> {
+function afterCommit(
+  ctx: Ctx,
+  done: CommitResult,
+  st: Stats,
+  rejections?: Iterable<RejectedRow>,
+): Promise<FileOutcome> {
   if (done === 'gone') return Promise.resolve(nothing('missing', 'no longer in inbox/'));
   if (done === 'raced') return processInboxFile(ctx.path, ctx.deps);
-  return finishMove(ctx, done.entry, done.report, st);
+  return finishMove(ctx, done.entry, done.report, st, rejections);
 }
 
 /**
@@ -369,33 +361,19 @@ async function commitStaged(
       const result = commitRows(
         ctx,
         { kind: c.kind, hash, size: st.size, ino: st.ino },
-        (ledgerId, storedAs) => ({
-          ...baseReport(ctx, {
-            ledgerId,
-            storedAs,
-            outcome: 'processed',
-            format: c.format,
-            kind: c.kind,
-            hash,
-            size: st.size,
-          }),
-          rowsRead: c.rowsRead,
-          rowsAccepted: c.rowsAccepted,
-          rowsRejected: c.rowsRejected,
-          rejected: c.rejected,
-          rejectedOmitted: c.rejectedOmitted,
-          duplicates: c.duplicates,
-          ignoredColumns: c.ignoredColumns,
-          distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-          // Completed by the merge's last transaction.
-          stock: stockSummary({
-            rows: 0,
-            differing: 0,
-            newlyPending: 0,
-            failuresCleared: 0,
-            superseded: 0,
-          }),
-        }),
+        (ledgerId, storedAs) =>
+          stockReport(
+            base(ctx, {
+              ledgerId,
+              storedAs,
+              outcome: 'processed',
+              format: c.format,
+              kind: c.kind,
+              hash,
+              size: st.size,
+            }),
+            c,
+          ),
       );
       if (typeof result !== 'object') return { applyId: undefined, result };
       // The file's modification time orders files: one applied late (after a crash) never
@@ -425,6 +403,7 @@ async function commitStaged(
     ctx,
     { entry: fresh, report: JSON.parse(fresh.report!) as FileReport },
     st,
+    allRejections(staged, c),
   );
   return { ...outcome, pendingKeys: out.totals.differing };
 }
@@ -440,21 +419,20 @@ function applyDeps(deps: IngestDeps): ApplyDeps {
   };
 }
 
+/** A confirmations file: its rows stored in the commit transaction itself. */
 async function commitCollected(
   ctx: Ctx,
   st: Stats,
   hash: string,
   c: CollectedFile,
+  staged: StagingFile | undefined,
 ): Promise<FileOutcome> {
-  let pendingKeys: number | undefined;
-  let counts: FileOutcome['confirmations'];
-  let corrections: ConfirmationResult[] = [];
+  let results: ConfirmationResult[] = [];
   const committed = commit(
     ctx,
     { kind: c.kind, hash, size: st.size, ino: st.ino },
     (ledgerId, storedAs) => {
-      const now = ctx.clock.now();
-      const base = baseReport(ctx, {
+      const b = base(ctx, {
         ledgerId,
         storedAs,
         outcome: 'processed',
@@ -463,55 +441,15 @@ async function commitCollected(
         hash,
         size: st.size,
       });
-      const common = {
-        ...base,
-        rowsRead: c.rowsRead,
-        rowsAccepted: c.rowsAccepted,
-        rowsRejected: c.rowsRejected,
-        rejected: c.rejected,
-        rejectedOmitted: c.rejectedOmitted,
-        duplicates: c.duplicates,
-        ignoredColumns: c.ignoredColumns,
-      };
-      if (c.kind === 'shipment_confirmations') {
-        const results = storeConfirmations(ctx.deps.db, c.confirmations, { fileId: ledgerId, now });
-        const tally = { new: 0, duplicate: 0, conflict: 0 };
-        for (const r of results) tally[r.outcome]++;
-        counts = tally;
-        corrections = results.filter((r) => r.replaced !== undefined);
-        const listed: ConfirmationResult[] = results.slice(0, MAX_CONFIRMATIONS_LISTED);
-        return {
-          ...common,
-          confirmations: { ...tally, rows: listed, rowsOmitted: results.length - listed.length },
-        };
-      }
-      const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
-      // The file's modification time orders files: one applied late (after a crash) never
-      // overwrites the rows of a newer file.
-      const applied = applyDesiredStock(
-        ctx.deps.db,
-        kind,
-        c.stock.values(),
-        `file:${ledgerId}`,
-        now,
-        Math.floor(st.mtimeMs),
-      );
-      pendingKeys = applied.differing;
-      return {
-        ...common,
-        distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-        stock: {
-          keys: applied.rows,
-          differingFromPortal: applied.differing,
-          newlyPending: applied.newlyPending,
-          failuresReplaced: applied.failuresCleared,
-          supersededByNewerFile: applied.superseded,
-        },
-      };
+      results = storeConfirmations(ctx.deps.db, c.confirmations, {
+        fileId: ledgerId,
+        now: ctx.clock.now(),
+      });
+      return confirmationsReport(b, c, results);
     },
   );
-  const outcome = await afterCommit(ctx, committed, st);
-  for (const r of corrections) {
+  const outcome = await afterCommit(ctx, committed, st, allRejections(staged, c));
+  for (const r of results) {
     for (const old of r.replaced ?? []) {
       ctx.deps.log.info(
         {
@@ -526,11 +464,10 @@ async function commitCollected(
       );
     }
   }
-  return {
-    ...outcome,
-    ...(pendingKeys === undefined ? {} : { pendingKeys }),
-    ...(counts === undefined ? {} : { confirmations: counts }),
-  };
+  if (typeof committed !== 'object') return outcome;
+  const counts = { new: 0, duplicate: 0, conflict: 0 };
+  for (const r of results) counts[r.outcome]++;
+  return { ...outcome, confirmations: counts };
 }
 
 async function commitUnreadable(
@@ -538,30 +475,27 @@ async function commitUnreadable(
   st: Stats,
   hash: string,
   u: Unreadable,
+  staged?: StagingFile,
 ): Promise<FileOutcome> {
   const committed = commit(
     ctx,
     { kind: u.kind ?? null, hash, size: st.size, ino: st.ino },
-    (ledgerId, storedAs) => ({
-      ...baseReport(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'failed',
-        format: u.format,
-        kind: u.kind,
-        hash,
-        size: st.size,
-      }),
-      reason: u.reason,
-      rowsRead: u.rowsRead,
-      rowsAccepted: u.rowsAccepted ?? 0,
-      rowsRejected: u.rowsRejected ?? 0,
-      rejected: u.rejected ?? [],
-      rejectedOmitted: u.rejectedOmitted ?? 0,
-      ignoredColumns: u.ignoredColumns ?? [],
-    }),
+    (ledgerId, storedAs) =>
+      failedReport(
+        base(ctx, {
+          ledgerId,
+          storedAs,
+          outcome: 'failed',
+          format: u.format,
+          kind: u.kind,
+          hash,
+          size: st.size,
+        }),
+        u.reason,
+        u,
+      ),
   );
-  return afterCommit(ctx, committed, st);
+  return afterCommit(ctx, committed, st, allRejections(staged, u));
 }
 
 async function commitDuplicate(
@@ -574,19 +508,19 @@ async function commitDuplicate(
   const committed = commit(
     ctx,
     { kind: prior.kind as FileKind | null, hash, size: st.size, ino: st.ino },
-    (ledgerId, storedAs) => ({
-      ...baseReport(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'duplicate',
-        format: priorReport?.format ?? formatOf(ctx.name),
-        kind: prior.kind as FileKind | null,
-        hash,
-        size: st.size,
-      }),
-      reason: `same content as ${prior.name} (ledger ${prior.id}), already applied; nothing changed`,
-      duplicateOf: { ledgerId: prior.id, file: prior.name, storedAs: prior.destName },
-    }),
+    (ledgerId, storedAs) =>
+      duplicateReport(
+        base(ctx, {
+          ledgerId,
+          storedAs,
+          outcome: 'duplicate',
+          format: priorReport?.format ?? formatOf(ctx.name),
+          kind: prior.kind as FileKind | null,
+          hash,
+          size: st.size,
+        }),
+        prior,
+      ),
   );
   return afterCommit(ctx, committed, st);
 }
@@ -604,7 +538,7 @@ async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
     ctx,
     { kind: null, hash: `special:${st.ino}`, size: 0, ino: st.ino },
     (ledgerId, storedAs) => ({
-      ...baseReport(ctx, {
+      ...base(ctx, {
         ledgerId,
         storedAs,
         outcome: 'failed',
@@ -645,13 +579,14 @@ async function finishMove(
   entry: LedgerEntry,
   report: FileReport,
   st: Stats,
+  rejections?: Iterable<RejectedRow>,
 ): Promise<FileOutcome> {
   const { deps, ledger } = ctx;
   const paths = dataPaths(deps.dataDir);
   const folder = report.outcome === 'failed' ? paths.failed : paths.processed;
   const destination = join(folder, entry.destName!);
   const reportPath = reportPathFor(destination);
-  await writeFileAtomic(reportPath, `${JSON.stringify(report, null, 2)}\n`);
+  await writeReportFile(reportPath, report, rejections);
   await moveIfSame(ctx, destination, st);
   ledger.finish(entry.id, report.outcome, ctx.clock.now());
 

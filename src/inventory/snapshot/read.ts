@@ -131,6 +131,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         return { applyId };
       },
     );
+    staging.discard();
     staging = undefined;
     if (applied.status === 'held') {
       deps.log.warn(
