@@ -268,7 +268,7 @@ export function mergeStagedChunk(
   limit: number,
   onDone?: (totals: ApplyResult) => void,
 ): ChunkResult {
-  const s = statements(db);
+  const s = cached(db);
   const tx = db.transaction((): ChunkResult => {
     const row = s.get.get(id);
     if (row === undefined) throw new Error(`staged apply ${id} is not recorded`);
@@ -371,6 +371,22 @@ function fastChunk(s: Statements, row: Row, range: Range): ChunkResult {
 }
 
 type Statements = ReturnType<typeof statements>;
+
+/**
+ * Prepared once per connection: a statement lives (and holds SQLite memory) until the garbage
+ * collector finalizes it, so preparing per chunk made the memory grow with the file. Statements
+ * naming `staged` are recompiled by SQLite when another scratch file is attached.
+ */
+const prepared = new WeakMap<StateDb, Statements>();
+
+function cached(db: StateDb): Statements {
+  let s = prepared.get(db);
+  if (s === undefined) {
+    s = statements(db);
+    prepared.set(db, s);
+  }
+  return s;
+}
 
 /** The kinds present in the attached staged set. */
 export function stagedKinds(db: StateDb): StockKind[] {

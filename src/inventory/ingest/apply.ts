@@ -122,7 +122,8 @@ export function applyStagedSet<T extends { readonly applyId: number | undefined 
     staging.close();
     attachStaged(db, staging.path);
     try {
-      db.exec('PRAGMA staged.synchronous = OFF');
+      // Read once, in key order: a small cache will do (the state connection's is 16 MiB).
+      db.exec('PRAGMA staged.synchronous = OFF; PRAGMA staged.cache_size = -2048');
       for (const check of deps.checks ?? []) {
         const decision = await check({ db, log: deps.log, source, table: 'staged.rows' });
         if (decision !== undefined) return { status: 'held', reason: decision.hold } as const;
@@ -173,6 +174,7 @@ async function resumeUnlocked(deps: ApplyDeps): Promise<number> {
       continue;
     }
     attachStaged(db, path);
+    db.exec('PRAGMA staged.cache_size = -2048');
     try {
       log.info(
         { event: 'ingest.apply_resumed', source: apply.source, applyId: apply.id },

@@ -186,19 +186,23 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
   }
 }
 
+/**
+ * The file and its WAL; an empty WAL counts as none: opening a WAL database whose writer closed
+ * cleanly (its WAL checkpointed and removed) creates an empty one, even read-only.
+ */
+function snapshotFiles(path: string) {
+  return [path, `${path}-wal`].map((p, i) => {
+    const st = statSync(p, { throwIfNoEntry: false });
+    return st === undefined || (i === 1 && st.size === 0) ? undefined : st;
+  });
+}
+
 function snapshotWrittenAt(path: string): number {
-  return Math.max(
-    ...[path, `${path}-wal`].map((p) =>
-      Math.floor(statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? 0),
-    ),
-  );
+  return Math.max(...snapshotFiles(path).map((st) => Math.floor(st?.mtimeMs ?? 0)));
 }
 
 function fingerprint(path: string): string {
-  const parts = [path, `${path}-wal`].map((p) => {
-    const st = statSync(p, { throwIfNoEntry: false });
-    return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-';
-  });
+  const parts = snapshotFiles(path).map((st) => (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-'));
   if (parts[0] === '-') throw new SnapshotFailure('missing', 'the snapshot file does not exist');
   return parts.join('|');
 }
