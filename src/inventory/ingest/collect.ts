@@ -4,13 +4,16 @@ import type { StagingFile } from '../../state/staging.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import {
   ByteTap,
+  type Dialect,
   FileFormatError,
   type InboxFormat,
   type PositionUnit,
   positionUnit,
   readRecords,
 } from '../parse/index.ts';
-import { detectKind, type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
+import type { ReadPlan } from '../profiles.ts';
+import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
+import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../validate/mapping.ts';
 import { type RowError, showValue } from '../validate/rows.ts';
 import { createYielder } from '../yielder.ts';
 import {
@@ -42,6 +45,12 @@ interface Common {
   readonly rowsRead: number;
   /** sha256 of the bytes read, hex; undefined when reading stopped early. */
   readonly hash: string | undefined;
+  /** What delimited text was read as (once its header was found); undefined for other formats. */
+  readonly dialect?: Dialect;
+  /** The worksheet row the header was found on (`.xlsx`). */
+  readonly headerRow?: number;
+  /** Accepted rows whose negative quantity was offered as 0 (a profile's `negative: "zero"`). */
+  readonly clamped: number;
 }
 
 export interface CollectedFile extends Common {
@@ -83,6 +92,12 @@ export interface CollectOptions {
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
   /**
+   * How to read the file: its profile's reader options, column mapping and quantity conventions
+   * (readPlanFor). Unset: the defaults (encoding and delimiter detected, the header on line 1,
+   * the API's field names, `.` as the decimal mark, negatives rejected).
+   */
+  readonly plan?: ReadPlan;
+  /**
    * Where stock rows go: a scratch database made on the first stock row (bounded memory, for
    * ingestion); without it, rows are kept in memory (dry runs, tests). The caller owns the file
    * (discards it when the result is not applied).
@@ -109,7 +124,7 @@ export async function collectFile(
     return c.unreadable(reason, undefined);
   };
   try {
-    for await (const batch of readRecords(options.format, source, tap)) {
+    for await (const batch of c.read(source, tap)) {
       for (const event of batch) {
         if (yielder.due()) {
           c.flush();
@@ -127,10 +142,11 @@ export async function collectFile(
           c.reject(line, value === undefined ? { field, reason } : { field, reason, value });
           continue;
         }
-        const handler = c.handlerOf(event.line, event.fields);
+        const fields = c.mapped(event.fields);
+        const handler = c.handlerOf(event.line, fields);
         if (typeof handler === 'string') return fail(handler);
         if (handler === undefined) continue;
-        const pending = handler.take(event.line, event.fields);
+        const pending = handler.take(event.line, fields);
         if (pending !== undefined) await pending;
       }
       c.flush();
@@ -145,8 +161,9 @@ export async function collectFile(
   const hash = tap.digest();
   if (tap.bytes === 0) return c.unreadable('empty file', hash);
   if (c.kind === undefined || c.handler === undefined) {
-    if (options.format === 'csv' && c.kind === undefined)
-      return c.unreadable('no header row (the file holds only blank lines)', hash);
+    if (options.format === 'xlsx')
+      return c.unreadable('no header row (the first worksheet holds only blank rows)', hash);
+    if (!c.objects) return c.unreadable('no header row (the file holds only blank lines)', hash);
     if (c.rowsRead === 0) return c.unreadable('no data rows', hash);
     return c.unreadable('no row names a kind', hash);
   }
@@ -165,16 +182,59 @@ class Collector {
   rowsRejected = 0;
   readonly rejected: RejectedRow[] = [];
   readonly #ignored = new Set<string>();
+  /** JSON and JSONL: rows name their own fields; the others have a header. */
+  readonly objects: boolean;
+  readonly #mapping: ReadPlan['mapping'];
+  readonly #constants: boolean;
+  dialect: Dialect | undefined;
+  headerRow: number | undefined;
 
   constructor(options: CollectOptions) {
     this.#options = options;
     this.positions = positionUnit(options.format);
+    this.objects = options.format === 'json' || options.format === 'jsonl';
+    this.#mapping = options.plan?.mapping;
+    this.#constants =
+      this.#mapping !== undefined && Object.keys(this.#mapping.constants).length > 0;
     this.staged = options.stage?.();
   }
 
-  /** A CSV header: sets the kind, or says why the file cannot be read. */
+  /** The records of the file, read as its plan says. */
+  read(source: Readable, tap: ByteTap) {
+    const plan = this.#options.plan;
+    const mapping = this.#mapping;
+    // Readers of a header rename its columns once; their rows only get the constants added.
+    const renameColumn = mapping === undefined || this.objects ? undefined : columnKey(mapping);
+    return readRecords(this.#options.format, source, tap, {
+      delimited: {
+        ...plan?.delimited,
+        ...(renameColumn === undefined ? {} : { renameColumn }),
+        onDialect: (d) => {
+          this.dialect = d;
+        },
+      },
+      xlsx: {
+        ...plan?.xlsx,
+        ...(renameColumn === undefined ? {} : { renameColumn }),
+        onHeader: (row) => {
+          this.headerRow = row;
+        },
+      },
+    });
+  }
+
+  /** A row's fields under the API's names (a profile's mapping and constants applied). */
+  mapped(fields: Record<string, unknown>): Record<string, unknown> {
+    const mapping = this.#mapping;
+    if (mapping === undefined) return fields;
+    if (this.objects) return mapFields(fields, mapping);
+    if (this.#constants) addConstants(fields, mapping);
+    return fields;
+  }
+
+  /** A header: sets the kind, or says why the file cannot be read. */
   header(columns: readonly string[]): string | undefined {
-    const detected = detectKind(columns);
+    const detected = detectKindWithProfile(columns, this.#mapping);
     if (!detected.ok) return detected.reason;
     this.#setKind(detected.kind);
     this.#ignore(detected.ignored);
@@ -187,14 +247,14 @@ class Collector {
    * when the file fails (mixed kinds).
    */
   handlerOf(line: number, fields: Record<string, unknown>) {
-    if (this.#options.format !== 'csv') {
+    if (this.objects) {
       const keys = Object.keys(fields);
       const claims = objectKind(keys);
       if (claims === undefined) {
         this.reject(line, { field: '(row)', reason: 'names none of the known columns' });
         return undefined;
       }
-      if (this.kind === undefined) this.#setKind(claims);
+      if (this.kind === undefined) this.#setKind(this.#mapping?.kind ?? claims);
       else if (claims !== this.kind) {
         return `mixed kinds: ${this.positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${this.kind.replace('_', ' ')}`;
       }
@@ -209,6 +269,7 @@ class Collector {
       kind,
       {
         maxSkuLength: this.#options.maxSkuLength,
+        quantity: this.#options.plan?.quantity ?? {},
         ...(this.#options.dcDirectory === undefined
           ? {}
           : { dcDirectory: this.#options.dcDirectory }),
@@ -256,7 +317,17 @@ class Collector {
       rowsRejected: this.rowsRejected,
       rejected: this.rejected,
       rejectedOmitted: this.rowsRejected - this.rejected.length,
+      ...this.#readAs(),
       ...(this.staged === undefined ? {} : { staged: this.staged }),
+    };
+  }
+
+  #readAs() {
+    const h = this.handler;
+    return {
+      clamped: h !== undefined && 'clamped' in h ? h.clamped : 0,
+      ...(this.dialect === undefined ? {} : { dialect: this.dialect }),
+      ...(this.headerRow === undefined ? {} : { headerRow: this.headerRow }),
     };
   }
 
@@ -282,6 +353,7 @@ class Collector {
       duplicates: stock ? h.duplicates() : { rows: 0, keys: [], keysOmitted: 0 },
       dcChecked: this.#options.dcDirectory !== undefined,
       hash,
+      ...this.#readAs(),
     };
   }
 }

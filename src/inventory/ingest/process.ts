@@ -2,18 +2,22 @@ import { constants, existsSync, lstatSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
+import type { Profile } from '../../config/profiles.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import type { Logger } from '../../log/logger.ts';
+import { portalStockRead } from '../../state/absentStock.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
 import { StagingFile } from '../../state/staging.ts';
+import { zeroAbsentKeys } from '../absent.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { isIgnoredName } from '../names.ts';
-import { formatOf, type InboxFormat } from '../parse/records.ts';
+import { formatOf, type InboxFormat, SUPPORTED_EXTENSIONS } from '../parse/records.ts';
+import { type ReadPlan, readPlanFor } from '../profiles.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import {
   type ApplyDeps,
@@ -35,6 +39,7 @@ import {
   duplicateReport,
   type FileReport,
   failedReport,
+  type ReadingFields,
   type ReportBase,
   reportPathFor,
   stockReport,
@@ -49,6 +54,14 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
+  /** The inbox profiles in force (INBOX_PROFILES_FILE, re-read on change); none: the defaults. */
+  readonly profiles?: () => readonly Profile[];
+  /**
+   * Reads the portal's whole stock of a kind into remote_stock; true when the read was complete.
+   * A full export (`absent: "zero"`) of a kind the portal's stock was never read of waits for it,
+   * so that it knows which keys to zero. Unset: what state.db knows is used.
+   */
+  readonly readPortalStock?: (kind: StockKind) => Promise<boolean>;
   /** The "before apply" step of stock files (see apply.ts): checks run on the staged set. */
   readonly checks?: readonly BeforeApplyCheck[];
   /** Keys per merge transaction (see apply.ts). */
@@ -90,6 +103,21 @@ export interface FileOutcome {
   };
 }
 
+/**
+ * A full export met a portal whose stock of its kind could not be read (yet): the file stays in
+ * inbox/ and is tried again later.
+ */
+export class PortalStockUnknownError extends Error {
+  readonly code = 'E_PORTAL_STOCK_UNKNOWN';
+
+  constructor(name: string, kind: StockKind) {
+    super(
+      `${name} is a full export, and the portal's ${kind} stock could not be read to know which keys it omits; it stays in inbox/ and will be read again`,
+    );
+    this.name = 'PortalStockUnknownError';
+  }
+}
+
 /** The file changed between the hash and the parse: leave it in inbox/, try again later. */
 export class FileChangedError extends Error {
   readonly code = 'E_FILE_CHANGED';
@@ -115,7 +143,8 @@ export async function processInboxFile(path: string, deps: IngestDeps): Promise<
   const receivedAt = clock.now();
   const name = basename(path);
   const ledger = new InboxLedger(deps.db);
-  const ctx: Ctx = { path, name, deps, clock, ledger, receivedAt };
+  const plan = readPlanFor(deps.profiles?.() ?? [], name);
+  const ctx: Ctx = { path, name, deps, clock, ledger, receivedAt, plan };
 
   let st: Stats;
   try {
@@ -157,6 +186,8 @@ interface Ctx {
   readonly clock: Clock;
   readonly ledger: InboxLedger;
   readonly receivedAt: number;
+  /** How the file is read: its profile (by name) or the defaults. */
+  readonly plan: ReadPlan;
 }
 
 async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<FileOutcome> {
@@ -181,8 +212,9 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       ok: false,
       format: undefined,
       kind: undefined,
-      reason: 'unsupported file extension: use .csv, .json, .jsonl or .ndjson',
+      reason: `unsupported file extension: use ${SUPPORTED_EXTENSIONS}`,
       rowsRead: 0,
+      clamped: 0,
     });
   }
 
@@ -191,6 +223,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     format,
     maxSkuLength: deps.maxSkuLength,
     dcDirectory: deps.dcDirectory,
+    plan: ctx.plan,
     stage: () => StagingFile.create(deps.dataDir),
     onProgress: (rows) => {
       const now = ctx.clock.now();
@@ -211,12 +244,46 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       return await commitUnreadable(ctx, st, hash, { ...collected, ok: false, reason }, staged);
     }
     if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
+      // A full export needs the portal's stock of its kind known before its keys can be zeroed
+      // (when it cannot be read, the file stays in inbox/ and is read again).
+      const kind = collected.kind === 'dc_stock' ? 'dc' : 'factory';
+      if (ctx.plan.absent === 'zero') await knowPortalStock(ctx, kind);
       return await commitStaged(ctx, st, hash, collected, staged);
     }
     return await commitCollected(ctx, st, hash, collected, staged);
   } finally {
     staged?.discard();
   }
+}
+
+/**
+ * A full export zeroes the keys the portal holds that it omits: the portal's stock of that kind
+ * must have been read once. Where it never was, it is read now (one read of the kind; logged).
+ */
+async function knowPortalStock(ctx: Ctx, kind: StockKind): Promise<void> {
+  const { deps } = ctx;
+  if (deps.readPortalStock === undefined || portalStockRead(deps.db, kind)) return;
+  deps.log.info(
+    { event: 'file.reading_portal', file: ctx.name, kind },
+    `${ctx.name} is a full export: reading the portal's ${kind} stock first`,
+  );
+  if (!(await deps.readPortalStock(kind))) throw new PortalStockUnknownError(ctx.name, kind);
+}
+
+/** How the file was read, for its report: profile, dialect, header line and counts. */
+function readingOf(
+  ctx: Ctx,
+  c: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'> | undefined,
+  absentZeroed = 0,
+): ReadingFields {
+  return {
+    profile: ctx.plan.profile?.match ?? null,
+    encoding: c?.dialect?.encoding ?? null,
+    delimiter: c?.dialect?.delimiter ?? null,
+    headerLine: c?.dialect?.headerLine ?? c?.headerRow ?? null,
+    clamped: c?.clamped ?? 0,
+    absentZeroed,
+  };
 }
 
 /** Every rejected row, from the scratch database, when more were rejected than kept in memory. */
@@ -254,13 +321,17 @@ type Unreadable = Omit<UnreadableFile, 'format' | 'kind' | 'positions' | 'hash'>
   readonly ignoredColumns?: string[];
 };
 
-function base(ctx: Ctx, fields: Omit<ReportBase, 'file' | 'receivedAt' | 'now'>): FileReport {
-  return baseReport({
-    ...fields,
-    file: ctx.name,
-    receivedAt: ctx.receivedAt,
-    now: ctx.clock.now(),
-  });
+/** The report's common fields, and how the file was read (`reading`: what was collected). */
+function base(
+  ctx: Ctx,
+  fields: Omit<ReportBase, 'file' | 'receivedAt' | 'now'>,
+  reading?: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'>,
+  absentZeroed = 0,
+): FileReport {
+  return {
+    ...baseReport({ ...fields, file: ctx.name, receivedAt: ctx.receivedAt, now: ctx.clock.now() }),
+    ...readingOf(ctx, reading, absentZeroed),
+  };
 }
 
 /** A name that exists in neither processed/ nor failed/. */
@@ -353,8 +424,15 @@ async function commitStaged(
 ): Promise<FileOutcome> {
   const { deps } = ctx;
   const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+  // Before apply: a full export's set gains the keys it sets to 0 by omission, ahead of every
+  // other check (the guard rails count them as keys it names).
+  let absentZeroed = 0;
+  const checks =
+    ctx.plan.absent === 'zero'
+      ? [zeroAbsentKeys([kind], (_, n) => (absentZeroed = n)), ...(deps.checks ?? [])]
+      : deps.checks;
   const out = await applyStagedSet(
-    applyDeps(deps),
+    { ...applyDeps(deps), ...(checks === undefined ? {} : { checks }) },
     staged,
     { type: 'file', name: ctx.name, kind },
     (stagedFile) => {
@@ -363,15 +441,20 @@ async function commitStaged(
         { kind: c.kind, hash, size: st.size, ino: st.ino },
         (ledgerId, storedAs) =>
           stockReport(
-            base(ctx, {
-              ledgerId,
-              storedAs,
-              outcome: 'processed',
-              format: c.format,
-              kind: c.kind,
-              hash,
-              size: st.size,
-            }),
+            base(
+              ctx,
+              {
+                ledgerId,
+                storedAs,
+                outcome: 'processed',
+                format: c.format,
+                kind: c.kind,
+                hash,
+                size: st.size,
+              },
+              c,
+              absentZeroed,
+            ),
             c,
           ),
       );
@@ -432,15 +515,19 @@ async function commitCollected(
     ctx,
     { kind: c.kind, hash, size: st.size, ino: st.ino },
     (ledgerId, storedAs) => {
-      const b = base(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'processed',
-        format: c.format,
-        kind: c.kind,
-        hash,
-        size: st.size,
-      });
+      const b = base(
+        ctx,
+        {
+          ledgerId,
+          storedAs,
+          outcome: 'processed',
+          format: c.format,
+          kind: c.kind,
+          hash,
+          size: st.size,
+        },
+        c,
+      );
       results = storeConfirmations(ctx.deps.db, c.confirmations, {
         fileId: ledgerId,
         now: ctx.clock.now(),
@@ -482,15 +569,19 @@ async function commitUnreadable(
     { kind: u.kind ?? null, hash, size: st.size, ino: st.ino },
     (ledgerId, storedAs) =>
       failedReport(
-        base(ctx, {
-          ledgerId,
-          storedAs,
-          outcome: 'failed',
-          format: u.format,
-          kind: u.kind,
-          hash,
-          size: st.size,
-        }),
+        base(
+          ctx,
+          {
+            ledgerId,
+            storedAs,
+            outcome: 'failed',
+            format: u.format,
+            kind: u.kind,
+            hash,
+            size: st.size,
+          },
+          u,
+        ),
         u.reason,
         u,
       ),
@@ -600,6 +691,10 @@ async function finishMove(
     rowsAccepted: report.rowsAccepted,
     rowsRejected: report.rowsRejected,
     duplicateRows: report.duplicates.rows,
+    ...(report.profile ? { profile: report.profile } : {}),
+    ...(report.encoding ? { encoding: report.encoding, delimiter: report.delimiter } : {}),
+    ...(report.clamped ? { clamped: report.clamped } : {}),
+    ...(report.absentZeroed ? { absentZeroed: report.absentZeroed } : {}),
     ms: ctx.clock.now() - ctx.receivedAt,
   };
   if (report.outcome === 'failed') {

@@ -3,6 +3,7 @@ import { intoPlace } from '../../files/durable.ts';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
 import type { ApplyResult } from '../../state/desiredStock.ts';
 import { fitName } from '../names.ts';
+import type { TextEncoding } from '../parse/encoding.ts';
 import { type InboxFormat, type PositionUnit, positionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { CollectedFile, DuplicateKey, RejectedRow } from './collect.ts';
@@ -12,8 +13,24 @@ export const MAX_CONFIRMATIONS_LISTED = 10_000;
 
 export type ReportOutcome = 'processed' | 'failed' | 'duplicate';
 
+/** How a file was read (product contract, "ERP exports as they come"). */
+export interface ReadingFields {
+  /** The `match` of the profile the file was read with; null: none fitted its name. */
+  readonly profile: string | null;
+  /** Delimited text: what it was decoded as; null for other formats (or before its header). */
+  readonly encoding: TextEncoding | null;
+  /** Delimited text: the delimiter used. */
+  readonly delimiter: string | null;
+  /** The line (delimited text) or row (`.xlsx`) the header was found on. */
+  readonly headerLine: number | null;
+  /** Accepted rows whose negative quantity was offered as 0 (`negative: "zero"`). */
+  readonly clamped: number;
+  /** Keys the file did not name that a full export (`absent: "zero"`) set to 0. */
+  readonly absentZeroed: number;
+}
+
 /** The `<stored name>.report.json` written beside each handled file (see docs/inbox.md). */
-export interface FileReport {
+export interface FileReport extends ReadingFields {
   readonly file: string;
   readonly storedAs: string;
   readonly ledgerId: number;
@@ -149,6 +166,12 @@ export function baseReport(b: ReportBase): FileReport {
     rejectedOmitted: 0,
     duplicates: { rows: 0, keys: [], keysOmitted: 0 },
     ignoredColumns: [],
+    profile: null,
+    encoding: null,
+    delimiter: null,
+    headerLine: null,
+    clamped: 0,
+    absentZeroed: 0,
     timing: {
       receivedAt: new Date(b.receivedAt).toISOString(),
       finishedAt: new Date(b.now).toISOString(),

@@ -3,6 +3,7 @@ import type { StagingFile } from '../../state/staging.ts';
 import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';
+import type { QuantityOptions } from '../validate/quantity.ts';
 import {
   type RowError,
   showValue,
@@ -42,6 +43,8 @@ export interface RowHandler {
 
 export interface StockOptions {
   readonly maxSkuLength: number;
+  /** Quantities as the file's profile says (decimal mark, negatives); see parseQuantity. */
+  readonly quantity?: QuantityOptions;
   readonly dcDirectory?: DcDirectory;
   readonly stage?: () => StagingFile;
 }
@@ -58,6 +61,8 @@ export class StockHandler implements RowHandler {
   readonly rows = new StockRows();
   staged: StagingFile | undefined;
   accepted = 0;
+  /** Accepted rows whose negative quantity was taken as 0. */
+  clamped = 0;
   // In-memory duplicates (the scratch database logs its own).
   readonly #dupLines = new Map<string, number[]>();
   #dupRows = 0;
@@ -81,17 +86,25 @@ export class StockHandler implements RowHandler {
     const r = validateStockRow(this.#kind, fields, this.#options);
     if (!r.ok) return this.#reject(line, r);
     const { dc, sku, quantity } = r.row;
+    const clamped = r.row.clamped === true;
     if (this.#dcCheck !== undefined) {
       const status = this.#dcCheck.status(dc);
       if (typeof status !== 'string') {
-        return status.then((s) => this.#keep(line, dc, sku, quantity, s));
+        return status.then((s) => this.#keep(line, dc, sku, quantity, clamped, s));
       }
-      return this.#keep(line, dc, sku, quantity, status);
+      return this.#keep(line, dc, sku, quantity, clamped, status);
     }
-    this.#keep(line, dc, sku, quantity, 'active');
+    this.#keep(line, dc, sku, quantity, clamped, 'active');
   }
 
-  #keep(line: number, dc: string, sku: string, quantity: number, status: string): void {
+  #keep(
+    line: number,
+    dc: string,
+    sku: string,
+    quantity: number,
+    clamped: boolean,
+    status: string,
+  ): void {
     if (status !== 'active') {
       this.#reject(line, {
         field: 'distribution_centre_code',
@@ -101,6 +114,7 @@ export class StockHandler implements RowHandler {
       return;
     }
     this.accepted++;
+    if (clamped) this.clamped++;
     const stage = this.#options.stage;
     if (stage !== undefined) {
       this.staged ??= stage();

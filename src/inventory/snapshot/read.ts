@@ -2,10 +2,12 @@ import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { Logger } from '../../log/logger.ts';
+import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { recordStagedApply } from '../../state/stagedApply.ts';
 import { StagingFile } from '../../state/staging.ts';
+import { zeroAbsentKeys } from '../absent.ts';
 import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
 import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
 import { applyStagedSet, type BeforeApplyCheck } from '../ingest/apply.ts';
@@ -33,6 +35,16 @@ export interface SnapshotDeps {
   readonly clock?: Clock;
   /** How long to wait for an ERP writer's lock, in milliseconds (default 2000). */
   readonly busyTimeoutMs?: number;
+  /**
+   * SNAPSHOT_ABSENT: `zero` makes the snapshot a full picture — keys held above 0 that it does
+   * not name are set to 0 (DC stock: at the centres it names). Default `keep`.
+   */
+  readonly absent?: 'keep' | 'zero';
+  /**
+   * Reads the portal's whole stock of a kind; with `absent: "zero"`, called first for a kind the
+   * portal was never read of (true when complete). Unset: what state.db knows is used.
+   */
+  readonly readPortalStock?: (kind: 'factory' | 'dc') => Promise<boolean>;
 }
 
 export interface SnapshotCounts {
@@ -48,6 +60,8 @@ export type SnapshotOutcome =
       readonly status: 'read';
       readonly factory: SnapshotCounts;
       readonly dc: SnapshotCounts;
+      /** Keys the snapshot did not name, set to 0 (SNAPSHOT_ABSENT=zero), per kind. */
+      readonly absentZeroed: { factory: number; dc: number };
       /** Keys whose desired quantity now differs from the known remote one. */
       readonly pendingKeys: number;
       readonly ms: number;
@@ -59,7 +73,7 @@ export type SnapshotOutcome =
     }
   | {
       readonly status: 'failed';
-      /** missing | locked | corrupt | query | changed | dc_list | error */
+      /** missing | locked | corrupt | query | changed | dc_list | portal_unknown | error */
       readonly code: string;
       readonly reason: string;
     };
@@ -106,6 +120,19 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     const dups = staging.duplicateCounts();
     factory.duplicateRows = dups.factory;
     dc.duplicateRows = dups.dc;
+    // A full picture: the keys it omits join its set before every other check (the guard rails
+    // count them), once the portal's stock is known.
+    const absentZeroed = { factory: 0, dc: 0 };
+    let checks = deps.checks;
+    if (deps.absent === 'zero') {
+      await knowPortalStock(deps);
+      checks = [
+        zeroAbsentKeys(['factory', 'dc'], (kind, n) => {
+          absentZeroed[kind] = n;
+        }),
+        ...(deps.checks ?? []),
+      ];
+    }
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
     const writtenAt = snapshotWrittenAt(deps.snapshotDb);
@@ -114,7 +141,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         db: deps.db,
         log: deps.log,
         dataDir: deps.dataDir,
-        ...(deps.checks === undefined ? {} : { checks: deps.checks }),
+        ...(checks === undefined ? {} : { checks }),
         ...(deps.chunkRows === undefined ? {} : { chunkRows: deps.chunkRows }),
       },
       staging,
@@ -145,6 +172,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       status: 'read',
       factory: { ...factory },
       dc: { ...dc },
+      absentZeroed,
       pendingKeys: pending,
       ms: clock.now() - started,
     };
@@ -164,6 +192,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         file: deps.snapshotDb,
         factory: outcome.factory,
         dc: outcome.dc,
+        ...(deps.absent === 'zero' ? { absentZeroed } : {}),
         pendingKeys: pending,
         ms: outcome.ms,
       },
@@ -183,6 +212,23 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       `snapshot not read: ${failure.reason}`,
     );
     return { status: 'failed', ...failure };
+  }
+}
+
+/** SNAPSHOT_ABSENT=zero needs every key the portal holds: each kind read once, where never read. */
+async function knowPortalStock(deps: SnapshotDeps): Promise<void> {
+  for (const kind of ['factory', 'dc'] as const) {
+    if (deps.readPortalStock === undefined || portalStockRead(deps.db, kind)) continue;
+    deps.log.info(
+      { event: 'snapshot.reading_portal', kind },
+      `the snapshot is a full picture: reading the portal's ${kind} stock first`,
+    );
+    if (!(await deps.readPortalStock(kind))) {
+      throw new SnapshotFailure(
+        'portal_unknown',
+        `the portal's ${kind} stock could not be read, so the keys the snapshot omits are not known`,
+      );
+    }
   }
 }
 
