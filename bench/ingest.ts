@@ -8,18 +8,28 @@
  * same with --big-rows rows (peak RSS must not grow with the file); a DC stock CSV of --rows rows
  * (3 centres); an ERP SQLite snapshot of --rows factory rows.
  *
- *   node bench/ingest.ts [--rows 1000000] [--big-rows 5000000] [--keep] [--quick | --scale S] [--json]
+ * Then the cost of synchronous = FULL (#13 point 5): `--files` (200) small files of 10 rows, one
+ * after the other, each its own commits, renames and flushes, on a state.db with synchronous =
+ * NORMAL (before) and FULL (now). `--synchronous normal` runs the large cases with NORMAL
+ * instead of the daemon's FULL.
+ *
+ *   node bench/ingest.ts [--rows 1000000] [--big-rows 5000000] [--files 200]
+ *                        [--synchronous full|normal] [--keep] [--quick | --scale S] [--json]
  *
  * --quick (= --scale 0.1) and --scale size the row counts down unless given; --big-rows 0 skips
  * the big file; --json also prints the BENCH_RESULT line that bench/run.ts reads.
  */
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
+import { createDcDirectory } from '../src/inventory/dcDirectory.ts';
+import { processInboxFile } from '../src/inventory/ingest/process.ts';
+import { createLogger } from '../src/log/logger.ts';
+import { openStateDb } from '../src/state/db.ts';
 import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
 import { type BenchRow, emitResult, fmtInt } from './lib/result.ts';
@@ -28,11 +38,17 @@ const started = performance.now();
 const args = benchArgs({
   rows: { type: 'string' },
   'big-rows': { type: 'string' },
+  files: { type: 'string' },
+  synchronous: { type: 'string' },
   keep: { type: 'boolean', default: false },
 });
 const values = args.values;
 const rows = sized(values.rows, 1_000_000, args.scale);
 const bigRows = values['big-rows'] === '0' ? 0 : sized(values['big-rows'], 5_000_000, args.scale);
+const smallFiles = sized(values.files, 200, args.scale, 10);
+// The daemon's setting (FULL) unless told otherwise, to compare the large files with NORMAL.
+const sync = String(values.synchronous ?? 'full').toUpperCase();
+if (sync !== 'FULL' && sync !== 'NORMAL') throw new Error('--synchronous is full or normal');
 
 const NODE = process.execPath;
 const CASE = join(import.meta.dirname, 'lib', 'ingestCase.ts');
@@ -71,7 +87,7 @@ async function writeCsv(path: string, header: string, n: number, row: (i: number
 }
 
 function runCase(mode: 'file' | 'snapshot', dataDir: string, target: string): CaseResult {
-  const out = execFileSync(NODE, [CASE, mode, dataDir, target], {
+  const out = execFileSync(NODE, [CASE, mode, dataDir, target, sync], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,
@@ -140,6 +156,38 @@ function floor(n: number): number {
   return s;
 }
 
+/** The cost of synchronous = FULL: many small files, where commits and flushes dominate. */
+async function smallFilesCost(): Promise<Record<'NORMAL' | 'FULL', number>> {
+  const perFile: Record<'NORMAL' | 'FULL', number> = { NORMAL: 0, FULL: 0 };
+  const log = createLogger({ level: 'warn', pretty: false });
+  for (const mode of ['NORMAL', 'FULL'] as const) {
+    const small = await ensureDataDirs(join(dir, `small-${mode}`));
+    const sdb = openStateDb(small.stateDb);
+    sdb.pragma(`synchronous = ${mode}`);
+    const deps = {
+      db: sdb,
+      log,
+      dataDir: small.dataDir,
+      dcDirectory: createDcDirectory({ db: sdb }),
+      maxSkuLength: 64,
+    };
+    let total = 0;
+    for (let f = 0; f < smallFiles; f++) {
+      const name = join(small.inbox, `small-${f}.csv`);
+      let text = 'sku,stock_quantity\n';
+      for (let j = 0; j < 10; j++) text += `${sku(j)},${f * 10 + j}\n`;
+      writeFileSync(name, text);
+      const t0 = performance.now();
+      const o = await processInboxFile(name, deps);
+      total += performance.now() - t0;
+      if (o.status !== 'processed') throw new Error(`unexpected outcome: ${JSON.stringify(o)}`);
+    }
+    sdb.close();
+    perFile[mode] = total / smallFiles;
+  }
+  return perFile;
+}
+
 try {
   const load = loadavg()[0]!;
   const factory = await fileCase('factory', rows, false);
@@ -147,6 +195,7 @@ try {
   const big = bigRows > 0 ? await fileCase('factory-big', bigRows, false) : undefined;
   const dcFile = await fileCase('dc', rows, true);
   const snapshot = snapshotCase(rows);
+  const perFile = await smallFilesCost();
   const loadAfter = loadavg()[0]!;
 
   const cases: Array<[string, number, CaseResult]> = [
@@ -160,7 +209,9 @@ try {
   console.log(
     `node ${process.version}, ${availableParallelism()} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${load.toFixed(1)} → ${loadAfter.toFixed(1)}`,
   );
-  console.log(`factory CSV: ${(factory.bytes / 1e6).toFixed(1)} MB at ${fmtInt(rows)} rows`);
+  console.log(
+    `factory CSV: ${(factory.bytes / 1e6).toFixed(1)} MB at ${fmtInt(rows)} rows; state.db synchronous = ${sync}`,
+  );
   console.log('');
   console.log(
     '| case | seconds | rows/s | ingest / floor | peak RSS | longest event-loop block | p99 block |',
@@ -174,8 +225,11 @@ try {
   console.log(
     `| floor: bare INSERT, one transaction, ${fmtInt(rows)} rows | ${floorS.toFixed(2)} | ${fmtInt(rows / floorS)} | 1.00× | | | |`,
   );
+  console.log('');
+  console.log(
+    `${smallFiles} files of 10 rows: ${perFile.NORMAL.toFixed(2)} ms a file with synchronous = NORMAL, ${perFile.FULL.toFixed(2)} ms with FULL (${(perFile.FULL / perFile.NORMAL).toFixed(2)}×)`,
+  );
   if (big) {
-    console.log('');
     console.log(
       `peak RSS at ${fmtInt(bigRows)} rows: ${((big.peakRssMiB / factory.peakRssMiB - 1) * 100).toFixed(1)} % against ${fmtInt(rows)} rows`,
     );
@@ -190,6 +244,12 @@ try {
           : '',
       ratio: `${((r.seconds / floorS) * (rows / n)).toFixed(2)}×`,
     }));
+    rowsOut.push({
+      measure: `${fmtInt(smallFiles)} files of 10 rows, one by one, state.db synchronous = FULL`,
+      result: `${perFile.FULL.toFixed(2)} ms a file`,
+      reference: `synchronous = NORMAL ${perFile.NORMAL.toFixed(2)} ms a file`,
+      ratio: `${(perFile.FULL / perFile.NORMAL).toFixed(2)}×`,
+    });
     emitResult({
       name: 'ingest',
       wallS: (performance.now() - started) / 1000,
@@ -199,6 +259,9 @@ try {
         rows,
         bigRows,
         floorS,
+        synchronous: sync,
+        smallFiles,
+        msPerSmallFile: perFile,
         load: [load, loadAfter],
         cases: Object.fromEntries(cases.map(([name, , r]) => [name, r])),
       },

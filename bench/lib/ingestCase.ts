@@ -2,8 +2,8 @@
  * One ingest measured in a process of its own (so its peak RSS is the ingest's, not the file
  * generation's or the floor's), for bench/ingest.ts:
  *
- *   node bench/lib/ingestCase.ts file DATA_DIR FILE_NAME
- *   node bench/lib/ingestCase.ts snapshot DATA_DIR SNAPSHOT_PATH
+ *   node bench/lib/ingestCase.ts file DATA_DIR FILE_NAME [FULL|NORMAL]
+ *   node bench/lib/ingestCase.ts snapshot DATA_DIR SNAPSHOT_PATH [FULL|NORMAL]
  *
  * Prints one JSON line: {seconds, peakRssMiB, loopMaxMs, loopP99Ms, rowsAccepted, outcome}.
  * The event loop's delay is sampled by perf_hooks.monitorEventLoopDelay (10 ms resolution) from
@@ -18,12 +18,13 @@ import { createLogger } from '../../src/log/logger.ts';
 import { openStateDb } from '../../src/state/db.ts';
 import { replaceDistributionCentres } from '../../src/state/distributionCentres.ts';
 
-const [mode, dataDir, target] = process.argv.slice(2);
+const [mode, dataDir, target, synchronous = 'FULL'] = process.argv.slice(2);
 if ((mode !== 'file' && mode !== 'snapshot') || !dataDir || !target) {
   console.error('usage: ingestCase.ts file|snapshot DATA_DIR FILE_NAME|SNAPSHOT_PATH');
   process.exit(2);
 }
 const db = openStateDb(join(dataDir, 'state.db'));
+db.pragma(`synchronous = ${synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
 // The DC benchmark's centres, known and active (no portal to refresh from).
 replaceDistributionCentres(
   db,

@@ -1,6 +1,14 @@
-import type { StockKind } from '../domain/stock.ts';
+import { keyString, type StockKind } from '../domain/stock.ts';
+import {
+  emptyOfferSummary,
+  MAX_OFFER_EXAMPLES,
+  mergeOfferSummaries,
+  type OfferSummary,
+  ruleIndex,
+} from '../domain/stockRules.ts';
 import type { StateDb } from './db.ts';
 import type { ApplyResult } from './desiredStock.ts';
+import { ensureStockRuleFunctions, offerSelect } from './stockRules.ts';
 
 /**
  * The apply of a staged set (see src/state/staging.ts) to desired stock, in short transactions.
@@ -16,10 +24,13 @@ import type { ApplyResult } from './desiredStock.ts';
  * 4. The last transaction deletes the `staged_applies` row (and the caller finishes its own
  *    records in it). A row found at start is merged to the end before anything else is applied.
  *
- * The merge follows the sync engine's rule for each key, as applyDesiredStock does: rows older
- * than the stored one (`source_at`) are skipped; a stored failure with another quantity is
- * removed; desired_stock is upserted (with `source_file_id`, `source_line`); a key whose desired
- * quantity differs from the known remote one becomes pending.
+ * The merge follows the sync engine's rule for each key, as applyDesiredStock does: the stock
+ * rules (stockRules.ts) turn each staged ERP quantity into the offered one as the chunk is
+ * taken; rows older than the stored one (`source_at`) are skipped; a stored failure with another
+ * quantity (or of a key now excluded) is removed; desired_stock is upserted (`erp_quantity`,
+ * offered `quantity`, `rule`, `excluded`, `source_file_id`, `source_line`); a key whose offered
+ * quantity differs from the known remote one becomes pending, an excluded key never (and stops
+ * being pending). What the rules did is summed up per chunk in `offers`, for the report.
  */
 export interface NewStagedApply {
   /** The scratch file's name under `<data dir>/staging/`. */
@@ -52,6 +63,7 @@ interface Row {
   newly_pending: number;
   failures_cleared: number;
   superseded: number;
+  offers: string | null;
 }
 
 const toApply = (r: Row): StagedApply => ({
@@ -69,6 +81,7 @@ const totalsOf = (r: Row): ApplyResult => ({
   newlyPending: r.newly_pending,
   failuresCleared: r.failures_cleared,
   superseded: r.superseded,
+  offers: r.offers === null ? emptyOfferSummary() : (JSON.parse(r.offers) as OfferSummary),
 });
 
 /** Records the decision to apply a staged set (call inside the commit transaction). */
@@ -117,65 +130,105 @@ export interface ChunkResult {
 }
 
 function statements(db: StateDb) {
-  // One chunk of the set, with what each key meets in state.db, looked up once.
+  ensureStockRuleFunctions(db);
   db.exec(
-    `CREATE TEMP TABLE IF NOT EXISTS apply_chunk (
-       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, quantity INTEGER NOT NULL,
-       line INTEGER NOT NULL, superseded INTEGER NOT NULL, remote INTEGER, failure INTEGER)`,
+    `DROP TABLE IF EXISTS temp.apply_chunk;
+     CREATE TEMP TABLE apply_chunk (
+       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, erp INTEGER NOT NULL,
+       quantity INTEGER NOT NULL, rule TEXT, excluded INTEGER NOT NULL,
+       line INTEGER NOT NULL, PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID;
+     CREATE TEMP TABLE IF NOT EXISTS apply_differing (
+       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL,
+       PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID;`,
   );
   return {
     get: db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE id = ?'),
     clear: db.prepare('DELETE FROM temp.apply_chunk'),
-    fill: db.prepare<[{ k: string; d: string; s: string; limit: number; sourceAt: number }]>(
-      `INSERT INTO temp.apply_chunk (kind, dc, sku, quantity, line, superseded, remote, failure)
-       SELECT s.kind, s.dc, s.sku, s.quantity, s.line,
-              coalesce(d.source_at > @sourceAt, 0), r.quantity, f.quantity
-         FROM (SELECT * FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s)
-                ORDER BY kind, dc, sku LIMIT @limit) s
-         LEFT JOIN desired_stock d ON d.kind = s.kind AND d.dc = s.dc AND d.sku = s.sku
-         LEFT JOIN remote_stock r ON r.kind = s.kind AND r.dc = s.dc AND r.sku = s.sku
-         LEFT JOIN stock_failures f ON f.kind = s.kind AND f.dc = s.dc AND f.sku = s.sku
-        ORDER BY s.kind, s.dc, s.sku`,
+    clearDiffering: db.prepare('DELETE FROM temp.apply_differing'),
+    // The chunk's keys in order, with what the stock rules offer for each (one call per row).
+    fill: db.prepare<[{ k: string; d: string; s: string; limit: number }]>(
+      `INSERT INTO temp.apply_chunk (kind, dc, sku, erp, quantity, rule, excluded, line)
+       SELECT kind, dc, sku, erp, quantity, rule, excluded, line FROM (${offerSelect(
+         `(SELECT kind, dc, sku, quantity AS erp, line FROM staged.rows
+            WHERE (kind, dc, sku) > (@k, @d, @s) ORDER BY kind, dc, sku LIMIT @limit)`,
+         ['kind', 'dc', 'sku', 'erp', 'line'],
+         { kind: 'kind', dc: 'dc', sku: 'sku', erp: 'erp' },
+       )})`,
     ),
-    tally: db.prepare<
-      [],
-      {
-        last_kind: string;
-        last_dc: string;
-        last_sku: string;
-        superseded: number;
-        differing: number;
-        failing: number;
-      }
-    >(
-      `SELECT (SELECT kind FROM temp.apply_chunk ORDER BY rowid DESC LIMIT 1) AS last_kind,
-              (SELECT dc FROM temp.apply_chunk ORDER BY rowid DESC LIMIT 1) AS last_dc,
-              (SELECT sku FROM temp.apply_chunk ORDER BY rowid DESC LIMIT 1) AS last_sku,
-              coalesce(SUM(superseded), 0) AS superseded,
-              coalesce(SUM(NOT superseded AND remote IS NOT quantity), 0) AS differing,
-              coalesce(SUM(NOT superseded AND failure IS NOT NULL AND failure != quantity), 0) AS failing
-         FROM temp.apply_chunk`,
+    last: db.prepare<[], { kind: string; dc: string; sku: string }>(
+      'SELECT kind, dc, sku FROM temp.apply_chunk ORDER BY kind DESC, dc DESC, sku DESC LIMIT 1',
+    ),
+    superseded: db.prepare<[{ sourceAt: number }]>(
+      `DELETE FROM temp.apply_chunk WHERE EXISTS (
+         SELECT 1 FROM desired_stock d
+          WHERE d.kind = apply_chunk.kind AND d.dc = apply_chunk.dc AND d.sku = apply_chunk.sku
+            AND d.source_at > @sourceAt)`,
     ),
     clearFailures: db.prepare(
       `DELETE FROM stock_failures WHERE (kind, dc, sku) IN (
-         SELECT kind, dc, sku FROM temp.apply_chunk
-          WHERE NOT superseded AND failure IS NOT NULL AND failure != quantity)`,
+         SELECT f.kind, f.dc, f.sku FROM temp.apply_chunk c
+           JOIN stock_failures f ON f.kind = c.kind AND f.dc = c.dc AND f.sku = c.sku
+          WHERE f.quantity != c.quantity OR c.excluded = 1)`,
     ),
     upsert: db.prepare<[{ source: string; now: number; sourceAt: number; fileId: number | null }]>(
       `INSERT INTO desired_stock
-         (kind, dc, sku, quantity, source, updated_at, source_at, source_file_id, source_line)
-       SELECT kind, dc, sku, quantity, @source, @now, @sourceAt, @fileId, line
-         FROM temp.apply_chunk WHERE NOT superseded ORDER BY rowid
+         (kind, dc, sku, quantity, source, updated_at, source_at, source_file_id, source_line,
+          erp_quantity, rule, excluded)
+       SELECT kind, dc, sku, quantity, @source, @now, @sourceAt, @fileId, line, erp, rule, excluded
+         FROM temp.apply_chunk WHERE true ORDER BY kind, dc, sku
        ON CONFLICT (kind, dc, sku) DO UPDATE
          SET quantity = excluded.quantity, source = excluded.source,
              updated_at = excluded.updated_at, source_at = excluded.source_at,
-             source_file_id = excluded.source_file_id, source_line = excluded.source_line`,
+             source_file_id = excluded.source_file_id, source_line = excluded.source_line,
+             erp_quantity = excluded.erp_quantity, rule = excluded.rule,
+             excluded = excluded.excluded`,
+    ),
+    // Excluded keys are never pushed: they never differ, and one that was pending is not now.
+    differing: db.prepare(
+      `INSERT INTO temp.apply_differing (kind, dc, sku)
+       SELECT c.kind, c.dc, c.sku FROM temp.apply_chunk c
+         LEFT JOIN remote_stock r ON r.kind = c.kind AND r.dc = c.dc AND r.sku = c.sku
+        WHERE c.excluded = 0 AND r.quantity IS NOT c.quantity`,
     ),
     markPending: db.prepare<[{ now: number }]>(
       `INSERT INTO pending_stock (kind, dc, sku, since)
-       SELECT kind, dc, sku, @now FROM temp.apply_chunk
-        WHERE NOT superseded AND remote IS NOT quantity ORDER BY rowid
+       SELECT kind, dc, sku, @now FROM temp.apply_differing WHERE true
        ON CONFLICT DO NOTHING`,
+    ),
+    settleExcluded: db.prepare(
+      `DELETE FROM pending_stock WHERE (kind, dc, sku) IN (
+         SELECT kind, dc, sku FROM temp.apply_chunk WHERE excluded = 1)`,
+    ),
+    offerTotals: db.prepare<
+      [],
+      {
+        erp: number | null;
+        offered: number | null;
+        adjusted: number | null;
+        excluded: number | null;
+      }
+    >(
+      `SELECT SUM(erp) AS erp, SUM(CASE WHEN excluded = 0 THEN quantity END) AS offered,
+              SUM(excluded = 0 AND quantity != erp) AS adjusted, SUM(excluded) AS excluded
+         FROM temp.apply_chunk`,
+    ),
+    byRule: db.prepare<[], { rule: string; keys: number }>(
+      'SELECT rule, COUNT(*) AS keys FROM temp.apply_chunk WHERE rule IS NOT NULL GROUP BY rule',
+    ),
+    examples: db.prepare<
+      [number],
+      {
+        kind: StockKind;
+        dc: string;
+        sku: string;
+        erp: number;
+        quantity: number;
+        excluded: number;
+        rule: string;
+      }
+    >(
+      `SELECT kind, dc, sku, erp, quantity, excluded, rule FROM temp.apply_chunk
+        WHERE rule IS NOT NULL ORDER BY kind, dc, sku LIMIT ?`,
     ),
     advance: db.prepare(
       `UPDATE staged_applies
@@ -183,79 +236,44 @@ function statements(db: StateDb) {
               rows = rows + @rows, differing = differing + @differing,
               newly_pending = newly_pending + @newlyPending,
               failures_cleared = failures_cleared + @failuresCleared,
-              superseded = superseded + @superseded
+              superseded = superseded + @superseded, offers = @offers
         WHERE id = @id`,
     ),
     remove: db.prepare<[number]>('DELETE FROM staged_applies WHERE id = ?'),
-    // The fast path: straight from the staged range, when no key of the range is newer in
-    // desired_stock and none has a stored failure (the usual case).
-    upTo: db.prepare<[Cursor & { limit: number }], Key>(
-      `SELECT kind, dc, sku FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s)
-        ORDER BY kind, dc, sku LIMIT 1 OFFSET @limit - 1`,
-    ),
-    lastKey: db.prepare<[Cursor], Key>(
-      `SELECT kind, dc, sku FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s)
-        ORDER BY kind DESC, dc DESC, sku DESC LIMIT 1`,
-    ),
-    newerCount: db
-      .prepare<[Range & { sourceAt: number }]>(
-        `SELECT COUNT(*) FROM desired_stock WHERE ${RANGE} AND source_at > @sourceAt`,
-      )
-      .pluck(true),
-    failureCount: db
-      .prepare<[Range]>(`SELECT COUNT(*) FROM stock_failures WHERE ${RANGE}`)
-      .pluck(true),
-    remoteCount: db
-      .prepare<[Range]>(`SELECT COUNT(*) FROM remote_stock WHERE ${RANGE}`)
-      .pluck(true),
-    upsertRange: db.prepare<
-      [Range & { source: string; now: number; sourceAt: number; fileId: number | null }]
-    >(
-      `INSERT INTO desired_stock
-         (kind, dc, sku, quantity, source, updated_at, source_at, source_file_id, source_line)
-       SELECT kind, dc, sku, quantity, @source, @now, @sourceAt, @fileId, line
-         FROM staged.rows WHERE ${RANGE} ORDER BY kind, dc, sku
-       ON CONFLICT (kind, dc, sku) DO UPDATE
-         SET quantity = excluded.quantity, source = excluded.source,
-             updated_at = excluded.updated_at, source_at = excluded.source_at,
-             source_file_id = excluded.source_file_id, source_line = excluded.source_line`,
-    ),
-    pendingAll: db.prepare<[Range & { now: number }]>(
-      `INSERT INTO pending_stock (kind, dc, sku, since)
-       SELECT kind, dc, sku, @now FROM staged.rows WHERE ${RANGE} ORDER BY kind, dc, sku
-       ON CONFLICT DO NOTHING`,
-    ),
-    differingCount: db
-      .prepare<[Range]>(
-        `SELECT COUNT(*) FROM staged.rows s
-           LEFT JOIN remote_stock r ON r.kind = s.kind AND r.dc = s.dc AND r.sku = s.sku
-          WHERE ${S_RANGE} AND r.quantity IS NOT s.quantity`,
-      )
-      .pluck(true),
-    pendingDiffering: db.prepare<[Range & { now: number }]>(
-      `INSERT INTO pending_stock (kind, dc, sku, since)
-       SELECT s.kind, s.dc, s.sku, @now FROM staged.rows s
-         LEFT JOIN remote_stock r ON r.kind = s.kind AND r.dc = s.dc AND r.sku = s.sku
-        WHERE ${S_RANGE} AND r.quantity IS NOT s.quantity ORDER BY s.kind, s.dc, s.sku
-       ON CONFLICT DO NOTHING`,
-    ),
   };
 }
 
-interface Key {
-  kind: string;
-  dc: string;
-  sku: string;
+type Statements = ReturnType<typeof statements>;
+
+const cache = new WeakMap<StateDb, Statements>();
+
+/** The merge's statements, prepared once per connection. */
+function prepared(db: StateDb): Statements {
+  let s = cache.get(db);
+  if (s === undefined) {
+    s = statements(db);
+    cache.set(db, s);
+  }
+  return s;
 }
-interface Cursor {
-  k: string;
-  d: string;
-  s: string;
+
+/** What the rules did to the keys of the chunk being merged (superseded ones left out). */
+function chunkOffers(s: Statements): OfferSummary {
+  const t = s.offerTotals.get();
+  return {
+    erpUnits: t?.erp ?? 0,
+    offeredUnits: t?.offered ?? 0,
+    adjusted: t?.adjusted ?? 0,
+    excluded: t?.excluded ?? 0,
+    byRule: s.byRule.all().sort((a, b) => ruleIndex(a.rule) - ruleIndex(b.rule)),
+    examples: s.examples.all(MAX_OFFER_EXAMPLES).map((r) => ({
+      key: keyString(r),
+      erp: r.erp,
+      offered: r.excluded === 1 ? null : r.quantity,
+      rule: r.rule,
+    })),
+  };
 }
-type Range = Cursor & { hk: string; hd: string; hs: string };
-/** Keys after the cursor, up to and including the chunk's last key. */
-const RANGE = '(kind, dc, sku) > (@k, @d, @s) AND (kind, dc, sku) <= (@hk, @hd, @hs)';
-const S_RANGE = '(s.kind, s.dc, s.sku) > (@k, @d, @s) AND (s.kind, s.dc, s.sku) <= (@hk, @hd, @hs)';
 
 /**
  * Merges the next `limit` keys of the apply `id` (its scratch file ATTACHed as `staged`) in one
@@ -268,32 +286,17 @@ export function mergeStagedChunk(
   limit: number,
   onDone?: (totals: ApplyResult) => void,
 ): ChunkResult {
-  const s = cached(db);
+  const s = prepared(db);
   const tx = db.transaction((): ChunkResult => {
     const row = s.get.get(id);
     if (row === undefined) throw new Error(`staged apply ${id} is not recorded`);
-    const cursor: Cursor = {
-      k: row.after_kind ?? '',
-      d: row.after_dc ?? '',
-      s: row.after_sku ?? '',
-    };
-    const hi = s.upTo.get({ ...cursor, limit }) ?? s.lastKey.get(cursor);
-    if (hi !== undefined) {
-      const range: Range = { ...cursor, hk: hi.kind, hd: hi.dc, hs: hi.sku };
-      if (
-        (s.newerCount.get({ ...range, sourceAt: row.source_at }) as number) === 0 &&
-        (s.failureCount.get(range) as number) === 0
-      ) {
-        return fastChunk(s, row, range);
-      }
-    }
     s.clear.run();
+    s.clearDiffering.run();
     const filled = s.fill.run({
       k: row.after_kind ?? '',
       d: row.after_dc ?? '',
       s: row.after_sku ?? '',
       limit,
-      sourceAt: row.source_at,
     }).changes;
     if (filled === 0) {
       s.remove.run(id);
@@ -301,91 +304,48 @@ export function mergeStagedChunk(
       onDone?.(totals);
       return { done: true, totals };
     }
-    const t = s.tally.get()!;
-    const failuresCleared = t.failing > 0 ? s.clearFailures.run().changes : 0;
+    const last = s.last.get()!;
+    const superseded = s.superseded.run({ sourceAt: row.source_at }).changes;
+    const failuresCleared = s.clearFailures.run().changes;
     s.upsert.run({
       source: row.source,
       now: row.applied_at,
       sourceAt: row.source_at,
       fileId: row.file_id,
     });
-    const newlyPending = t.differing > 0 ? s.markPending.run({ now: row.applied_at }).changes : 0;
+    // As applyDesiredStock counts: every key of the set, superseded ones included.
+    const rows = filled;
+    const differing = s.differing.run().changes;
+    const newlyPending = s.markPending.run({ now: row.applied_at }).changes;
+    s.settleExcluded.run();
+    const offers = mergeOfferSummaries(totalsOf(row).offers, chunkOffers(s));
     s.clear.run();
-    const counts = {
-      // As applyDesiredStock counts: every key of the set, superseded ones included.
-      rows: filled,
-      differing: t.differing,
+    s.clearDiffering.run();
+    s.advance.run({
+      id,
+      kind: last.kind,
+      dc: last.dc,
+      sku: last.sku,
+      rows,
+      differing,
       newlyPending,
       failuresCleared,
-      superseded: t.superseded,
-    };
-    s.advance.run({ id, kind: t.last_kind, dc: t.last_dc, sku: t.last_sku, ...counts });
-    const before = totalsOf(row);
+      superseded,
+      offers: JSON.stringify(offers),
+    });
     return {
       done: false,
       totals: {
-        rows: before.rows + counts.rows,
-        differing: before.differing + counts.differing,
-        newlyPending: before.newlyPending + counts.newlyPending,
-        failuresCleared: before.failuresCleared + counts.failuresCleared,
-        superseded: before.superseded + counts.superseded,
+        rows: row.rows + rows,
+        differing: row.differing + differing,
+        newlyPending: row.newly_pending + newlyPending,
+        failuresCleared: row.failures_cleared + failuresCleared,
+        superseded: row.superseded + superseded,
+        offers,
       },
     };
   });
   return tx.immediate();
-}
-
-/** A chunk with nothing newer in desired_stock and no stored failure: no per-key lookups there. */
-function fastChunk(s: Statements, row: Row, range: Range): ChunkResult {
-  // Every key of the range is written (no newer row, so the upsert updates or inserts each).
-  const n = s.upsertRange.run({
-    ...range,
-    source: row.source,
-    now: row.applied_at,
-    sourceAt: row.source_at,
-    fileId: row.file_id,
-  }).changes;
-  let differing: number;
-  let newlyPending: number;
-  if ((s.remoteCount.get(range) as number) === 0) {
-    // Nothing known of these keys on the portal: every one differs.
-    differing = n;
-    newlyPending = s.pendingAll.run({ ...range, now: row.applied_at }).changes;
-  } else {
-    differing = s.differingCount.get(range) as number;
-    newlyPending = s.pendingDiffering.run({ ...range, now: row.applied_at }).changes;
-  }
-  const counts = { rows: n, differing, newlyPending, failuresCleared: 0, superseded: 0 };
-  s.advance.run({ id: row.id, kind: range.hk, dc: range.hd, sku: range.hs, ...counts });
-  const before = totalsOf(row);
-  return {
-    done: false,
-    totals: {
-      rows: before.rows + n,
-      differing: before.differing + differing,
-      newlyPending: before.newlyPending + newlyPending,
-      failuresCleared: before.failuresCleared,
-      superseded: before.superseded,
-    },
-  };
-}
-
-type Statements = ReturnType<typeof statements>;
-
-/**
- * Prepared once per connection: a statement lives (and holds SQLite memory) until the garbage
- * collector finalizes it, so preparing per chunk made the memory grow with the file. Statements
- * naming `staged` are recompiled by SQLite when another scratch file is attached.
- */
-const prepared = new WeakMap<StateDb, Statements>();
-
-function cached(db: StateDb): Statements {
-  let s = prepared.get(db);
-  if (s === undefined) {
-    s = statements(db);
-    prepared.set(db, s);
-  }
-  return s;
 }
 
 /** The kinds present in the attached staged set. */

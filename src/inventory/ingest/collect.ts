@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { LocationMap } from '../../domain/stockRules.ts';
 import type { ConfirmationInput } from '../../state/confirmations.ts';
 import type { StagingFile } from '../../state/staging.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
@@ -70,6 +71,8 @@ export interface CollectedFile extends Common {
   readonly duplicates: Duplicates;
   /** Whether distribution-centre codes were checked against the portal's list. */
   readonly dcChecked: boolean;
+  /** DC rows whose location code was mapped to a portal DC code (stock rules' `locations`). */
+  readonly locationsMapped: number;
 }
 
 export interface UnreadableFile extends Common {
@@ -89,8 +92,12 @@ export interface CollectOptions {
   readonly maxSkuLength: number;
   /** Checks DC codes (refreshing once per file when an unknown one appears); none: unchecked. */
   readonly dcDirectory?: DcDirectory;
+  /** ERP location code → portal DC code, applied to DC rows before they are checked. */
+  readonly locations?: LocationMap;
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
+  /** Largest record in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
+  readonly maxRecordBytes?: number;
   /**
    * How to read the file: its profile's reader options, column mapping and quantity conventions
    * (readPlanFor). Unset: the defaults (encoding and delimiter detected, the header on line 1,
@@ -205,7 +212,9 @@ class Collector {
     const mapping = this.#mapping;
     // Readers of a header rename its columns once; their rows only get the constants added.
     const renameColumn = mapping === undefined || this.objects ? undefined : columnKey(mapping);
+    const max = this.#options.maxRecordBytes;
     return readRecords(this.#options.format, source, tap, {
+      ...(max === undefined ? {} : { maxRecordBytes: max }),
       delimited: {
         ...plan?.delimited,
         ...(renameColumn === undefined ? {} : { renameColumn }),
@@ -270,6 +279,7 @@ class Collector {
       {
         maxSkuLength: this.#options.maxSkuLength,
         quantity: this.#options.plan?.quantity ?? {},
+        ...(this.#options.locations === undefined ? {} : { locations: this.#options.locations }),
         ...(this.#options.dcDirectory === undefined
           ? {}
           : { dcDirectory: this.#options.dcDirectory }),
@@ -352,6 +362,7 @@ class Collector {
       confirmations: stock ? [] : h.rows,
       duplicates: stock ? h.duplicates() : { rows: 0, keys: [], keysOmitted: 0 },
       dcChecked: this.#options.dcDirectory !== undefined,
+      locationsMapped: stock ? h.locationsMapped : 0,
       hash,
       ...this.#readAs(),
     };

@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { emptyOfferSummary, type OfferSummary } from '../../domain/stockRules.ts';
 import { intoPlace } from '../../files/durable.ts';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
 import type { ApplyResult } from '../../state/desiredStock.ts';
@@ -55,6 +56,8 @@ export interface FileReport extends ReadingFields {
   };
   readonly ignoredColumns: readonly string[];
   readonly distributionCentresChecked?: boolean;
+  /** DC rows whose ERP location code was mapped to a portal DC code (STOCK_RULES_FILE). */
+  readonly locationsMapped?: number;
   readonly stock?: {
     readonly keys: number;
     readonly differingFromPortal: number;
@@ -62,6 +65,8 @@ export interface FileReport extends ReadingFields {
     readonly failuresReplaced: number;
     /** Rows not applied because a newer file (by modification time) or snapshot set the key. */
     readonly supersededByNewerFile: number;
+    /** The ERP's and the offered quantities under the stock rules (STOCK_RULES_FILE). */
+    readonly offers?: OfferSummary;
   };
   readonly confirmations?: {
     readonly new: number;
@@ -223,8 +228,16 @@ export function stockReport(base: FileReport, c: CollectedFile, applied?: ApplyR
   return {
     ...readReport(base, c),
     distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+    locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
     stock: stockSummary(
-      applied ?? { rows: 0, differing: 0, newlyPending: 0, failuresCleared: 0, superseded: 0 },
+      applied ?? {
+        rows: 0,
+        differing: 0,
+        newlyPending: 0,
+        failuresCleared: 0,
+        superseded: 0,
+        offers: emptyOfferSummary(),
+      },
     ),
   };
 }
@@ -237,6 +250,7 @@ export function stockSummary(t: ApplyResult): NonNullable<FileReport['stock']> {
     newlyPending: t.newlyPending,
     failuresReplaced: t.failuresCleared,
     supersededByNewerFile: t.superseded,
+    offers: t.offers,
   };
 }
 

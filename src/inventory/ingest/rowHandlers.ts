@@ -1,3 +1,4 @@
+import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
 import type { ConfirmationInput } from '../../state/confirmations.ts';
 import type { StagingFile } from '../../state/staging.ts';
 import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
@@ -45,6 +46,8 @@ export interface StockOptions {
   readonly maxSkuLength: number;
   /** Quantities as the file's profile says (decimal mark, negatives); see parseQuantity. */
   readonly quantity?: QuantityOptions;
+  /** ERP location code → portal DC code, applied to DC rows before they are checked. */
+  readonly locations?: LocationMap;
   readonly dcDirectory?: DcDirectory;
   readonly stage?: () => StagingFile;
 }
@@ -63,6 +66,8 @@ export class StockHandler implements RowHandler {
   accepted = 0;
   /** Accepted rows whose negative quantity was taken as 0. */
   clamped = 0;
+  /** DC rows whose location code was mapped to a portal DC code. */
+  locationsMapped = 0;
   // In-memory duplicates (the scratch database logs its own).
   readonly #dupLines = new Map<string, number[]>();
   #dupRows = 0;
@@ -83,7 +88,16 @@ export class StockHandler implements RowHandler {
   }
 
   take(line: number, fields: Record<string, unknown>): void | Promise<void> {
-    const r = validateStockRow(this.#kind, fields, this.#options);
+    let rowFields = fields;
+    const locations = this.#options.locations;
+    if (this.#kind === 'dc_stock' && locations !== undefined) {
+      const m = mapLocation(fields.distribution_centre_code, locations);
+      if (m.mapped) {
+        rowFields = { ...fields, distribution_centre_code: m.value };
+        this.locationsMapped++;
+      }
+    }
+    const r = validateStockRow(this.#kind, rowFields, this.#options);
     if (!r.ok) return this.#reject(line, r);
     const { dc, sku, quantity } = r.row;
     const clamped = r.row.clamped === true;

@@ -1,6 +1,13 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import { sourceTime } from '../../domain/sourceTime.ts';
+import {
+  emptyOfferSummary,
+  type LocationMap,
+  mapLocation,
+  type OfferSummary,
+} from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
@@ -26,6 +33,8 @@ export interface SnapshotDeps {
   readonly dcQuery: string;
   readonly dcDirectory: DcDirectory;
   readonly maxSkuLength: number;
+  /** ERP location code → portal DC code (STOCK_RULES_FILE), applied before the rows are checked. */
+  readonly locations?: LocationMap;
   /** The data dir: the staged set is written under its staging/ folder. */
   readonly dataDir: string;
   /** The "before apply" step (see src/inventory/ingest/apply.ts). */
@@ -53,6 +62,8 @@ export interface SnapshotCounts {
   readonly rowsRejected: number;
   /** Rows superseded by a later row with the same key (the last one wins). */
   readonly duplicateRows: number;
+  /** Rows whose location code was mapped to a portal DC code (`locations`). */
+  readonly locationsMapped: number;
 }
 
 export type SnapshotOutcome =
@@ -62,8 +73,10 @@ export type SnapshotOutcome =
       readonly dc: SnapshotCounts;
       /** Keys the snapshot did not name, set to 0 (SNAPSHOT_ABSENT=zero), per kind. */
       readonly absentZeroed: { factory: number; dc: number };
-      /** Keys whose desired quantity now differs from the known remote one. */
+      /** Keys whose offered quantity now differs from the known remote one. */
       readonly pendingKeys: number;
+      /** What the stock rules made of the ERP's quantities (both kinds). */
+      readonly offers: OfferSummary;
       readonly ms: number;
     }
   | {
@@ -135,7 +148,8 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     }
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
-    const writtenAt = snapshotWrittenAt(deps.snapshotDb);
+    // Never later than now: a snapshot dated in the future would pin its rows until then.
+    const writtenAt = sourceTime(snapshotWrittenAt(deps.snapshotDb), started).at;
     const applied = await applyStagedSet(
       {
         db: deps.db,
@@ -174,6 +188,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       dc: { ...dc },
       absentZeroed,
       pendingKeys: pending,
+      offers: applied.status === 'applied' ? applied.totals.offers : emptyOfferSummary(),
       ms: clock.now() - started,
     };
     if (rejections.length > 0) {
@@ -194,6 +209,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         dc: outcome.dc,
         ...(deps.absent === 'zero' ? { absentZeroed } : {}),
         pendingKeys: pending,
+        offers: outcome.offers,
         ms: outcome.ms,
       },
       'snapshot read',
@@ -258,6 +274,7 @@ type Counts = {
   rowsAccepted: number;
   rowsRejected: number;
   duplicateRows: number;
+  locationsMapped: number;
 };
 
 async function readBoth(
@@ -318,7 +335,14 @@ async function gather(
     );
   }
   const kind = which === 'dc' ? 'dc_stock' : 'factory_stock';
-  const counts: Counts = { rowsRead: 0, rowsAccepted: 0, rowsRejected: 0, duplicateRows: 0 };
+  const counts: Counts = {
+    rowsRead: 0,
+    rowsAccepted: 0,
+    rowsRejected: 0,
+    duplicateRows: 0,
+    locationsMapped: 0,
+  };
+  const locations = which === 'dc' ? deps.locations : undefined;
   const reject = (e: RowError) => {
     counts.rowsRejected++;
     if (rejections.length < LOGGED_REJECTIONS) {
@@ -346,6 +370,13 @@ async function gather(
       counts.rowsRead++;
       const fields: Record<string, unknown> = {};
       for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
+      if (locations !== undefined) {
+        const m = mapLocation(fields.distribution_centre_code, locations);
+        if (m.mapped) {
+          fields.distribution_centre_code = m.value;
+          counts.locationsMapped++;
+        }
+      }
       const r = validateStockRow(kind, fields, deps);
       if (!r.ok) {
         reject(r);
