@@ -53,6 +53,10 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'login_blocked',
     '1 while logins are blocked because the portal refused the credentials (api.login_blocked).',
   );
+  const foreignLogins = gauge(
+    'foreign_logins_last_hour',
+    'Times the portal invalidated a token that had served calls (another client logged in with the account) in the last hour (api.foreign_login).',
+  );
   const pending = gauge('pending_differences', 'Stock keys waiting to be pushed.', ['kind']);
   const pendingAge = gauge(
     'pending_oldest_age_seconds',
@@ -109,6 +113,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     remaining.reset();
     for (const [lane, n] of Object.entries(s.budget.remainingByLane)) remaining.set({ lane }, n);
     loginBlocked.set(s.loginBlock ? 1 : 0);
+    foreignLogins.set(s.foreignLogins.lastHour);
     pending.reset();
     pending.set({ kind: 'factory' }, s.pendingDifferences.factory);
     pending.set({ kind: 'dc' }, s.pendingDifferences.dc);

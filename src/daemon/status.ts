@@ -1,3 +1,4 @@
+import { type ForeignLogins, readForeignLogins } from '../api/auth/foreignLogins.ts';
 import { readLoginBlock } from '../api/auth/loginBlock.ts';
 import { BatchSizes } from '../api/batchSizes.ts';
 import { HOUR_MS } from '../api/budget/decide.ts';
@@ -66,6 +67,8 @@ export interface Status {
     readonly status: number;
     readonly account: string;
   } | null;
+  /** Token invalidations after good calls (another client logged in) over the last hour. */
+  readonly foreignLogins: ForeignLogins;
   readonly shipments: {
     readonly open: number;
     readonly exported: number;
@@ -117,6 +120,7 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
     eta: { calls, at: etaAt },
     token: token ? { obtainedAt: token.obtainedAt, ageMs: now - token.obtainedAt } : null,
     loginBlock: readLoginBlock(db) ?? null,
+    foreignLogins: readForeignLogins(db, now),
     shipments: {
       ...new ShipmentStore(db).counts(),
       deadline: settings.shipmentsDeadline ?? null,

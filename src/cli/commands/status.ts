@@ -143,7 +143,10 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
     (s.token === null ? 'none yet' : `obtained ${at(s.token.obtainedAt)}`) +
       (s.loginBlock === null
         ? ''
-        : `; LOGINS STOPPED since ${at(s.loginBlock.at)} (HTTP ${s.loginBlock.status})`),
+        : `; LOGINS STOPPED since ${at(s.loginBlock.at)} (HTTP ${s.loginBlock.status})`) +
+      (s.foreignLogins.lastHour === 0
+        ? ''
+        : `; invalidated by another client's login ${s.foreignLogins.lastHour} time(s) in the last hour, last ${at(s.foreignLogins.lastAt)}`),
   );
   const depths =
     'error' in s.queues
