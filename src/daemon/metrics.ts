@@ -43,6 +43,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'api_calls_last_hour',
     'Portal calls (all but login) in the last rolling hour.',
   );
+  const laneCalls = gauge(
+    'api_lane_calls_last_hour',
+    'Portal calls (all but login) in the last rolling hour, per budget lane.',
+    ['lane'],
+  );
   const limit = gauge('api_budget_limit', 'Client-side budget: calls allowed in any rolling hour.');
   const remaining = gauge(
     'api_budget_remaining',
@@ -110,6 +115,8 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     const s = readStatus(db, config, t);
     calls.set(s.budget.usedLastHour);
     limit.set(s.budget.limit);
+    laneCalls.reset();
+    for (const [lane, n] of Object.entries(s.callsByLane)) laneCalls.set({ lane }, n);
     remaining.reset();
     for (const [lane, n] of Object.entries(s.budget.remainingByLane)) remaining.set({ lane }, n);
     loginBlocked.set(s.loginBlock ? 1 : 0);

@@ -135,7 +135,11 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
   const b = s.budget;
   row(
     'budget',
-    `${b.usedLastHour} of ${b.limit} calls in the last hour; left now: shipments ${b.remainingByLane.shipments}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}` +
+    `${b.usedLastHour} of ${b.limit} calls in the last hour (${Object.entries(s.callsByLane)
+      .map(([lane, n]) => `${lane} ${n}`)
+      .join(
+        ', ',
+      )}); left now: shipments ${b.remainingByLane.shipments}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}` +
       (b.freesAt === null ? '' : `; next slot frees ${at(b.freesAt)}`),
   );
   row(

@@ -20,6 +20,7 @@ function status(over: Partial<Status> = {}): Status {
       freesAt: null,
       server: null,
     },
+    callsByLane: { shipments: 0, operator: 0, stock: 0, reconcile: 0 },
     eta: { calls: 0, at: null },
     token: null,
     loginBlock: null,
