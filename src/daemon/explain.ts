@@ -34,7 +34,7 @@ export interface StockExplanation {
   readonly key: StockKey;
   readonly facts: StockFacts;
   /** The id of a held file (or snapshot read) that names the key; null when none. */
-  readonly held: string | null;
+  readonly held: number | null;
 }
 
 export interface ShipmentExplanation {
@@ -64,16 +64,6 @@ export function explainKey(db: StateDb, target: ExplainTarget): Explanation | un
 
 const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined || ms === 0 ? null : new Date(ms).toISOString();
-
-/** The rule as stored: JSON when it is JSON, else its text. */
-const ruleJson = (rule: string | null): unknown => {
-  if (rule === null) return null;
-  try {
-    return JSON.parse(rule) as unknown;
-  } catch {
-    return rule;
-  }
-};
 
 /** The `explain --json` object (stable field names; times as ISO 8601 or null). */
 export function explanationJson(e: Explanation): Record<string, unknown> {
@@ -105,7 +95,7 @@ export function explanationJson(e: Explanation): Record<string, unknown> {
               fileId: d.sourceFileId,
               storedAs: f.file?.storedAs ?? null,
             },
-    rule: ruleJson(d?.rule ?? null),
+    rule: d?.rule ?? null,
     failure: f.failure && {
       error: f.failure.error,
       attempts: f.failure.attempts,
