@@ -94,9 +94,10 @@ type DesiredRow = {
   source: string;
   updated_at: number;
   source_at: number;
+  // Migration 10: NULL for the snapshot and for rows written before it (then `source` tells).
+  source_file_id: number | null;
+  source_line: number | null;
   // Columns of later migrations: undefined where the schema has not got them.
-  source_file_id?: number | null;
-  source_line?: number | null;
   erp_quantity?: number | null;
   rule?: string | null;
   excluded?: number;
@@ -110,7 +111,7 @@ const toFile = (r: FileRow | undefined): FileFacts | null =>
     : { id: r.id, name: r.name, storedAs: r.dest_name, receivedAt: r.received_at };
 
 const fileId = (r: DesiredRow): number | null => {
-  if (r.source_file_id !== undefined) return r.source_file_id;
+  if (r.source_file_id !== null) return r.source_file_id;
   const m = /^file:(\d+)$/.exec(r.source);
   return m ? Number(m[1]) : null;
 };
@@ -121,7 +122,7 @@ function toDesired(r: DesiredRow): DesiredFacts {
     erpQuantity: r.erp_quantity ?? r.quantity,
     source: r.source,
     sourceFileId: fileId(r),
-    sourceLine: r.source_line ?? null,
+    sourceLine: r.source_line,
     sourceAt: r.source_at,
     appliedAt: r.updated_at,
     rule: r.rule ?? null,

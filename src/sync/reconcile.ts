@@ -101,6 +101,7 @@ export async function reconcileKind(kind: StockKind, deps: ReconcileDeps): Promi
     remote.forgetUnseen(kind, state.startedAt);
     kv.delete(kvKey.reconcileRead(kind));
     kv.set(kvKey.established(kind), true);
+    kv.set(kvKey.readAt(kind), deps.clock.now());
     return remote.unknownToPortal(kind, state.startedAt);
   })();
   return {

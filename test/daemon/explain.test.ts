@@ -39,8 +39,13 @@ const isoNear = (value: unknown, before: number) => {
 /** No raw JSON and no epoch milliseconds in what a person reads. */
 const readable = (text: string) => expect(text).not.toMatch(/[{}]|\b1[78]\d{11}\b/);
 
+/** Each test runs a dozen CLI commands as child processes beside the daemon. */
+const TIMEOUT_MS = 90_000;
+
 describe('explain through the running daemon', () => {
-  it('tells a stock key its story: source, offer, portal value, pushes, failures, pending', async () => {
+  it('tells a stock key its story: source, offer, portal value, pushes, failures, pending', {
+    timeout: TIMEOUT_MS,
+  }, async () => {
     erpDir = mkdtempSync(join(tmpdir(), 'supplier-sync-explain-erp-'));
     const snapshot = join(erpDir, 'erp.db');
     const erp = new Database(snapshot);
@@ -97,7 +102,8 @@ describe('explain through the running daemon', () => {
       failure: null,
       held: null,
       lastPush: { outcome: 'updated', quantity: 42, error: null },
-      source: { file: 'stock.csv' },
+      // Line 1 is the header: SKU 2's row is line 3.
+      source: { file: 'stock.csv', line: 3 },
     });
     isoNear(landed.source.at, started - 60_000);
     isoNear(landed.source.appliedAt, started);
@@ -107,6 +113,7 @@ describe('explain through the running daemon', () => {
     const refused = await explain('factory:NO-SUCH-SKU');
     expect(refused).toMatchObject({
       erpQuantity: 3,
+      source: { file: 'stock.csv', line: 4 },
       portalQuantity: null,
       pending: false,
       lastPush: { outcome: 'rejected', quantity: 3 },
@@ -134,14 +141,14 @@ describe('explain through the running daemon', () => {
       pending: true,
       lastPush: null,
       failure: null,
-      source: { file: 'dc.csv' },
+      source: { file: 'dc.csv', line: 2 },
     });
     isoNear(owed.pendingSince, started);
 
     // The same as plain sentences, local times.
     const text = (await h.cli(['explain', `factory:${seededSku(1)}`])).output;
     expect(text).toContain(`factory:${seededSku(1)}`);
-    expect(text).toMatch(/ERP:\s+asks for 42, from (line \d+ of )?stock\.csv, written /);
+    expect(text).toMatch(/ERP:\s+asks for 42, from line 3 of stock\.csv, written /);
     expect(text).toMatch(/Offered:\s+42 \(no stock rule applies\)/);
     expect(text).toMatch(/Portal:\s+holds 42, as of \d\d:\d\d \((now|\d+ s ago)\)/);
     expect(text).toMatch(/Push:\s+none owed/);
@@ -157,7 +164,9 @@ describe('explain through the running daemon', () => {
     );
   });
 
-  it('tells a shipment its story, and refuses unknown and malformed keys', async () => {
+  it('tells a shipment its story, and refuses unknown and malformed keys', {
+    timeout: TIMEOUT_MS,
+  }, async () => {
     h = await startHarness('explain-shipment');
     await h.start();
     const outbox = join(h.box.dataDir, 'outbox');
@@ -229,11 +238,12 @@ describe('explain through the running daemon', () => {
     const unknownSku = await h.cli(['explain', 'factory:NEVER-SEEN']);
     expect(unknownSku.code).toBe(1);
     expect(unknownSku.output).toMatch(/nothing is known of factory:NEVER-SEEN/);
-    for (const bad of ['factory:', 'dc:DC-LON', 'shipment:', 'SKU-1', 'order:1']) {
-      const r = await h.cli(['explain', bad]);
-      expect(r.code, bad).toBe(2);
-      expect(r.output).toContain(`not a key: '${bad}'`);
-    }
+    const malformed = ['factory:', 'dc:DC-LON', 'shipment:', 'SKU-1', 'order:1'];
+    const answers = await Promise.all(malformed.map((bad) => h.cli(['explain', bad])));
+    answers.forEach((r, i) => {
+      expect(r.code, malformed[i]).toBe(2);
+      expect(r.output).toContain(`not a key: '${malformed[i]}'`);
+    });
     expect((await h.cli(['explain'])).code).toBe(2);
   });
 });

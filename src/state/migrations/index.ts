@@ -4,6 +4,7 @@ import { pendingStockTable } from './003-pending-stock.ts';
 import { outboxHandovers } from './005-outbox-handovers.ts';
 import { retentionIndexes } from './007-retention-indexes.ts';
 import { shipmentWatch } from './009-shipment-watch.ts';
+import { stagedApply } from './010-staged-apply.ts';
 import { stockPushes } from './013-stock-pushes.ts';
 
 export interface Migration {
@@ -20,5 +21,6 @@ export const migrations: readonly Migration[] = [
   { version: 5, name: 'outbox-handovers', sql: outboxHandovers },
   { version: 7, name: 'retention-indexes', sql: retentionIndexes },
   { version: 9, name: 'shipment-watch', sql: shipmentWatch },
+  { version: 10, name: 'staged-apply', sql: stagedApply },
   { version: 13, name: 'stock-pushes', sql: stockPushes },
 ];
