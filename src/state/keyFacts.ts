@@ -11,7 +11,7 @@ import { type LastPush, StockPushes } from './stockPushes.ts';
 export interface DesiredFacts {
   /** The quantity offered to the portal (after the stock rules, where they exist). */
   readonly quantity: number;
-  /** The quantity the ERP asked for; the offered one where the ERP's own is not kept. */
+  /** The quantity the ERP asked for (before the stock rules). */
   readonly erpQuantity: number;
   /** `file:<ledger id>` or `snapshot`. */
   readonly source: string;
@@ -23,7 +23,7 @@ export interface DesiredFacts {
   readonly sourceAt: number;
   /** When the daemon applied it. */
   readonly appliedAt: number;
-  /** The stock rule applied, as text; null when none (or rules are not kept). */
+  /** The label of the stock rule applied (`rules[2]: sku SKU-1* → buffer 5`); null when none. */
   readonly rule: string | null;
   /** A rule excludes the key: never pushed. */
   readonly excluded: boolean;
@@ -97,10 +97,10 @@ type DesiredRow = {
   // Migration 10: NULL for the snapshot and for rows written before it (then `source` tells).
   source_file_id: number | null;
   source_line: number | null;
-  // Columns of later migrations: undefined where the schema has not got them.
-  erp_quantity?: number | null;
-  rule?: string | null;
-  excluded?: number;
+  // Migration 16 (stock rules): NULL erp_quantity only in rows no apply has written since.
+  erp_quantity: number | null;
+  rule: string | null;
+  excluded: number;
 };
 
 type FileRow = { id: number; name: string; dest_name: string | null; received_at: number };
@@ -125,7 +125,7 @@ function toDesired(r: DesiredRow): DesiredFacts {
     sourceLine: r.source_line,
     sourceAt: r.source_at,
     appliedAt: r.updated_at,
-    rule: r.rule ?? null,
+    rule: r.rule,
     excluded: r.excluded === 1,
   };
 }

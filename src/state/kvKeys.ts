@@ -124,6 +124,8 @@ export const KV_KEYS = {
   'outbox.seq': z.number(),
   /** Epoch ms when the snapshot source last wrote desired stock. */
   'snapshot.applied_at': epochMs,
+  /** The stock rules desired_stock's offered quantities were last worked out with (#17). */
+  'stock_rules.fingerprint': z.string(),
 } as const;
 
 export type KvKey = keyof typeof KV_KEYS;

@@ -13,6 +13,7 @@ import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { InboxLedger } from '../../src/state/inboxFiles.ts';
 import { stagingDir } from '../../src/state/staging.ts';
+import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');
@@ -76,6 +77,15 @@ describe('staged apply of a stock file', () => {
       newlyPending: 10,
       failuresReplaced: 0,
       supersededByNewerFile: 0,
+      // No stock rules: offered as the ERP counts (summed over the chunks).
+      offers: {
+        erpUnits: 150,
+        offeredUnits: 150,
+        adjusted: 0,
+        excluded: 0,
+        byRule: [],
+        examples: [],
+      },
     });
     expect(env.report(out).duplicates).toEqual({
       rows: 1,
@@ -253,5 +263,48 @@ describe('staged snapshot', () => {
     expect(row).toEqual({ source: 'snapshot', f: null, l: 11 });
     expect(env.db.prepare('SELECT COUNT(*) AS n FROM desired_stock').get()).toEqual({ n: 12_346 });
     expect(scratchFiles()).toEqual([]);
+  });
+});
+
+describe('staged apply under stock rules', () => {
+  it('offers per the rules chunk by chunk, sums up the report over the chunks, never pends an excluded key', async () => {
+    setStockRules(env.db, [
+      { sku: 'S1', exclude: true },
+      { sku: 'S*', buffer: 2 },
+    ]);
+    rederiveOffers(env.db, 1);
+    env.db
+      .prepare("INSERT INTO pending_stock (kind, dc, sku, since) VALUES ('factory', '', 'S1', 0)")
+      .run();
+    env.drop('r.csv', csv(ten));
+    const out = await env.process('r.csv', { chunkRows: 3 });
+    expect(out.status).toBe('processed');
+    const rows = env.db
+      .prepare(
+        "SELECT sku, erp_quantity AS erp, quantity, excluded FROM desired_stock WHERE sku IN ('S0', 'S1', 'S9') ORDER BY sku",
+      )
+      .all();
+    expect(rows).toEqual([
+      { sku: 'S0', erp: 1, quantity: 0, excluded: 0 },
+      { sku: 'S1', erp: 2, quantity: 2, excluded: 1 },
+      { sku: 'S9', erp: 10, quantity: 8, excluded: 0 },
+    ]);
+    expect(env.dirty()).toHaveLength(9);
+    expect(env.dirty()).not.toContain('factory:S1');
+    const offers = env.report(out).stock?.offers;
+    if (offers === undefined) throw new Error('no offers in the report');
+    // ERP 1..10 = 55; offered: S1 excluded, the rest max(0, q − 2) = 0 + 1 + … + 8 = 36.
+    expect(offers).toMatchObject({ erpUnits: 55, offeredUnits: 36, adjusted: 9, excluded: 1 });
+    expect(offers.byRule).toEqual([
+      { rule: 'rules[0]: sku S1 → exclude', keys: 1 },
+      { rule: 'rules[1]: sku S* → buffer 2', keys: 9 },
+    ]);
+    expect(offers.examples).toHaveLength(10);
+    expect(offers.examples[1]).toEqual({
+      key: 'factory:S1',
+      erp: 2,
+      offered: null,
+      rule: 'rules[0]: sku S1 → exclude',
+    });
   });
 });

@@ -102,10 +102,10 @@ function describeStock(e: StockExplanation, at: At): string[] {
       row(
         'Offered',
         d.excluded
-          ? `nothing: the rule ${d.rule ?? ''} excludes this key, it is never pushed.`
+          ? `nothing, never pushed: excluded by ${d.rule ?? 'a stock rule'}.`
           : d.rule === null
             ? `${d.quantity} (no stock rule applies).`
-            : `${d.quantity}, by the rule ${d.rule}.`,
+            : `${d.quantity}, by ${d.rule}.`,
       ),
     );
   }

@@ -17,6 +17,9 @@
  *    to hold the source instead of applying it (`{ hold: reason }`: nothing is applied, the set is
  *    discarded; for a file, the check that holds it is the one that moves it out of inbox/).
  *    Checks run with nothing yet decided: a crash here leaves state.db as it was.
+ *    `staged.rows.quantity` is the ERP's quantity; a check that compares with the portal wants
+ *    the offered one under the stock rules: `offerSelect('staged.rows', …)` in
+ *    src/state/stockRules.ts adds `quantity` (offered), `excluded` and `rule` to any columns.
  * 4. **Commit point.** The scratch file is fsynced, then one short transaction records the apply
  *    in `staged_applies` together with the source's own record (the file's ledger row; the
  *    snapshot's time). Before it nothing is visible; from it on the apply will finish.
@@ -229,5 +232,6 @@ export function stockSummary(t: ApplyResult) {
     newlyPending: t.newlyPending,
     failuresReplaced: t.failuresCleared,
     supersededByNewerFile: t.superseded,
+    offers: t.offers,
   };
 }

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
 import type { ConfirmationInput } from '../../state/confirmations.ts';
 import type { StagingFile } from '../../state/staging.ts';
 import { createDcCheck, dcRejection } from '../dcCheck.ts';
@@ -75,6 +76,8 @@ export interface CollectedFile extends Common {
   readonly duplicates: { rows: number; keys: DuplicateKey[]; keysOmitted: number };
   /** Whether distribution-centre codes were checked against the portal's list. */
   readonly dcChecked: boolean;
+  /** DC rows whose location code was mapped to a portal DC code (stock rules' `locations`). */
+  readonly locationsMapped: number;
 }
 
 export interface UnreadableFile extends Common {
@@ -94,6 +97,8 @@ export interface CollectOptions {
   readonly maxSkuLength: number;
   /** Checks DC codes (refreshing once per file when an unknown one appears); none: unchecked. */
   readonly dcDirectory?: DcDirectory;
+  /** ERP location code → portal DC code, applied to DC rows before they are checked. */
+  readonly locations?: LocationMap;
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
   /** Largest record in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
@@ -147,6 +152,8 @@ export async function collectFile(
   let dupKeysOmitted = 0;
   const dcs = options.dcDirectory;
   const dcCheck = dcs === undefined ? undefined : createDcCheck(dcs);
+  const locations = options.locations;
+  let locationsMapped = 0;
 
   const badSoFar = () => ({
     rowsRejected,
@@ -247,7 +254,15 @@ export async function collectFile(
           continue;
         }
         const stockKind = kind!;
-        const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', fields, rules);
+        let rowFields = fields;
+        if (stockKind === 'dc_stock' && locations !== undefined) {
+          const m = mapLocation(fields.distribution_centre_code, locations);
+          if (m.mapped) {
+            rowFields = { ...fields, distribution_centre_code: m.value };
+            locationsMapped++;
+          }
+        }
+        const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', rowFields, rules);
         if (!r.ok) {
           reject(line, r);
           continue;
@@ -357,6 +372,7 @@ export async function collectFile(
     confirmations,
     duplicates,
     dcChecked: dcs !== undefined,
+    locationsMapped,
     hash,
     clamped,
     ...(dialect === undefined ? {} : { dialect }),

@@ -5,6 +5,7 @@ import { dataPaths } from '../../config/dataPaths.ts';
 import type { Profile } from '../../config/profiles.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
+import { emptyOfferSummary, type LocationMap } from '../../domain/stockRules.ts';
 import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
@@ -55,6 +56,8 @@ export interface IngestDeps {
   readonly maxSkuLength: number;
   /** Largest record of a file in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
   readonly maxRecordBytes?: number;
+  /** The stock rules' `locations` now in force (ERP location code → portal DC code). */
+  readonly locations?: () => LocationMap;
   /** The inbox profiles in force (INBOX_PROFILES_FILE, re-read on change); none: the defaults. */
   readonly profiles?: () => readonly Profile[];
   /**
@@ -232,6 +235,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     maxSkuLength: deps.maxSkuLength,
     maxRecordBytes: deps.maxRecordBytes,
     dcDirectory: deps.dcDirectory,
+    ...(deps.locations ? { locations: deps.locations() } : {}),
     plan: ctx.plan,
     stage: () => StagingFile.create(deps.dataDir),
     onProgress: (rows) => {
@@ -485,6 +489,7 @@ async function commitStaged(
           ignoredColumns: c.ignoredColumns,
           ...readingOf(ctx, c, absentZeroed),
           distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+          locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
           // Completed by the merge's last transaction.
           stock: stockSummary({
             rows: 0,
@@ -492,6 +497,7 @@ async function commitStaged(
             newlyPending: 0,
             failuresCleared: 0,
             superseded: 0,
+            offers: emptyOfferSummary(),
           }),
         }),
       );
@@ -599,12 +605,14 @@ async function commitCollected(
       return {
         ...common,
         distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+        locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
         stock: {
           keys: applied.rows,
           differingFromPortal: applied.differing,
           newlyPending: applied.newlyPending,
           failuresReplaced: applied.failuresCleared,
           supersededByNewerFile: applied.superseded,
+          offers: applied.offers,
         },
       };
     },

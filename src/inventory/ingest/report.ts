@@ -1,3 +1,4 @@
+import type { OfferSummary } from '../../domain/stockRules.ts';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
 import { fitName } from '../names.ts';
 import type { TextEncoding } from '../parse/encoding.ts';
@@ -52,6 +53,8 @@ export interface FileReport extends ReadingFields {
   };
   readonly ignoredColumns: readonly string[];
   readonly distributionCentresChecked?: boolean;
+  /** DC rows whose ERP location code was mapped to a portal DC code (STOCK_RULES_FILE). */
+  readonly locationsMapped?: number;
   readonly stock?: {
     readonly keys: number;
     readonly differingFromPortal: number;
@@ -59,6 +62,8 @@ export interface FileReport extends ReadingFields {
     readonly failuresReplaced: number;
     /** Rows not applied because a newer file (by modification time) or snapshot set the key. */
     readonly supersededByNewerFile: number;
+    /** The ERP's and the offered quantities under the stock rules (STOCK_RULES_FILE). */
+    readonly offers?: OfferSummary;
   };
   readonly confirmations?: {
     readonly new: number;

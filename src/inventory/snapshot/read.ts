@@ -2,6 +2,12 @@ import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import { sourceTime } from '../../domain/sourceTime.ts';
+import {
+  emptyOfferSummary,
+  type LocationMap,
+  mapLocation,
+  type OfferSummary,
+} from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
@@ -26,6 +32,8 @@ export interface SnapshotDeps {
   readonly dcQuery: string;
   readonly dcDirectory: DcDirectory;
   readonly maxSkuLength: number;
+  /** ERP location code → portal DC code (STOCK_RULES_FILE), applied before the rows are checked. */
+  readonly locations?: LocationMap;
   /** The data dir: the staged set is written under its staging/ folder. */
   readonly dataDir: string;
   /** The "before apply" step (see src/inventory/ingest/apply.ts). */
@@ -53,6 +61,8 @@ export interface SnapshotCounts {
   readonly rowsRejected: number;
   /** Rows superseded by a later row with the same key (the last one wins). */
   readonly duplicateRows: number;
+  /** Rows whose location code was mapped to a portal DC code (`locations`). */
+  readonly locationsMapped: number;
 }
 
 export type SnapshotOutcome =
@@ -62,8 +72,10 @@ export type SnapshotOutcome =
       readonly dc: SnapshotCounts;
       /** Keys the snapshot did not name, set to 0 (SNAPSHOT_ABSENT=zero), per kind. */
       readonly absentZeroed: { factory: number; dc: number };
-      /** Keys whose desired quantity now differs from the known remote one. */
+      /** Keys whose offered quantity now differs from the known remote one. */
       readonly pendingKeys: number;
+      /** What the stock rules made of the ERP's quantities (both kinds). */
+      readonly offers: OfferSummary;
       readonly ms: number;
     }
   | {
@@ -177,6 +189,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       dc: { ...dc },
       absentZeroed,
       pendingKeys: pending,
+      offers: applied.status === 'applied' ? applied.totals.offers : emptyOfferSummary(),
       ms: clock.now() - started,
     };
     if (rejections.length > 0) {
@@ -197,6 +210,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         dc: outcome.dc,
         ...(deps.absent === 'zero' ? { absentZeroed } : {}),
         pendingKeys: pending,
+        offers: outcome.offers,
         ms: outcome.ms,
       },
       'snapshot read',
@@ -257,6 +271,7 @@ type Counts = {
   rowsAccepted: number;
   rowsRejected: number;
   duplicateRows: number;
+  locationsMapped: number;
 };
 
 async function readBoth(
@@ -317,7 +332,14 @@ async function gather(
     );
   }
   const kind = which === 'dc' ? 'dc_stock' : 'factory_stock';
-  const counts: Counts = { rowsRead: 0, rowsAccepted: 0, rowsRejected: 0, duplicateRows: 0 };
+  const counts: Counts = {
+    rowsRead: 0,
+    rowsAccepted: 0,
+    rowsRejected: 0,
+    duplicateRows: 0,
+    locationsMapped: 0,
+  };
+  const locations = which === 'dc' ? deps.locations : undefined;
   const reject = (e: RowError) => {
     counts.rowsRejected++;
     if (rejections.length < LOGGED_REJECTIONS) {
@@ -345,6 +367,13 @@ async function gather(
         counts.rowsRead++;
         const fields: Record<string, unknown> = {};
         for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
+        if (locations !== undefined) {
+          const m = mapLocation(fields.distribution_centre_code, locations);
+          if (m.mapped) {
+            fields.distribution_centre_code = m.value;
+            counts.locationsMapped++;
+          }
+        }
         const r = validateStockRow(kind, fields, deps);
         if (!r.ok) {
           reject(r);
