@@ -34,6 +34,8 @@ export interface PlanOptions {
   readonly dataDir: string;
   readonly bulkBatchSize: number;
   readonly maxSkuLength: number;
+  /** INBOX_MAX_RECORD_BYTES, as ingestion reads with it. */
+  readonly maxRecordBytes?: number;
   /** The stock rules (STOCK_RULES_FILE) the daemon would apply; none: offered as is. */
   readonly rules?: StockRuleSet;
   /** The inbox profiles (INBOX_PROFILES_FILE); none: the defaults. */
@@ -147,16 +149,21 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
     const c = await collectFile(createReadStream(path), {
       format,
       maxSkuLength: options.maxSkuLength,
+      maxRecordBytes: options.maxRecordBytes,
       locations: rules.locations,
       plan: read,
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
     });
     if (!c.ok) {
+      // As the failed file's report says it: the rows that were bad on their own are named.
       return {
         ...base,
         ...empty,
         ...reading(c),
         rowsRead: c.rowsRead,
+        rowsRejected: c.rowsRejected ?? 0,
+        rejected: c.rejected ?? [],
+        rejectedOmitted: c.rejectedOmitted ?? 0,
         readable: false,
         kind: c.kind ?? null,
         reason: c.reason,

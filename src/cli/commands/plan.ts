@@ -44,6 +44,7 @@ export const planCommand: Command = {
       dataDir: config.dataDir,
       bulkBatchSize: config.bulkBatchSize,
       maxSkuLength: config.maxSkuLength,
+      maxRecordBytes: config.inboxMaxRecordBytes,
       profiles,
       ...(config.stockRulesFile ? { rules: readStockRulesFile(config.stockRulesFile) } : {}),
     });
