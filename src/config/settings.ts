@@ -299,6 +299,12 @@ export const settings = {
     text,
     'JSON file of profiles for reading ERP exports (encoding, delimiter, header line, column names, constants, decimal mark, negatives, full exports); validated at start, re-read within seconds when it changes. Each inbox file is read with the first profile whose match fits its name. Schema: config/inbox-profiles.schema.json.',
   ),
+  inboxMaxRecordBytes: setting(
+    'INBOX_MAX_RECORD_BYTES',
+    int(1024, 256 * 1024 * 1024),
+    1024 * 1024,
+    'Largest record of an inbox file (a JSON Lines line, a CSV row with its quoted fields), in bytes: a file with a longer one goes to failed/ naming its line, instead of filling memory.',
+  ),
   maxSkuLength: setting(
     'MAX_SKU_LENGTH',
     int(1, 1000),

@@ -9,7 +9,7 @@ import {
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { createDcDirectory } from '../inventory/dcDirectory.ts';
-import { processInboxFile } from '../inventory/ingest/process.ts';
+import { ingestInboxFile } from '../inventory/ingest/attempts.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
@@ -122,13 +122,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     shipments: shipmentsPort(client),
     retry,
     ingestFile: async (name): Promise<IngestResult> => {
-      const outcome = await processInboxFile(inboxFilePath(paths, name), {
+      const outcome = await ingestInboxFile(inboxFilePath(paths, name), {
         db,
         log,
         dataDir: config.dataDir,
         dcDirectory,
         clock,
         maxSkuLength: config.maxSkuLength,
+        maxRecordBytes: config.inboxMaxRecordBytes,
         ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
         readPortalStock,
       });

@@ -68,6 +68,7 @@ export async function startSources(
     pollIntervalMs: config.inboxPollIntervalMs,
     scanIntervalMs: config.inboxScanIntervalMs,
     log,
+    clock,
     onFile: async (entry) => {
       try {
         await nudges.ingest(entry.name, fileIdentity(entry));

@@ -27,6 +27,8 @@ export interface PlanOptions {
   readonly dataDir: string;
   readonly bulkBatchSize: number;
   readonly maxSkuLength: number;
+  /** INBOX_MAX_RECORD_BYTES, as ingestion reads with it. */
+  readonly maxRecordBytes?: number;
   /** The inbox profiles (INBOX_PROFILES_FILE); none: the defaults. */
   readonly profiles?: readonly Profile[];
 }
@@ -132,15 +134,20 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
     const c = await collectFile(createReadStream(path), {
       format,
       maxSkuLength: options.maxSkuLength,
+      maxRecordBytes: options.maxRecordBytes,
       plan: read,
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
     });
     if (!c.ok) {
+      // As the failed file's report says it: the rows that were bad on their own are named.
       return {
         ...base,
         ...empty,
         ...reading(c),
         rowsRead: c.rowsRead,
+        rowsRejected: c.rowsRejected ?? 0,
+        rejected: c.rejected ?? [],
+        rejectedOmitted: c.rejectedOmitted ?? 0,
         readable: false,
         kind: c.kind ?? null,
         reason: c.reason,

@@ -39,6 +39,7 @@ export const planCommand: Command = {
       dataDir: config.dataDir,
       bulkBatchSize: config.bulkBatchSize,
       maxSkuLength: config.maxSkuLength,
+      maxRecordBytes: config.inboxMaxRecordBytes,
       profiles,
     });
     if (values.json) println(ctx.stdout, JSON.stringify(plan, null, 2));

@@ -96,6 +96,8 @@ export interface CollectOptions {
   readonly dcDirectory?: DcDirectory;
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
+  /** Largest record in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
+  readonly maxRecordBytes?: number;
   /**
    * How to read the file: its profile's reader options, column mapping and quantity conventions
    * (readPlanFor). Unset: the defaults (encoding and delimiter detected, the header on line 1,
@@ -181,6 +183,7 @@ export async function collectFile(
 
   try {
     const reading = readRecords(format, source, tap, {
+      ...(options.maxRecordBytes === undefined ? {} : { maxRecordBytes: options.maxRecordBytes }),
       delimited: {
         ...plan?.delimited,
         ...(renameColumn === undefined ? {} : { renameColumn }),

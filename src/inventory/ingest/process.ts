@@ -44,6 +44,7 @@ import {
   reportPathFor,
   storedName,
 } from './report.ts';
+import { fileSourceTime } from './sourceTime.ts';
 
 export interface IngestDeps {
   readonly db: StateDb;
@@ -52,6 +53,8 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
+  /** Largest record of a file in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
+  readonly maxRecordBytes?: number;
   /** The inbox profiles in force (INBOX_PROFILES_FILE, re-read on change); none: the defaults. */
   readonly profiles?: () => readonly Profile[];
   /**
@@ -74,6 +77,8 @@ export interface IngestDeps {
     readonly afterChunk?: (applyId: number) => void;
     readonly rename?: RenameFn;
   };
+  /** A reason to send the file to failed/ unread (attempts.ts: too many failed attempts). */
+  readonly giveUp?: (st: Stats) => string | undefined;
 }
 
 /** held: a check of the "before apply" step held the file; nothing was applied. */
@@ -201,6 +206,11 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     return finishCommitted(ctx, open, st);
   }
 
+  const givenUp = deps.giveUp?.(st);
+  if (givenUp !== undefined) {
+    return commitUnreadable(ctx, st, hash, { ok: false, ...unread(name), reason: givenUp });
+  }
+
   const prior = duplicateSource(ctx, hash);
   if (prior !== undefined) return commitDuplicate(ctx, st, hash, prior);
 
@@ -220,6 +230,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
   const collected = await collectFile(handle.createReadStream({ start: 0, autoClose: false }), {
     format,
     maxSkuLength: deps.maxSkuLength,
+    maxRecordBytes: deps.maxRecordBytes,
     dcDirectory: deps.dcDirectory,
     plan: ctx.plan,
     stage: () => StagingFile.create(deps.dataDir),
@@ -485,13 +496,13 @@ async function commitStaged(
         }),
       );
       if (typeof result !== 'object') return { applyId: undefined, result };
-      // The file's modification time orders files: one applied late (after a crash) never
-      // overwrites the rows of a newer file.
+      // The file's modification time (never later than when it was seen) orders files: one
+      // applied late (after a crash) never overwrites the rows of a newer file.
       const applyId = recordStagedApply(deps.db, {
         stagedFile,
         source: `file:${result.entry.id}`,
         fileId: result.entry.id,
-        sourceAt: Math.floor(st.mtimeMs),
+        sourceAt: fileSourceTime(ctx.name, st, ctx.receivedAt, deps.log),
         appliedAt: ctx.clock.now(),
       });
       return { applyId, result };
@@ -574,15 +585,15 @@ async function commitCollected(
         };
       }
       const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
-      // The file's modification time orders files: one applied late (after a crash) never
-      // overwrites the rows of a newer file.
+      // The file's modification time (never later than when it was seen) orders files: one
+      // applied late (after a crash) never overwrites the rows of a newer file.
       const applied = applyDesiredStock(
         ctx.deps.db,
         kind,
         c.stock.values(),
         `file:${ledgerId}`,
         now,
-        Math.floor(st.mtimeMs),
+        fileSourceTime(ctx.name, st, ctx.receivedAt, ctx.deps.log),
       );
       pendingKeys = applied.differing;
       return {
@@ -796,8 +807,8 @@ function countsOf(report: FileReport) {
 
 /**
  * Moves the inbox file into place (see moveInboxEntry: a rename, or a durable copy when inbox/
- * is another file system), unless it is no longer the file that was read (removed, or replaced
- * by a new file of the same name: that one is left for its own turn).
+ * is another file system), unless it is no longer the file that was read (removed, replaced
+ * by a new file of the same name, or written again since it was read: left for its own turn).
  */
 async function moveIfSame(ctx: Ctx, destination: string, read: Stats): Promise<void> {
   const { log } = ctx.deps;
@@ -806,6 +817,11 @@ async function moveIfSame(ctx: Ctx, destination: string, read: Stats): Promise<v
     log.warn(
       { event: 'file.replaced', file: ctx.name },
       `${ctx.name} was replaced while it was handled; the new file is read on its own`,
+    );
+  } else if (moved === 'rewritten') {
+    log.warn(
+      { event: 'file.rewritten', file: ctx.name },
+      `${ctx.name} was written again after it was read; it stays in inbox/ and is read again`,
     );
   } else if (moved === 'copied') {
     log.info(
@@ -831,6 +847,10 @@ function nothing(status: 'missing' | 'skipped', reason: string): FileOutcome {
     reportPath: null,
     reason,
   };
+}
+
+function unread(name: string) {
+  return { format: formatOf(name), kind: undefined, rowsRead: 0, clamped: 0 } as const;
 }
 
 function isCode(err: unknown, code: string): boolean {

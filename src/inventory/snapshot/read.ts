@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import { sourceTime } from '../../domain/sourceTime.ts';
 import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
@@ -137,7 +138,8 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     }
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
-    const writtenAt = snapshotWrittenAt(deps.snapshotDb);
+    // Never later than now: a snapshot dated in the future would pin its rows until then.
+    const writtenAt = sourceTime(snapshotWrittenAt(deps.snapshotDb), started).at;
     const applied = await applyStagedSet(
       {
         db: deps.db,
