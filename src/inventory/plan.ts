@@ -4,7 +4,14 @@ import { basename } from 'node:path';
 import { BatchSizes } from '../api/batchSizes.ts';
 import { dataPaths } from '../config/dataPaths.ts';
 import type { Profile } from '../config/profiles.ts';
-import type { StockKind } from '../domain/stock.ts';
+import { keyString, type StockKind } from '../domain/stock.ts';
+import {
+  compileStockRules,
+  NO_STOCK_RULES,
+  type OfferSummary,
+  OfferTally,
+  type StockRuleSet,
+} from '../domain/stockRules.ts';
 import { portalStockRead } from '../state/absentStock.ts';
 import { classifyConfirmations } from '../state/confirmations.ts';
 import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
@@ -29,6 +36,8 @@ export interface PlanOptions {
   readonly maxSkuLength: number;
   /** INBOX_MAX_RECORD_BYTES, as ingestion reads with it. */
   readonly maxRecordBytes?: number;
+  /** The stock rules (STOCK_RULES_FILE) the daemon would apply; none: offered as is. */
+  readonly rules?: StockRuleSet;
   /** The inbox profiles (INBOX_PROFILES_FILE); none: the defaults. */
   readonly profiles?: readonly Profile[];
 }
@@ -52,6 +61,8 @@ export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
   readonly stateDb: boolean;
   /** Whether DC codes were checked against the cached list (only when a list is cached). */
   readonly distributionCentresChecked: boolean;
+  /** DC rows whose ERP location code the stock rules' `locations` mapped. */
+  readonly locationsMapped: number;
   /** The file is a full export (its profile says `absent: "zero"`). */
   readonly fullExport: boolean;
   /**
@@ -65,6 +76,8 @@ export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
     readonly unknownToPortal: number;
     readonly batchSize: number;
     readonly calls: number;
+    /** ERP and offered quantities under the stock rules; excluded keys are never compared. */
+    readonly offers: OfferSummary;
   };
   readonly confirmations?: {
     readonly new: number;
@@ -109,6 +122,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       duplicateRows: 0,
       ignoredColumns: [],
       distributionCentresChecked: false,
+      locationsMapped: 0,
     };
     if (!(await stat(path)).isFile()) {
       return {
@@ -131,10 +145,12 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       };
     }
     const dcs = db ? createDcDirectory({ db }) : undefined;
+    const rules = options.rules ?? NO_STOCK_RULES;
     const c = await collectFile(createReadStream(path), {
       format,
       maxSkuLength: options.maxSkuLength,
       maxRecordBytes: options.maxRecordBytes,
+      locations: rules.locations,
       plan: read,
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
     });
@@ -166,6 +182,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       duplicateRows: c.duplicates.rows,
       ignoredColumns: c.ignoredColumns,
       distributionCentresChecked: c.dcChecked,
+      locationsMapped: c.locationsMapped,
       ...reading(c),
     };
     if (c.kind === 'shipment_confirmations') {
@@ -173,11 +190,20 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
     }
     const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
     // As before the apply: a full export's rows gain the keys it sets to 0 by omission, so they
-    // are compared (and checked) like the rows it names.
+    // are offered, compared (and checked) like the rows it names.
     const absentZeroed = read.absent === 'zero' ? addAbsentZeros(db, kind, c) : 0;
+    // What the daemon would offer: the same rules, evaluated here rather than in SQL.
+    const compiled = compileStockRules(rules.rules);
+    const tally = new OfferTally();
+    const offered: Array<{ dc: string; sku: string; quantity: number }> = [];
+    for (const row of c.stock.values()) {
+      const offer = compiled.offer(kind, row.dc, row.sku, row.quantity);
+      tally.add(keyString({ kind, dc: row.dc, sku: row.sku }), row.quantity, offer);
+      if (!offer.excluded) offered.push({ dc: row.dc, sku: row.sku, quantity: offer.quantity });
+    }
     const cmp = db
-      ? compareWithRemote(db, kind, c.stock.values())
-      : { changed: 0, unchanged: 0, unknown: c.stock.size };
+      ? compareWithRemote(db, kind, offered)
+      : { changed: 0, unchanged: 0, unknown: offered.length };
     // The size the client sends now: configured, or what the portal was found to accept.
     const batchSize = db
       ? new BatchSizes(db, options.bulkBatchSize).max(kind)
@@ -191,6 +217,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
         unknownToPortal: cmp.unknown,
         batchSize,
         calls: Math.ceil((cmp.changed + cmp.unknown) / batchSize),
+        offers: tally.summary(),
       },
     };
   } finally {

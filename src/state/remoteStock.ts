@@ -25,7 +25,7 @@ export class RemoteStock {
          platform_sku = COALESCE(excluded.platform_sku, remote_stock.platform_sku), seen_at = excluded.seen_at`,
     );
     this.#desired = db.prepare<[StockKind, string, string], { quantity: number }>(
-      'SELECT quantity FROM desired_stock WHERE kind = ? AND dc = ? AND sku = ?',
+      'SELECT quantity FROM desired_stock WHERE kind = ? AND dc = ? AND sku = ? AND excluded = 0',
     );
     this.#markPending = db.prepare<[StockKind, string, string, number]>(MARK_PENDING_SQL);
     this.#wakeNotFound = db.prepare<[number, StockKind, string, string]>(
@@ -41,13 +41,13 @@ export class RemoteStock {
     this.#unknown = db.prepare<[StockKind, number], { n: number }>(
       `SELECT COUNT(*) AS n FROM desired_stock d
         LEFT JOIN remote_stock r ON r.kind = d.kind AND r.dc = d.dc AND r.sku = d.sku
-        WHERE d.kind = ? AND (r.sku IS NULL OR r.seen_at < ?)`,
+        WHERE d.kind = ? AND d.excluded = 0 AND (r.sku IS NULL OR r.seen_at < ?)`,
     );
   }
 
   /**
    * Stores rows read from the portal (one page, one transaction) and makes every key pending whose
-   * desired quantity differs from what the portal holds. A "Product not found" failure for a SKU
+   * offered quantity differs from what the portal holds (excluded keys never). A "Product not found" failure for a SKU
    * the portal now shows is due at once. Returns how many differ.
    */
   storeRead(rows: readonly RemoteRow[], now: number): number {

@@ -186,6 +186,15 @@ describe('processInboxFile: stock files', () => {
       newlyPending: 2,
       failuresReplaced: 0,
       supersededByNewerFile: 0,
+      // No stock rules: offered as the ERP counts.
+      offers: {
+        erpUnits: 12,
+        offeredUnits: 12,
+        adjusted: 0,
+        excluded: 0,
+        byRule: [],
+        examples: [],
+      },
     });
   });
 
