@@ -37,14 +37,14 @@ export interface PlanOptions {
   readonly dataDir: string;
   readonly bulkBatchSize: number;
   readonly maxSkuLength: number;
-  /** The guard rails' thresholds (GUARD_* settings); absent: not looked at. */
-  readonly guard?: GuardThresholds;
   /** INBOX_MAX_RECORD_BYTES, as ingestion reads with it. */
   readonly maxRecordBytes?: number;
   /** The stock rules (STOCK_RULES_FILE) the daemon would apply; none: offered as is. */
   readonly rules?: StockRuleSet;
   /** The inbox profiles (INBOX_PROFILES_FILE); none: the defaults. */
   readonly profiles?: readonly Profile[];
+  /** The guard rails' thresholds (GUARD_* settings); absent: not looked at. */
+  readonly guard?: GuardThresholds;
 }
 
 export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
@@ -81,13 +81,14 @@ export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
     readonly unknownToPortal: number;
     readonly batchSize: number;
     readonly calls: number;
-    /**
-     * Whether the guard rails would hold the file (`held`), why, and the figures; null without
-     * a state.db (nothing known of the portal: nothing to protect) or without thresholds.
-     */
-    readonly guard: GuardReport | null;
     /** ERP and offered quantities under the stock rules; excluded keys are never compared. */
     readonly offers: OfferSummary;
+    /**
+     * Whether the guard rails would hold the file (`held`), why, and the figures, over the
+     * offered quantities (a full export's zeroed keys included); null without a state.db
+     * (nothing known of the portal: nothing to protect) or without thresholds.
+     */
+    readonly guard: GuardReport | null;
   };
   readonly confirmations?: {
     readonly new: number;
@@ -199,6 +200,9 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       return { ...common, absentZeroed: 0, confirmations: planConfirmations(db, c) };
     }
     const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+    // As before the apply: a full export's rows gain the keys it sets to 0 by omission, so they
+    // are offered, compared (and checked) like the rows it names.
+    const absentZeroed = read.absent === 'zero' ? addAbsentZeros(db, kind, c) : 0;
     // What the daemon would offer: the same rules, evaluated here rather than in SQL.
     const compiled = compileStockRules(rules.rules);
     const tally = new OfferTally();
@@ -211,7 +215,6 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
     const cmp = db
       ? compareWithRemote(db, kind, offered)
       : { changed: 0, unchanged: 0, unknown: offered.length };
-    const absentZeroed = read.absent === 'zero' ? absentKeys(db, kind, c) : 0;
     // The size the client sends now: configured, or what the portal was found to accept.
     const batchSize = db
       ? new BatchSizes(db, options.bulkBatchSize).max(kind)
@@ -224,19 +227,9 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
         unchanged: cmp.unchanged,
         unknownToPortal: cmp.unknown,
         batchSize,
-        calls: Math.ceil((cmp.changed + cmp.unknown + (absentZeroed ?? 0)) / batchSize),
+        calls: Math.ceil((cmp.changed + cmp.unknown) / batchSize),
         offers: tally.summary(),
-        guard:
-          db && options.guard
-            ? guardOf(
-                db,
-                kind,
-                offered,
-                c,
-                options.guard,
-                read.absent === 'zero' && absentZeroed !== null,
-              )
-            : null,
+        guard: db && options.guard ? guardOf(db, kind, offered, options.guard) : null,
       },
     };
   } finally {
@@ -245,34 +238,26 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
 }
 
 /**
- * The guard rails' verdict on the file's rows as ingestion would reach it (read-only): the offered
- * quantities (excluded keys left out), and for a full export the keys it would zero by omission
- * counted as keys it names.
+ * Adds the keys a full export would zero to its rows (quantity 0, line 0), from what state.db
+ * knows; how many, or null when the portal's stock of the kind was never read (then none).
  */
+function addAbsentZeros(db: StateDb | undefined, kind: StockKind, c: CollectedFile): number | null {
+  if (db === undefined || !portalStockRead(db, kind)) return null;
+  const { stock } = c;
+  const zeroed = [...keysOmitted(db, kind, (dc, sku) => stock.has(dc, sku), stock.centres())];
+  for (const key of zeroed) stock.put(key.dc, key.sku, 0, 0);
+  return zeroed.length;
+}
+
+/** The guard rails' verdict on the rows as the daemon would offer them (read-only). */
 function guardOf(
   db: StateDb,
   kind: StockKind,
   offered: ReadonlyArray<{ dc: string; sku: string; quantity: number }>,
-  c: CollectedFile,
   t: GuardThresholds,
-  fullExport: boolean,
 ): GuardReport {
-  function* rows() {
-    yield* offered;
-    if (!fullExport) return;
-    for (const k of keysOmitted(db, kind, (dc, sku) => c.stock.has(dc, sku), c.stock.centres()))
-      yield { dc: k.dc, sku: k.sku, quantity: 0 };
-  }
-  const cmp = compareRows(db, [{ kind, rows: rows() }]);
+  const cmp = compareRows(db, [{ kind, rows: offered }]);
   return guardReport(cmp, decideGuard(cmp, t), t);
-}
-
-/** Keys a full export would zero, from what state.db knows; null when that is not enough. */
-function absentKeys(db: StateDb | undefined, kind: StockKind, c: CollectedFile): number | null {
-  if (db === undefined || !portalStockRead(db, kind)) return null;
-  let n = 0;
-  for (const _ of keysOmitted(db, kind, (dc, sku) => c.stock.has(dc, sku), c.stock.centres())) n++;
-  return n;
 }
 
 function planConfirmations(db: StateDb | undefined, c: CollectedFile) {

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { profilesFileSchema } from '../../src/config/profiles.ts';
 import { stockRulesFileSchema } from '../../src/config/stockRules.ts';
+import { explainKey } from '../../src/daemon/explain.ts';
 import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { HeldStore } from '../../src/state/held.ts';
@@ -83,6 +84,12 @@ describe('guard rails in the file pipeline', () => {
     expect(entry).toMatchObject({ source: 'file', name: 'mass-zero.csv', status: 'held' });
     expect(entry.storedAs).toBe(held()[0]);
     expect(new HeldStore(env.db).heldIdForKey('factory', '', 'S3')).toBe(1);
+    // explain names the held file for a key it names.
+    const explained = explainKey(env.db, {
+      type: 'stock',
+      key: { kind: 'factory', dc: '', sku: 'S3' },
+    });
+    expect(explained).toMatchObject({ type: 'stock', held: 1 });
     expect(env.capture.events('file.held')).toEqual([
       expect.objectContaining({ file: 'mass-zero.csv', heldId: 1, tripped: ['zero', 'drop'] }),
     ]);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BeforeApplyCheck } from '../../src/inventory/ingest/apply.ts';
+import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { InboxLedger } from '../../src/state/inboxFiles.ts';
@@ -158,6 +159,41 @@ describe('staged apply of a stock file', () => {
     const old = await env.process('old.csv', { chunkRows: 1 });
     expect(env.desired().map((r) => `${r.sku}=${r.quantity}`)).toEqual(['A=2', 'B=1']);
     expect(env.report(old).stock?.supersededByNewerFile).toBe(1);
+  });
+});
+
+describe('reports with many rejected rows', () => {
+  const bad = MAX_REJECTED_LISTED + 500;
+  const body = (good: number) =>
+    `sku,stock_quantity\n${Array.from({ length: bad }, (_, i) => `B${i},x`).join('\n')}\n${Array.from({ length: good }, (_, i) => `G${i},1`).join('\n')}\n`;
+
+  it('name every rejected row in the report file, streamed; the ledger keeps the first ones', async () => {
+    env.drop('s.csv', body(3));
+    const out = await env.process('s.csv');
+    expect(out.status).toBe('processed');
+    const report = env.report(out);
+    expect(report).toMatchObject({ rowsRejected: bad, rowsAccepted: 3, rejectedOmitted: 0 });
+    expect(report.rejected).toHaveLength(bad);
+    expect(report.rejected.at(-1)).toEqual({
+      line: bad + 1,
+      field: 'stock_quantity',
+      reason: 'not a whole number ≥ 0',
+      value: 'x',
+    });
+    expect(report.stock?.keys).toBe(3);
+    const stored = JSON.parse(new InboxLedger(env.db).get(out.ledgerId!)!.report!);
+    expect(stored.rejected).toHaveLength(MAX_REJECTED_LISTED);
+    expect(stored.rejectedOmitted).toBe(500);
+  });
+
+  it('also for a file that fails because every row was rejected', async () => {
+    env.drop('s.csv', body(0));
+    const out = await env.process('s.csv');
+    expect(out.status).toBe('failed');
+    const report = env.report(out);
+    expect(report.rejected).toHaveLength(bad);
+    expect(report.rejectedOmitted).toBe(0);
+    expect(scratchFiles()).toEqual([]);
   });
 });
 

@@ -6,13 +6,11 @@ import type { Profile } from '../../config/profiles.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { GuardThresholds } from '../../domain/guard.ts';
 import type { StockKind } from '../../domain/stock.ts';
-import { emptyOfferSummary, type LocationMap } from '../../domain/stockRules.ts';
-import { writeFileAtomic } from '../../files/durable.ts';
+import type { LocationMap } from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
-import { applyDesiredStock } from '../../state/desiredStock.ts';
 import { HeldStore } from '../../state/held.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
@@ -22,12 +20,7 @@ import { zeroAbsentKeys } from '../absent.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { type GuardReport, guardStockFile } from '../guard/check.ts';
 import { isIgnoredName } from '../names.ts';
-import {
-  formatOf,
-  type InboxFormat,
-  positionUnit,
-  SUPPORTED_EXTENSIONS,
-} from '../parse/records.ts';
+import { formatOf, type InboxFormat, SUPPORTED_EXTENSIONS } from '../parse/records.ts';
 import { type ReadPlan, readPlanFor } from '../profiles.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import {
@@ -35,19 +28,28 @@ import {
   applyStagedSet,
   type BeforeApplyCheck,
   resumeStagedApplies,
-  stockSummary,
 } from './apply.ts';
-import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
+import {
+  type CollectedFile,
+  collectFile,
+  type RejectedRow,
+  type UnreadableFile,
+} from './collect.ts';
 import { hashHandle } from './hash.ts';
 import { moveInboxEntry, type RenameFn } from './move.ts';
 import {
+  baseReport,
+  confirmationsReport,
+  duplicateReport,
   type FileReport,
+  failedReport,
   folderFor,
-  MAX_CONFIRMATIONS_LISTED,
   type ReadingFields,
-  type ReportOutcome,
+  type ReportBase,
   reportPathFor,
+  stockReport,
   storedName,
+  writeReportFile,
 } from './report.ts';
 import { fileSourceTime } from './sourceTime.ts';
 
@@ -93,10 +95,7 @@ export interface IngestDeps {
   readonly giveUp?: (st: Stats) => string | undefined;
 }
 
-/**
- * held: a check of the "before apply" step held the file; nothing was applied (the guard rails
- * move it to held/ with its report, until an operator decides).
- */
+/** held: a check of the "before apply" step held the file; nothing was applied. */
 export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing' | 'held';
 
 export interface FileOutcome {
@@ -262,30 +261,23 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     staged?.discard();
     throw new FileChangedError(name);
   }
-  if (!collected.ok || collected.rowsAccepted === 0 || collected.kind === 'shipment_confirmations')
-    staged?.discard();
-  if (!collected.ok) return commitUnreadable(ctx, st, hash, collected);
-  if (collected.rowsAccepted === 0) {
-    return commitUnreadable(ctx, st, hash, {
-      ...collected,
-      ok: false,
-      reason: 'every row was rejected',
-    });
-  }
-  if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
-    // A full export needs the portal's stock of its kind known before its keys can be zeroed.
-    const kind = collected.kind === 'dc_stock' ? 'dc' : 'factory';
-    if (ctx.plan.absent === 'zero') {
-      try {
-        await knowPortalStock(ctx, kind);
-      } catch (err) {
-        staged.discard(); // the file stays in inbox/ and is read again
-        throw err;
-      }
+  try {
+    if (!collected.ok) return await commitUnreadable(ctx, st, hash, collected, staged);
+    if (collected.rowsAccepted === 0) {
+      const reason = 'every row was rejected';
+      return await commitUnreadable(ctx, st, hash, { ...collected, ok: false, reason }, staged);
     }
-    return commitStaged(ctx, st, hash, collected, staged);
+    if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
+      // A full export needs the portal's stock of its kind known before its keys can be zeroed
+      // (when it cannot be read, the file stays in inbox/ and is read again).
+      const kind = collected.kind === 'dc_stock' ? 'dc' : 'factory';
+      if (ctx.plan.absent === 'zero') await knowPortalStock(ctx, kind);
+      return await commitStaged(ctx, st, hash, collected, staged);
+    }
+    return await commitCollected(ctx, st, hash, collected, staged);
+  } finally {
+    staged?.discard();
   }
-  return commitCollected(ctx, st, hash, collected);
 }
 
 /**
@@ -318,6 +310,16 @@ function readingOf(
   };
 }
 
+/** Every rejected row, from the scratch database, when more were rejected than kept in memory. */
+function allRejections(
+  staged: StagingFile | undefined,
+  counts: { readonly rowsRejected?: number; readonly rejected?: readonly unknown[] },
+): Iterable<RejectedRow> | undefined {
+  if (staged === undefined) return undefined;
+  if ((counts.rowsRejected ?? 0) <= (counts.rejected?.length ?? 0)) return undefined;
+  return staged.rejections();
+}
+
 /**
  * A file whose content was applied before is a duplicate, unless a newer file of the same kind
  * (or, for stock, a snapshot) was applied since: then it is applied again, as the newest word.
@@ -343,42 +345,16 @@ type Unreadable = Omit<UnreadableFile, 'format' | 'kind' | 'positions' | 'hash'>
   readonly ignoredColumns?: string[];
 };
 
-function baseReport(
+/** The report's common fields, and how the file was read (`reading`: what was collected). */
+function base(
   ctx: Ctx,
-  fields: {
-    ledgerId: number;
-    storedAs: string;
-    outcome: ReportOutcome;
-    format: InboxFormat | undefined;
-    kind: FileKind | undefined | null;
-    hash: string | null;
-    size: number;
-  },
+  fields: Omit<ReportBase, 'file' | 'receivedAt' | 'now'>,
+  reading?: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'>,
+  absentZeroed = 0,
 ): FileReport {
-  const now = ctx.clock.now();
   return {
-    file: ctx.name,
-    storedAs: fields.storedAs,
-    ledgerId: fields.ledgerId,
-    outcome: fields.outcome,
-    kind: fields.kind ?? null,
-    format: fields.format ?? null,
-    positions: fields.format ? positionUnit(fields.format) : 'line',
-    contentHash: fields.hash === null ? null : `sha256:${fields.hash}`,
-    size: fields.size,
-    rowsRead: 0,
-    rowsAccepted: 0,
-    rowsRejected: 0,
-    rejected: [],
-    rejectedOmitted: 0,
-    duplicates: { rows: 0, keys: [], keysOmitted: 0 },
-    ignoredColumns: [],
-    ...readingOf(ctx, undefined),
-    timing: {
-      receivedAt: new Date(ctx.receivedAt).toISOString(),
-      finishedAt: new Date(now).toISOString(),
-      ms: now - ctx.receivedAt,
-    },
+    ...baseReport({ ...fields, file: ctx.name, receivedAt: ctx.receivedAt, now: ctx.clock.now() }),
+    ...readingOf(ctx, reading, absentZeroed),
   };
 }
 
@@ -450,10 +426,15 @@ function commitRows(
 }
 
 /** Continues after commit: moves the file, or defers to whoever got there first. */
-function afterCommit(ctx: Ctx, done: CommitResult, st: Stats): Promise<FileOutcome> {
+function afterCommit(
+  ctx: Ctx,
+  done: CommitResult,
+  st: Stats,
+  rejections?: Iterable<RejectedRow>,
+): Promise<FileOutcome> {
   if (done === 'gone') return Promise.resolve(nothing('missing', 'no longer in inbox/'));
   if (done === 'raced') return processInboxFile(ctx.path, ctx.deps);
-  return finishMove(ctx, done.entry, done.report, st);
+  return finishMove(ctx, done.entry, done.report, st, rejections);
 }
 
 /**
@@ -475,7 +456,7 @@ async function commitStaged(
   let guard: GuardReport | undefined;
   let held: CommitResult | undefined;
   let absentZeroed = 0;
-  const guardCheck: BeforeApplyCheck = async (step) => {
+  const guardCheck: BeforeApplyCheck = (step) => {
     const g = guardStockFile(step.db, deps.guard, {
       contentHash: hash,
       kind,
@@ -502,34 +483,23 @@ async function commitStaged(
         ctx,
         { kind: c.kind, hash, size: st.size, ino: st.ino },
         (ledgerId, storedAs) => ({
-          ...baseReport(ctx, {
-            ledgerId,
-            storedAs,
-            outcome: 'processed',
-            format: c.format,
-            kind: c.kind,
-            hash,
-            size: st.size,
-          }),
-          rowsRead: c.rowsRead,
-          rowsAccepted: c.rowsAccepted,
-          rowsRejected: c.rowsRejected,
-          rejected: c.rejected,
-          rejectedOmitted: c.rejectedOmitted,
-          duplicates: c.duplicates,
-          ignoredColumns: c.ignoredColumns,
-          ...readingOf(ctx, c, absentZeroed),
-          distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-          locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
-          // Completed by the merge's last transaction.
-          stock: stockSummary({
-            rows: 0,
-            differing: 0,
-            newlyPending: 0,
-            failuresCleared: 0,
-            superseded: 0,
-            offers: emptyOfferSummary(),
-          }),
+          ...stockReport(
+            base(
+              ctx,
+              {
+                ledgerId,
+                storedAs,
+                outcome: 'processed',
+                format: c.format,
+                kind: c.kind,
+                hash,
+                size: st.size,
+              },
+              c,
+              absentZeroed,
+            ),
+            c,
+          ),
           ...(guard === undefined ? {} : { guard }),
         }),
       );
@@ -562,19 +532,9 @@ async function commitStaged(
     ctx,
     { entry: fresh, report: JSON.parse(fresh.report!) as FileReport },
     st,
+    allRejections(staged, c),
   );
   return { ...outcome, pendingKeys: out.totals.differing };
-}
-
-function applyDeps(deps: IngestDeps): ApplyDeps {
-  return {
-    db: deps.db,
-    log: deps.log,
-    dataDir: deps.dataDir,
-    ...(deps.checks === undefined ? {} : { checks: deps.checks }),
-    ...(deps.chunkRows === undefined ? {} : { chunkRows: deps.chunkRows }),
-    ...(deps.hooks?.afterChunk === undefined ? {} : { afterChunk: deps.hooks.afterChunk }),
-  };
 }
 
 /**
@@ -595,15 +555,6 @@ function commitHeld(
 ): CommitResult {
   const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
   return commit(ctx, { kind: c.kind, hash, size: st.size, ino: st.ino }, (ledgerId, storedAs) => {
-    const base = baseReport(ctx, {
-      ledgerId,
-      storedAs,
-      outcome: 'held',
-      format: c.format,
-      kind: c.kind,
-      hash,
-      size: st.size,
-    });
     const heldId = new HeldStore(ctx.deps.db).hold(
       {
         source: 'file',
@@ -619,99 +570,79 @@ function commitHeld(
       },
       { table: staged.table, kind },
     );
+    const report = stockReport(
+      base(
+        ctx,
+        {
+          ledgerId,
+          storedAs,
+          outcome: 'held',
+          format: c.format,
+          kind: c.kind,
+          hash,
+          size: st.size,
+        },
+        c,
+        absentZeroed,
+      ),
+      c,
+    );
+    const { stock: _none, ...rest } = report;
     return {
-      ...base,
+      ...rest,
       held: true,
       reason: `held by the guard rails: ${guard.reason}`,
-      rowsRead: c.rowsRead,
-      rowsAccepted: c.rowsAccepted,
-      rowsRejected: c.rowsRejected,
-      rejected: c.rejected,
-      rejectedOmitted: c.rejectedOmitted,
-      duplicates: c.duplicates,
-      ignoredColumns: c.ignoredColumns,
-      ...readingOf(ctx, c, absentZeroed),
-      distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
       guard: { ...guard, heldId },
     };
   });
 }
 
+function applyDeps(deps: IngestDeps): ApplyDeps {
+  return {
+    db: deps.db,
+    log: deps.log,
+    dataDir: deps.dataDir,
+    ...(deps.checks === undefined ? {} : { checks: deps.checks }),
+    ...(deps.chunkRows === undefined ? {} : { chunkRows: deps.chunkRows }),
+    ...(deps.hooks?.afterChunk === undefined ? {} : { afterChunk: deps.hooks.afterChunk }),
+  };
+}
+
+/** A confirmations file: its rows stored in the commit transaction itself. */
 async function commitCollected(
   ctx: Ctx,
   st: Stats,
   hash: string,
   c: CollectedFile,
+  staged: StagingFile | undefined,
 ): Promise<FileOutcome> {
-  let pendingKeys: number | undefined;
-  let counts: FileOutcome['confirmations'];
-  let corrections: ConfirmationResult[] = [];
+  let results: ConfirmationResult[] = [];
   const committed = commit(
     ctx,
     { kind: c.kind, hash, size: st.size, ino: st.ino },
     (ledgerId, storedAs) => {
-      const now = ctx.clock.now();
-      const base = baseReport(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'processed',
-        format: c.format,
-        kind: c.kind,
-        hash,
-        size: st.size,
-      });
-      const common = {
-        ...base,
-        rowsRead: c.rowsRead,
-        rowsAccepted: c.rowsAccepted,
-        rowsRejected: c.rowsRejected,
-        rejected: c.rejected,
-        rejectedOmitted: c.rejectedOmitted,
-        duplicates: c.duplicates,
-        ignoredColumns: c.ignoredColumns,
-        ...readingOf(ctx, c),
-      };
-      if (c.kind === 'shipment_confirmations') {
-        const results = storeConfirmations(ctx.deps.db, c.confirmations, { fileId: ledgerId, now });
-        const tally = { new: 0, duplicate: 0, conflict: 0 };
-        for (const r of results) tally[r.outcome]++;
-        counts = tally;
-        corrections = results.filter((r) => r.replaced !== undefined);
-        const listed: ConfirmationResult[] = results.slice(0, MAX_CONFIRMATIONS_LISTED);
-        return {
-          ...common,
-          confirmations: { ...tally, rows: listed, rowsOmitted: results.length - listed.length },
-        };
-      }
-      const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
-      // The file's modification time (never later than when it was seen) orders files: one
-      // applied late (after a crash) never overwrites the rows of a newer file.
-      const applied = applyDesiredStock(
-        ctx.deps.db,
-        kind,
-        c.stock.values(),
-        `file:${ledgerId}`,
-        now,
-        fileSourceTime(ctx.name, st, ctx.receivedAt, ctx.deps.log),
-      );
-      pendingKeys = applied.differing;
-      return {
-        ...common,
-        distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-        locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
-        stock: {
-          keys: applied.rows,
-          differingFromPortal: applied.differing,
-          newlyPending: applied.newlyPending,
-          failuresReplaced: applied.failuresCleared,
-          supersededByNewerFile: applied.superseded,
-          offers: applied.offers,
+      const b = base(
+        ctx,
+        {
+          ledgerId,
+          storedAs,
+          outcome: 'processed',
+          format: c.format,
+          kind: c.kind,
+          hash,
+          size: st.size,
         },
-      };
+        c,
+      );
+      results = storeConfirmations(ctx.deps.db, c.confirmations, {
+        fileId: ledgerId,
+        now: ctx.clock.now(),
+      });
+      return confirmationsReport(b, c, results);
     },
   );
-  const outcome = await afterCommit(ctx, committed, st);
-  for (const r of corrections) {
+  const outcome = await afterCommit(ctx, committed, st, allRejections(staged, c));
+  for (const r of results) {
     for (const old of r.replaced ?? []) {
       ctx.deps.log.info(
         {
@@ -726,11 +657,10 @@ async function commitCollected(
       );
     }
   }
-  return {
-    ...outcome,
-    ...(pendingKeys === undefined ? {} : { pendingKeys }),
-    ...(counts === undefined ? {} : { confirmations: counts }),
-  };
+  if (typeof committed !== 'object') return outcome;
+  const counts = { new: 0, duplicate: 0, conflict: 0 };
+  for (const r of results) counts[r.outcome]++;
+  return { ...outcome, confirmations: counts };
 }
 
 async function commitUnreadable(
@@ -738,31 +668,31 @@ async function commitUnreadable(
   st: Stats,
   hash: string,
   u: Unreadable,
+  staged?: StagingFile,
 ): Promise<FileOutcome> {
   const committed = commit(
     ctx,
     { kind: u.kind ?? null, hash, size: st.size, ino: st.ino },
-    (ledgerId, storedAs) => ({
-      ...baseReport(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'failed',
-        format: u.format,
-        kind: u.kind,
-        hash,
-        size: st.size,
-      }),
-      reason: u.reason,
-      rowsRead: u.rowsRead,
-      rowsAccepted: u.rowsAccepted ?? 0,
-      rowsRejected: u.rowsRejected ?? 0,
-      rejected: u.rejected ?? [],
-      rejectedOmitted: u.rejectedOmitted ?? 0,
-      ignoredColumns: u.ignoredColumns ?? [],
-      ...readingOf(ctx, u),
-    }),
+    (ledgerId, storedAs) =>
+      failedReport(
+        base(
+          ctx,
+          {
+            ledgerId,
+            storedAs,
+            outcome: 'failed',
+            format: u.format,
+            kind: u.kind,
+            hash,
+            size: st.size,
+          },
+          u,
+        ),
+        u.reason,
+        u,
+      ),
   );
-  return afterCommit(ctx, committed, st);
+  return afterCommit(ctx, committed, st, allRejections(staged, u));
 }
 
 async function commitDuplicate(
@@ -775,19 +705,19 @@ async function commitDuplicate(
   const committed = commit(
     ctx,
     { kind: prior.kind as FileKind | null, hash, size: st.size, ino: st.ino },
-    (ledgerId, storedAs) => ({
-      ...baseReport(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'duplicate',
-        format: priorReport?.format ?? formatOf(ctx.name),
-        kind: prior.kind as FileKind | null,
-        hash,
-        size: st.size,
-      }),
-      reason: `same content as ${prior.name} (ledger ${prior.id}), already applied; nothing changed`,
-      duplicateOf: { ledgerId: prior.id, file: prior.name, storedAs: prior.destName },
-    }),
+    (ledgerId, storedAs) =>
+      duplicateReport(
+        base(ctx, {
+          ledgerId,
+          storedAs,
+          outcome: 'duplicate',
+          format: priorReport?.format ?? formatOf(ctx.name),
+          kind: prior.kind as FileKind | null,
+          hash,
+          size: st.size,
+        }),
+        prior,
+      ),
   );
   return afterCommit(ctx, committed, st);
 }
@@ -805,7 +735,7 @@ async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
     ctx,
     { kind: null, hash: `special:${st.ino}`, size: 0, ino: st.ino },
     (ledgerId, storedAs) => ({
-      ...baseReport(ctx, {
+      ...base(ctx, {
         ledgerId,
         storedAs,
         outcome: 'failed',
@@ -846,13 +776,14 @@ async function finishMove(
   entry: LedgerEntry,
   report: FileReport,
   st: Stats,
+  rejections?: Iterable<RejectedRow>,
 ): Promise<FileOutcome> {
   const { deps, ledger } = ctx;
   const paths = dataPaths(deps.dataDir);
   const folder = folderFor(paths, report.outcome);
   const destination = join(folder, entry.destName!);
   const reportPath = reportPathFor(destination);
-  await writeFileAtomic(reportPath, `${JSON.stringify(report, null, 2)}\n`);
+  await writeReportFile(reportPath, report, rejections);
   await moveIfSame(ctx, destination, st);
   ledger.finish(entry.id, report.outcome, ctx.clock.now());
 

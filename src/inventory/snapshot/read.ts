@@ -26,6 +26,7 @@ import {
 import { applyStagedSet, type BeforeApplyCheck } from '../ingest/apply.ts';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
+import { createYielder } from '../yielder.ts';
 
 export interface SnapshotDeps {
   readonly db: StateDb;
@@ -120,13 +121,10 @@ class SnapshotFailure extends Error {
   }
 }
 
-/** Rows read from the snapshot per step; the event loop runs between steps. */
-const READ_CHUNK = 5000;
-
 /**
  * Reads the ERP snapshot: a fresh read-only connection, both queries in one read transaction
- * (one consistent picture), each read a chunk of rows at a time (`iterate()`, yielding to the
- * event loop between chunks), rows checked like file rows (bad ones logged and counted) and
+ * (one consistent picture), each read row by row (`iterate()`), the event loop running every
+ * 10 ms in between, rows checked like file rows (bad ones logged and counted) and
  * staged in a scratch database; then the staged set is applied as desired stock (source
  * 'snapshot') through the same steps as a file (src/inventory/ingest/apply.ts: the "before
  * apply" checks, one commit point, a chunked merge). SKUs absent from the snapshot are left as
@@ -202,6 +200,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         return { applyId };
       },
     );
+    staging.discard();
     staging = undefined;
     if (applied.status === 'held' && guard?.hold) {
       const g = guard;
@@ -310,19 +309,23 @@ async function knowPortalStock(deps: SnapshotDeps): Promise<void> {
   }
 }
 
+/**
+ * The file and its WAL; an empty WAL counts as none: opening a WAL database whose writer closed
+ * cleanly (its WAL checkpointed and removed) creates an empty one, even read-only.
+ */
+function snapshotFiles(path: string) {
+  return [path, `${path}-wal`].map((p, i) => {
+    const st = statSync(p, { throwIfNoEntry: false });
+    return st === undefined || (i === 1 && st.size === 0) ? undefined : st;
+  });
+}
+
 function snapshotWrittenAt(path: string): number {
-  return Math.max(
-    ...[path, `${path}-wal`].map((p) =>
-      Math.floor(statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? 0),
-    ),
-  );
+  return Math.max(...snapshotFiles(path).map((st) => Math.floor(st?.mtimeMs ?? 0)));
 }
 
 function fingerprint(path: string): string {
-  const parts = [path, `${path}-wal`].map((p) => {
-    const st = statSync(p, { throwIfNoEntry: false });
-    return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-';
-  });
+  const parts = snapshotFiles(path).map((st) => (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-'));
   if (parts[0] === '-') throw new SnapshotFailure('missing', 'the snapshot file does not exist');
   return parts.join('|');
 }
@@ -415,50 +418,48 @@ async function gather(
   };
   const rows = stmt.raw(true).iterate() as IterableIterator<unknown[]>;
   try {
-    let done = false;
-    while (!done) {
-      // One chunk of rows, then the event loop runs (the read transaction stays open).
-      for (let n = 0; n < READ_CHUNK; n++) {
-        const next = rows.next();
-        if (next.done) {
-          done = true;
-          break;
+    const yielder = createYielder();
+    for (;;) {
+      // The event loop runs every 10 ms of reading (the read transaction stays open).
+      if (yielder.due()) {
+        staging.flush();
+        await yielder.pause();
+      }
+      const next = rows.next();
+      if (next.done) break;
+      const raw = next.value;
+      counts.rowsRead++;
+      const fields: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
+      if (locations !== undefined) {
+        const m = mapLocation(fields.distribution_centre_code, locations);
+        if (m.mapped) {
+          fields.distribution_centre_code = m.value;
+          counts.locationsMapped++;
         }
-        const raw = next.value;
-        counts.rowsRead++;
-        const fields: Record<string, unknown> = {};
-        for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
-        if (locations !== undefined) {
-          const m = mapLocation(fields.distribution_centre_code, locations);
-          if (m.mapped) {
-            fields.distribution_centre_code = m.value;
-            counts.locationsMapped++;
-          }
-        }
-        const r = validateStockRow(kind, fields, deps);
-        if (!r.ok) {
-          reject(r);
+      }
+      const r = validateStockRow(kind, fields, deps);
+      if (!r.ok) {
+        reject(r);
+        continue;
+      }
+      const row = r.row;
+      if (dcCheck !== undefined) {
+        const checked = dcCheck.status(row.dc);
+        const status = typeof checked === 'string' ? checked : await checked;
+        if (status !== 'active') {
+          reject({
+            field: 'distribution_centre_code',
+            reason: dcRejection(status),
+            value: row.dc,
+          });
           continue;
         }
-        const row = r.row;
-        if (dcCheck !== undefined) {
-          const checked = dcCheck.status(row.dc);
-          const status = typeof checked === 'string' ? checked : await checked;
-          if (status !== 'active') {
-            reject({
-              field: 'distribution_centre_code',
-              reason: dcRejection(status),
-              value: row.dc,
-            });
-            continue;
-          }
-        }
-        counts.rowsAccepted++;
-        staging.put(which, row.dc, row.sku, row.quantity, counts.rowsRead);
       }
-      staging.flush();
-      if (!done) await new Promise<void>((resolve) => setImmediate(resolve));
+      counts.rowsAccepted++;
+      staging.put(which, row.dc, row.sku, row.quantity, counts.rowsRead);
     }
+    staging.flush();
   } catch (err) {
     rows.return?.();
     if (err instanceof SnapshotFailure) throw err;
