@@ -7,8 +7,8 @@
  * a `.jsonl` whose second line is one 600 MB object, and a `.csv` whose second row holds one
  * 600 MB quoted field. Each must reach failed/ (`file.failed`, the reason naming the line) on its
  * first read; the daemon's peak RSS (VmHWM) over both is compared with the 300 MiB limit. Before
- * the cap, the same `.jsonl` threw `RangeError: Invalid string length` at 1.6–2 GB RSS and was
- * offered again for ever.
+ * the cap, the review found the same `.jsonl` throwing `RangeError: Invalid string length` at
+ * 1.6–2 GB RSS, offered again for ever.
  *
  *   node bench/hugeline.ts [--mb 600] [--quick | --scale S] [--json]
  */

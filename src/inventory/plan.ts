@@ -189,6 +189,9 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       return { ...common, absentZeroed: 0, confirmations: planConfirmations(db, c) };
     }
     const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+    // As before the apply: a full export's rows gain the keys it sets to 0 by omission, so they
+    // are offered, compared (and checked) like the rows it names.
+    const absentZeroed = read.absent === 'zero' ? addAbsentZeros(db, kind, c) : 0;
     // What the daemon would offer: the same rules, evaluated here rather than in SQL.
     const compiled = compileStockRules(rules.rules);
     const tally = new OfferTally();
@@ -201,7 +204,6 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
     const cmp = db
       ? compareWithRemote(db, kind, offered)
       : { changed: 0, unchanged: 0, unknown: offered.length };
-    const absentZeroed = read.absent === 'zero' ? absentKeys(db, kind, c) : 0;
     // The size the client sends now: configured, or what the portal was found to accept.
     const batchSize = db
       ? new BatchSizes(db, options.bulkBatchSize).max(kind)
@@ -214,7 +216,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
         unchanged: cmp.unchanged,
         unknownToPortal: cmp.unknown,
         batchSize,
-        calls: Math.ceil((cmp.changed + cmp.unknown + (absentZeroed ?? 0)) / batchSize),
+        calls: Math.ceil((cmp.changed + cmp.unknown) / batchSize),
         offers: tally.summary(),
       },
     };
@@ -223,12 +225,16 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
   }
 }
 
-/** Keys a full export would zero, from what state.db knows; null when that is not enough. */
-function absentKeys(db: StateDb | undefined, kind: StockKind, c: CollectedFile): number | null {
+/**
+ * Adds the keys a full export would zero to its rows (quantity 0, line 0), from what state.db
+ * knows; how many, or null when the portal's stock of the kind was never read (then none).
+ */
+function addAbsentZeros(db: StateDb | undefined, kind: StockKind, c: CollectedFile): number | null {
   if (db === undefined || !portalStockRead(db, kind)) return null;
-  let n = 0;
-  for (const _ of keysOmitted(db, kind, (dc, sku) => c.stock.has(dc, sku), c.stock.centres())) n++;
-  return n;
+  const { stock } = c;
+  const zeroed = [...keysOmitted(db, kind, (dc, sku) => stock.has(dc, sku), stock.centres())];
+  for (const key of zeroed) stock.put(key.dc, key.sku, 0, 0);
+  return zeroed.length;
 }
 
 function planConfirmations(db: StateDb | undefined, c: CollectedFile) {

@@ -6,6 +6,7 @@ import { retentionIndexes } from './007-retention-indexes.ts';
 import { shipmentWatch } from './009-shipment-watch.ts';
 import { stagedApply } from './010-staged-apply.ts';
 import { inboxAttempts } from './011-inbox-attempts.ts';
+import { stockPushes } from './013-stock-pushes.ts';
 import { stockRules } from './016-stock-rules.ts';
 
 export interface Migration {
@@ -24,5 +25,6 @@ export const migrations: readonly Migration[] = [
   { version: 9, name: 'shipment-watch', sql: shipmentWatch },
   { version: 10, name: 'staged-apply', sql: stagedApply },
   { version: 11, name: 'inbox-attempts', sql: inboxAttempts },
+  { version: 13, name: 'stock-pushes', sql: stockPushes },
   { version: 16, name: 'stock-rules', sql: stockRules },
 ];
