@@ -54,8 +54,20 @@ export class Nudges {
   reconcile(reason: string, slot?: string): Promise<unknown> {
     const opts = slot
       ? { jobId: jobId('reconcile', slot) }
-      : { deduplication: { id: 'reconcile' } };
+      : { deduplication: { id: 'reconcile', keepLastIfActive: true } };
     return this.#queues.reconcile.add('reconcile', { reason, slot }, opts);
+  }
+
+  /**
+   * Wakes the reconciliation lane at `at` (epoch ms): when its next pass is due. One job per
+   * moment, however often it is asked for.
+   */
+  reconcileAt(at: number, reason: string): Promise<unknown> {
+    return this.#queues.reconcile.add(
+      'reconcile',
+      { reason },
+      { jobId: jobId('reconcile-at', String(at)), delay: Math.max(0, at - Date.now()) },
+    );
   }
 
   maintenance(

@@ -164,12 +164,11 @@ describe('push against the simulator', () => {
     const reader = stockReader(client);
     let pages = 0;
     // The real reader, cut after its second page as a crash or a shutdown would.
-    const cut = {
-      async *pages(kind: 'factory' | 'dc', cursor: string | null, signal?: AbortSignal) {
-        for await (const page of reader.pages(kind, cursor, signal)) {
-          yield page;
-          if (++pages === 2) stop.abort();
-        }
+    const cut: typeof reader = {
+      async page(kind, cursor, options) {
+        const page = await reader.page(kind, cursor, options);
+        if (++pages === 2) stop.abort();
+        return page;
       },
     };
     sim.resetStats();
