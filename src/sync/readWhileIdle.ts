@@ -60,14 +60,17 @@ export function reconcilePlanInput(
       : undefined;
   const dcPages = readTotals(db).pages.dc;
   const lastDc = kv.get(kvKey.reconcilePass('dc'));
-  const dcRows = Math.max(new RemoteStock(db).count('dc'), countDesired(db, 'dc'));
+  const dcRead = kv.get(kvKey.reconcileRead('dc'));
+  // Counting rows reads a whole kind: only when no DC pass ended yet and the portal said no total.
+  const dcRows = () =>
+    dcRead?.total ?? Math.max(new RemoteStock(db).count('dc'), countDesired(db, 'dc'));
   return {
     now,
     intervalMs,
     factory: reading(db, 'factory'),
     dc: reading(db, 'dc'),
     dcPagesSinceFactoryStart: atStart === undefined ? Number.POSITIVE_INFINITY : dcPages - atStart,
-    dcPassPages: lastDc?.pages ?? Math.max(1, Math.ceil(dcRows / READ_PAGE_SIZE.dc)),
+    dcPassPages: () => lastDc?.pages ?? Math.max(1, Math.ceil(dcRows() / READ_PAGE_SIZE.dc)),
   };
 }
 

@@ -27,8 +27,8 @@ export interface ReconcilePlanInput {
   readonly dc: KindReading;
   /** DC pages read since the current or last factory pass started (Infinity: never started). */
   readonly dcPagesSinceFactoryStart: number;
-  /** Pages a full DC pass takes: the last one's, else an estimate. */
-  readonly dcPassPages: number;
+  /** Pages a full DC pass takes: the last one's, else an estimate (asked only when needed). */
+  readonly dcPassPages: () => number;
 }
 
 export type ReconcileStep =
@@ -56,8 +56,8 @@ export function planReconcile(input: ReconcilePlanInput): ReconcileStep {
   const factoryDue = dueAt(factory, intervalMs);
   const dcDue = dueAt(dc, intervalMs);
   const dcBusy = dc.inProgress !== null || (dcDue !== null && dcDue <= now);
-  const dcAdvanced = input.dcPagesSinceFactoryStart >= input.dcPassPages / CHEAP_KIND_RATIO;
-  if (factoryDue !== null && factoryDue <= now && (!dcBusy || dcAdvanced)) {
+  const dcAdvanced = () => input.dcPagesSinceFactoryStart >= input.dcPassPages() / CHEAP_KIND_RATIO;
+  if (factoryDue !== null && factoryDue <= now && (!dcBusy || dcAdvanced())) {
     return { action: 'read', kind: 'factory', start: true };
   }
   if (dc.inProgress !== null) return { action: 'read', kind: 'dc', start: false };

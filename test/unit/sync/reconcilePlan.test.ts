@@ -15,7 +15,7 @@ const base: ReconcilePlanInput = {
   factory: idle,
   dc: idle,
   dcPagesSinceFactoryStart: Number.POSITIVE_INFINITY,
-  dcPassPages: 3000,
+  dcPassPages: () => 3000,
 };
 const plan = (over: Partial<ReconcilePlanInput>) => planReconcile({ ...base, ...over });
 
