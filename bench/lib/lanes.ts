@@ -7,7 +7,6 @@
 import { failurePolicy } from '../../src/api/failurePolicy.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { RetrySettings } from '../../src/domain/retrySchedule.ts';
-import { READ_BURST_GAP_MS } from '../../src/jobs/processors/reconcile.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { StateDb } from '../../src/state/db.ts';
 import { PendingStock } from '../../src/state/pendingStock.ts';
@@ -88,10 +87,11 @@ export async function runLanes(
       } catch (err) {
         const action = failurePolicy(err);
         if (action.kind !== 'wait') throw err;
-        // As the reconcile job: come back when calls free, a minute later at least.
+        // As the reconcile job: it ends, and the next 30 s recovery tick after calls free sets
+        // it going again.
+        const freed = Math.ceil(action.until / RECOVER_TICK_MS) * RECOVER_TICK_MS;
         const nextTick = anyPending() ? (tick() + 1) * RECOVER_TICK_MS : Number.POSITIVE_INFINITY;
-        const at = Math.max(action.until, rig.clock.now() + READ_BURST_GAP_MS);
-        rig.clock.advanceTo(Math.min(at, nextTick, until));
+        rig.clock.advanceTo(Math.min(freed, nextTick, until));
         continue;
       }
       if (outcome.stopped === 'wait') {

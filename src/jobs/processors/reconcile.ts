@@ -13,13 +13,10 @@ import type { JobPayloads } from '../queues.ts';
  * With nothing due it asks to be woken when the next pass is.
  *
  * Reading is meant to spend the lane's whole share, so its budget running out is the steady
- * state, not news: the lane then asks to be woken when calls free (at least a minute later, so it
- * reads in short bursts rather than a call at a time), logged at debug, instead of pausing its
- * queue with a `queue.paused` line each time.
+ * state, not news: the job then ends (logged at debug) instead of pausing its queue with a
+ * `queue.paused` line each time, and the periodic recovery (every 30 s) sets the lane going
+ * again, so it reads what freed in short bursts rather than a call at a time.
  */
-/** The shortest wait of a reading that spent its share: it then reads what freed in a burst. */
-export const READ_BURST_GAP_MS = 60_000;
-
 export function reconcileProcessor(deps: JobDeps) {
   return async (job: Job<JobPayloads['reconcile']>) => {
     const now = deps.clock.now();
@@ -42,13 +39,11 @@ export function reconcileProcessor(deps: JobDeps) {
       });
     } catch (err) {
       if (!(err instanceof BudgetExhaustedError)) throw err;
-      const at = Math.max(err.retryAt, deps.clock.now() + READ_BURST_GAP_MS);
       deps.log.debug(
-        { event: 'reconcile.budget_wait', until: new Date(at).toISOString() },
+        { event: 'reconcile.budget_wait', freesAt: new Date(err.retryAt).toISOString() },
         'reading has spent its share of the budget; it goes on when calls free',
       );
-      await deps.nudges.reconcileAt(at, 'budget');
-      return { pages: 0, stopped: 'budget', until: at };
+      return { pages: 0, stopped: 'budget', until: err.retryAt };
     }
     if (outcome.stopped === 'push') {
       deps.log.debug(
