@@ -71,7 +71,13 @@ export async function runLanes(
       if (await pushDue()) {
         asked = false;
         lastTick = tick();
-        await pushPending(rig);
+        try {
+          await pushPending(rig);
+        } catch (err) {
+          // The push job waits (its queue paused) and runs again once a slot frees.
+          asked = true;
+          throw err;
+        }
         hooks.afterPush?.();
         continue;
       }
@@ -102,9 +108,8 @@ export async function runLanes(
     } catch (err) {
       const action = failurePolicy(err);
       if (action.kind !== 'wait') throw err;
-      // The lane waits; a push may still go at the next tick (its share of the budget is larger).
-      const nextTick = anyPending() ? (tick() + 1) * RECOVER_TICK_MS : Number.POSITIVE_INFINITY;
-      rig.clock.advanceTo(Math.min(action.until, nextTick, until));
+      // The push waits for a slot: nothing runs before it frees (reading's share is smaller).
+      rig.clock.advanceTo(Math.min(action.until, until));
     }
   }
 }
