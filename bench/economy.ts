@@ -20,7 +20,7 @@
  *   of 3,600 calls an hour: how long until 1 % drift made behind an otherwise idle daemon's back is
  *   repaired, what a full pass costs, and whether a backlog of pushes is slowed by re-reading.
  *
- *   node bench/economy.ts [--skus 100000] [--portal-limits 1000,400] [--only calls,drift]
+ *   node bench/economy.ts [--skus 100000] [--portal-limits 1000,400] [--only calls,drift,backlog]
  *                         [--quick | --scale S] [--json]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -49,7 +49,7 @@ const args = benchArgs({
   'portal-limits': { type: 'string' },
   only: { type: 'string' },
 });
-const only = new Set(String(args.values.only ?? 'calls,drift').split(','));
+const only = new Set(String(args.values.only ?? 'calls,drift,backlog').split(','));
 const skus = sized(args.values.skus, 100_000, args.scale, 100);
 const portalLimits = String(args.values['portal-limits'] ?? '1000,400')
   .split(',')
@@ -322,6 +322,8 @@ const backlog: Awaited<ReturnType<typeof backlogScenario>>[] = [];
 if (only.has('drift')) {
   console.error(`economy: drift, ${fmtInt(skus)} SKUs × 3 DCs, 3,600 calls/h, virtual time…`);
   drift = await driftScenario(dir, skus, log);
+}
+if (only.has('backlog')) {
   for (const rereading of [true, false]) {
     console.error(`economy: backlog of pushes, re-reading ${rereading ? 'on' : 'off'}…`);
     backlog.push(await backlogScenario(dir, skus, log, rereading));
