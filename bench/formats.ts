@@ -1,30 +1,33 @@
 /**
- * Formats benchmark (not a test): reading a large ERP export through the readers of #20, against
- * the plain CSV reader, parse only (no validation, no state.db): time and peak RSS of each.
+ * Formats benchmark (not a test): ingesting a large ERP export through the whole inbox pipeline
+ * (processInboxFile: hash, read with its profile, validate, apply to a real state.db, report,
+ * move), against the plain CSV path: time and peak RSS of each.
  *
  *   node bench/formats.ts [--rows 1000000] [--only csv,delimited,xlsx] [--quick | --scale S] [--json]
  *
- * - csv: `sku,stock_quantity` UTF-8 through readCsv (today's path), the reference;
+ * - csv: `sku,stock_quantity` UTF-8 with commas and no profile (the plain path), the reference;
  * - delimited: the same rows as a semicolon Windows-1252 export with a title line and German
- *   column names, through readDelimited (encoding detected, decoded in the stream, delimiter
- *   detected, headerLine 2);
+ *   column names, read with a profile (headerLine 2, columns mapped, decimal comma; encoding and
+ *   delimiter detected, decoded in the stream);
  * - xlsx: the same rows in one worksheet written by exceljs's streaming writer (shared strings:
- *   every SKU is a distinct string), through readXlsx.
+ *   every SKU is a distinct string), read with a profile mapping its columns.
  *
- * Each file is written by one child process and read by another, so that each reader's peak RSS
- * (maxRSS of its process) is its own. The temp dir is removed afterwards, also on Ctrl-C.
+ * Each file is written by one child process and ingested by another (its own data dir and
+ * state.db), so that each peak RSS (maxRSS of the ingesting process) is its own. The temp dir is
+ * removed afterwards, also on Ctrl-C.
  */
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
-import { ByteTap } from '../src/inventory/parse/byteTap.ts';
-import { readCsv } from '../src/inventory/parse/csv.ts';
-import { readDelimited } from '../src/inventory/parse/delimited.ts';
-import type { RecordEvent } from '../src/inventory/parse/records.ts';
-import { readXlsx } from '../src/inventory/parse/xlsx.ts';
+import { ensureDataDirs } from '../src/config/dataPaths.ts';
+import { profilesFileSchema } from '../src/config/profiles.ts';
+import { createDcDirectory } from '../src/inventory/dcDirectory.ts';
+import { processInboxFile } from '../src/inventory/ingest/process.ts';
+import { createLogger } from '../src/log/logger.ts';
+import { openStateDb } from '../src/state/db.ts';
 import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
 import { emitResult, fmtInt, fmtRatio, peakRssMiB } from './lib/result.ts';
@@ -36,6 +39,18 @@ const FILE: Record<Format, string> = {
   delimited: 'LAGER.TXT',
   xlsx: 'stock.xlsx',
 };
+/** The profiles an ERP would set up for these exports (the plain CSV needs none). */
+const PROFILES = profilesFileSchema.parse({
+  profiles: [
+    {
+      match: 'LAGER*.TXT',
+      headerLine: 2,
+      decimal: ',',
+      columns: { sku: 'Artikelnr', stock_quantity: 'Menge' },
+    },
+    { match: '*.xlsx', columns: { sku: 'Item', stock_quantity: 'Qty' } },
+  ],
+}).profiles;
 const CHILD_MARKER = 'FORMAT_CHILD ';
 
 const started = performance.now();
@@ -71,9 +86,10 @@ async function main(): Promise<void> {
     for (const format of selected) {
       const written = child(['--write', format, '--dir', dir, '--rows', String(rows)]);
       const readResult = child(['--read', format, '--dir', dir, '--rows', String(rows)]);
+      rmSync(join(dir, format), { recursive: true, force: true }); // its data dir
       results[format] = { ...readResult, writeS: written.writeS, bytes: written.bytes };
       console.log(
-        `${format.padEnd(9)} ${(readResult.bytes / 1e6).toFixed(1).padStart(6)} MB  write ${written.writeS.toFixed(1)} s  read ${readResult.readS.toFixed(2)} s  ${fmtInt(rows / readResult.readS)} rows/s  peak RSS ${readResult.peakRssMiB.toFixed(0)} MiB`,
+        `${format.padEnd(9)} ${(readResult.bytes / 1e6).toFixed(1).padStart(6)} MB  write ${written.writeS.toFixed(1)} s  ingest ${readResult.readS.toFixed(2)} s  ${fmtInt(rows / readResult.readS)} rows/s  peak RSS ${readResult.peakRssMiB.toFixed(0)} MiB`,
       );
     }
     console.log(
@@ -88,7 +104,7 @@ async function main(): Promise<void> {
         rows: selected.map((format) => {
           const r = results[format]!;
           return {
-            measure: `${fmtInt(rows)} rows read (parse only): ${label(format)}`,
+            measure: `${fmtInt(rows)} rows ingested (processInboxFile): ${label(format)}`,
             result: `${r.readS.toFixed(2)} s, peak RSS ${r.peakRssMiB.toFixed(0)} MiB`,
             reference: csv
               ? `plain CSV ${csv.readS.toFixed(2)} s, ${csv.peakRssMiB.toFixed(0)} MiB`
@@ -106,9 +122,9 @@ async function main(): Promise<void> {
 
 function label(format: Format): string {
   return {
-    csv: 'plain CSV, UTF-8, readCsv',
-    delimited: 'semicolon Windows-1252 export, readDelimited',
-    xlsx: 'workbook, shared strings, readXlsx',
+    csv: 'plain CSV, UTF-8, commas, no profile',
+    delimited: 'semicolon Windows-1252 export, title line, profile',
+    xlsx: 'workbook, shared strings, profile',
   }[format];
 }
 
@@ -144,7 +160,7 @@ async function write(format: Format, dir: string): Promise<void> {
   if (format === 'xlsx') {
     const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true });
     const ws = wb.addWorksheet('Stock');
-    ws.addRow(['sku', 'stock_quantity']).commit();
+    ws.addRow(['Item', 'Qty']).commit();
     for (let i = 0; i < rows; i++) ws.addRow([sku(i), qty(i)]).commit();
     await wb.commit();
   } else {
@@ -168,20 +184,25 @@ async function write(format: Format, dir: string): Promise<void> {
 }
 
 async function read(format: Format, dir: string): Promise<void> {
-  const path = join(dir, FILE[format]);
-  const tap = new ByteTap();
-  const source = createReadStream(path);
+  const dataDir = join(dir, format);
+  mkdirSync(dataDir, { recursive: true });
+  const paths = await ensureDataDirs(dataDir);
+  const file = join(paths.inbox, FILE[format]);
+  renameSync(join(dir, FILE[format]), file);
+  const bytes = statSync(file).size;
+  const db = openStateDb(paths.stateDb);
   const t = performance.now();
-  const reader: AsyncGenerator<RecordEvent[]> =
-    format === 'csv'
-      ? readCsv(source, tap)
-      : format === 'delimited'
-        ? readDelimited(source, tap, { headerLine: 2 })
-        : readXlsx(source, tap);
-  let records = 0;
-  for await (const batch of reader) for (const e of batch) if (e.type === 'record') records++;
-  tap.digest();
+  const outcome = await processInboxFile(file, {
+    db,
+    log: createLogger({ level: 'warn', pretty: false }),
+    dataDir,
+    dcDirectory: createDcDirectory({ db }),
+    maxSkuLength: 64,
+    profiles: () => PROFILES,
+  });
   const readS = (performance.now() - t) / 1000;
-  if (records !== rows) throw new Error(`${format}: read ${records} rows, expected ${rows}`);
-  report({ readS, bytes: statSync(path).size });
+  db.close();
+  if (outcome.status !== 'processed' || outcome.rowsAccepted !== rows)
+    throw new Error(`${format}: ${outcome.status}, ${outcome.rowsAccepted} rows, expected ${rows}`);
+  report({ readS, bytes });
 }

@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { type WatchedFile, type WatchLog, watchJsonFile } from './watchedFile.ts';
+import { ConfigError } from './errors.ts';
+import { parseJsonFile, type WatchedFile, type WatchLog, watchJsonFile } from './watchedFile.ts';
 
 /**
  * The profiles file (INBOX_PROFILES_FILE): how to read the exports of one ERP — its encoding,
@@ -147,4 +149,26 @@ export function watchProfilesFile(
     log,
     ...(intervalMs === undefined ? {} : { intervalMs }),
   });
+}
+
+/**
+ * Reads INBOX_PROFILES_FILE once, for commands that run and end (`plan`): a ConfigError (exit 78)
+ * naming the problem when it is missing or invalid, as at the daemon's start.
+ */
+export function loadProfilesFile(path: string): ProfilesFile {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    throw new ConfigError(
+      'INBOX_PROFILES_FILE',
+      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`,
+    );
+  }
+  const parsed = parseJsonFile(bytes, {
+    schema: profilesFileSchema,
+    describe: describeProfilesProblem,
+  });
+  if (!parsed.ok) throw new ConfigError('INBOX_PROFILES_FILE', `${path}: ${parsed.problem}`);
+  return parsed.value;
 }

@@ -303,7 +303,7 @@ export const settings = {
   inboxProfilesFile: optional(
     'INBOX_PROFILES_FILE',
     text,
-    'JSON file of profiles for reading ERP exports (encoding, delimiter, header line, column names, constants, decimal mark, negatives, full exports); validated at start, re-read within seconds when it changes. Schema: config/inbox-profiles.schema.json. Not yet applied to inbox files (issue #20, second step).',
+    'JSON file of profiles for reading ERP exports (encoding, delimiter, header line, column names, constants, decimal mark, negatives, full exports); validated at start, re-read within seconds when it changes. Each inbox file is read with the first profile whose match fits its name. Schema: config/inbox-profiles.schema.json.',
   ),
   maxSkuLength: setting(
     'MAX_SKU_LENGTH',
@@ -333,7 +333,7 @@ export const settings = {
     'SNAPSHOT_ABSENT',
     z.enum(['keep', 'zero']),
     'keep',
-    'keep: keys the snapshot does not name stay as they are; zero: the snapshot is a full picture, and keys of the portal above 0 that it omits are set to 0. Only keep is in effect yet (issue #20, second step).',
+    'keep: keys the snapshot does not name stay as they are; zero: the snapshot is a full picture, and keys of the portal above 0 that it omits are set to 0 (DC stock: at the centres it names; the portal is read first where it never was).',
   ),
   snapshotCron: setting(
     'SNAPSHOT_CRON',

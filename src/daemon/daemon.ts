@@ -24,6 +24,7 @@ import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
+import { readWholeKind } from '../sync/readKind.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { startHttpServer } from './httpServer.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
@@ -64,7 +65,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const clock = options.clock ?? systemClock;
   for (const secret of configSecrets(config)) registerSecret(secret);
   // First, so that a broken profiles file stops the start (exit 78) before anything is opened.
-  // Watched from here on; the readers take the current profiles once they are wired (#20).
+  // Watched from here on; each inbox file is read with the profiles in force when it is taken.
   const profiles = config.inboxProfilesFile
     ? watchProfilesFile(config.inboxProfilesFile, log)
     : undefined;
@@ -105,6 +106,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     notFoundMs: config.notFoundRetryMs,
   };
   const outbox = { db, outboxDir: paths.outbox, format: config.outboxFormat, clock, log };
+  // A full export (absent: "zero", SNAPSHOT_ABSENT=zero) of a kind the portal was never read of.
+  const readPortalStock = (kind: 'factory' | 'dc') =>
+    readWholeKind(kind, { db, reader: stockReader(client), log, clock, signal: stopping.signal });
 
   const deps: JobDeps = {
     config,
@@ -126,6 +130,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         dcDirectory,
         clock,
         maxSkuLength: config.maxSkuLength,
+        ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
+        readPortalStock,
       });
       return {
         status: outcome.status,
@@ -133,7 +139,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         confirmationsAdded: (outcome.confirmations?.new ?? 0) > 0,
       };
     },
-    readSnapshot: () => readSnapshotSource({ config, db, log, clock, dcDirectory }),
+    readSnapshot: () =>
+      readSnapshotSource({ config, db, log, clock, dcDirectory, readPortalStock }),
     refreshDistributionCentres: () => dcDirectory.refresh(),
     updateConfirmationReports: (fileIds) =>
       updateConfirmationReports(db, config.dataDir, fileIds, log),

@@ -22,6 +22,8 @@ interface SourceDeps {
   readonly log: Logger;
   readonly clock: Clock;
   readonly dcDirectory: DcDirectory;
+  /** Reads the portal's stock of a kind (SNAPSHOT_ABSENT=zero where it was never read). */
+  readonly readPortalStock?: (kind: 'factory' | 'dc') => Promise<boolean>;
 }
 
 /**
@@ -40,8 +42,12 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dcQuery: config.snapshotDcQuery,
     dcDirectory: deps.dcDirectory,
     maxSkuLength: config.maxSkuLength,
+    absent: config.snapshotAbsent,
+    ...(deps.readPortalStock ? { readPortalStock: deps.readPortalStock } : {}),
+    dataDir: config.dataDir,
   });
   if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
+  if (outcome.status === 'held') return false;
   return outcome.pendingKeys > 0;
 }
 

@@ -3,22 +3,35 @@ import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { BatchSizes } from '../api/batchSizes.ts';
 import { dataPaths } from '../config/dataPaths.ts';
+import type { Profile } from '../config/profiles.ts';
 import type { StockKind } from '../domain/stock.ts';
+import { portalStockRead } from '../state/absentStock.ts';
 import { classifyConfirmations } from '../state/confirmations.ts';
 import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
 import { compareWithRemote } from '../state/desiredStock.ts';
+import { absentKeys as keysOmitted } from './absent.ts';
 import { createDcDirectory } from './dcDirectory.ts';
 import { type CollectedFile, collectFile, type RejectedRow } from './ingest/collect.ts';
-import { formatOf, type InboxFormat, type PositionUnit } from './parse/records.ts';
+import type { ReadingFields } from './ingest/report.ts';
+import {
+  formatOf,
+  type InboxFormat,
+  type PositionUnit,
+  positionUnit,
+  SUPPORTED_EXTENSIONS,
+} from './parse/records.ts';
+import { readPlanFor } from './profiles.ts';
 import type { FileKind } from './validate/kinds.ts';
 
 export interface PlanOptions {
   readonly dataDir: string;
   readonly bulkBatchSize: number;
   readonly maxSkuLength: number;
+  /** The inbox profiles (INBOX_PROFILES_FILE); none: the defaults. */
+  readonly profiles?: readonly Profile[];
 }
 
-export interface FilePlan {
+export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
   readonly file: string;
   readonly readable: boolean;
   /** Why the file would go to failed/ (when not readable). */
@@ -37,6 +50,13 @@ export interface FilePlan {
   readonly stateDb: boolean;
   /** Whether DC codes were checked against the cached list (only when a list is cached). */
   readonly distributionCentresChecked: boolean;
+  /** The file is a full export (its profile says `absent: "zero"`). */
+  readonly fullExport: boolean;
+  /**
+   * Keys a full export would set to 0 by omission; null when the portal's stock of the kind was
+   * never read (the daemon reads it first), or when nothing is known (no state.db).
+   */
+  readonly absentZeroed: number | null;
   readonly stock?: {
     readonly changed: number;
     readonly unchanged: number;
@@ -60,14 +80,24 @@ export interface FilePlan {
 export async function planFile(path: string, options: PlanOptions): Promise<FilePlan> {
   const name = basename(path);
   const format = formatOf(name);
+  const read = readPlanFor(options.profiles ?? [], name);
   const db = openStateDbReadOnly(dataPaths(options.dataDir).stateDb);
   try {
     const base = {
       file: name,
       format: format ?? null,
-      positions: format === 'json' ? ('element' as const) : ('line' as const),
+      positions: format === undefined ? ('line' as const) : positionUnit(format),
       stateDb: db !== undefined,
+      profile: read.profile?.match ?? null,
+      fullExport: read.absent === 'zero',
     };
+    const reading = (c?: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'>) => ({
+      encoding: c?.dialect?.encoding ?? null,
+      delimiter: c?.dialect?.delimiter ?? null,
+      headerLine: c?.dialect?.headerLine ?? c?.headerRow ?? null,
+      clamped: c?.clamped ?? 0,
+      absentZeroed: read.absent === 'zero' ? null : 0,
+    });
     const empty = {
       rowsRead: 0,
       rowsAccepted: 0,
@@ -79,27 +109,37 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       distributionCentresChecked: false,
     };
     if (!(await stat(path)).isFile()) {
-      return { ...base, ...empty, readable: false, kind: null, reason: 'not a regular file' };
+      return {
+        ...base,
+        ...empty,
+        ...reading(),
+        readable: false,
+        kind: null,
+        reason: 'not a regular file',
+      };
     }
     if (format === undefined) {
       return {
         ...base,
         ...empty,
+        ...reading(),
         readable: false,
         kind: null,
-        reason: 'unsupported file extension: use .csv, .json, .jsonl or .ndjson',
+        reason: `unsupported file extension: use ${SUPPORTED_EXTENSIONS}`,
       };
     }
     const dcs = db ? createDcDirectory({ db }) : undefined;
     const c = await collectFile(createReadStream(path), {
       format,
       maxSkuLength: options.maxSkuLength,
+      plan: read,
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
     });
     if (!c.ok) {
       return {
         ...base,
         ...empty,
+        ...reading(c),
         rowsRead: c.rowsRead,
         readable: false,
         kind: c.kind ?? null,
@@ -119,31 +159,42 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       duplicateRows: c.duplicates.rows,
       ignoredColumns: c.ignoredColumns,
       distributionCentresChecked: c.dcChecked,
+      ...reading(c),
     };
     if (c.kind === 'shipment_confirmations') {
-      return { ...common, confirmations: planConfirmations(db, c) };
+      return { ...common, absentZeroed: 0, confirmations: planConfirmations(db, c) };
     }
     const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
     const cmp = db
       ? compareWithRemote(db, kind, c.stock.values())
       : { changed: 0, unchanged: 0, unknown: c.stock.size };
+    const absentZeroed = read.absent === 'zero' ? absentKeys(db, kind, c) : 0;
     // The size the client sends now: configured, or what the portal was found to accept.
     const batchSize = db
       ? new BatchSizes(db, options.bulkBatchSize).max(kind)
       : options.bulkBatchSize;
     return {
       ...common,
+      absentZeroed,
       stock: {
         changed: cmp.changed,
         unchanged: cmp.unchanged,
         unknownToPortal: cmp.unknown,
         batchSize,
-        calls: Math.ceil((cmp.changed + cmp.unknown) / batchSize),
+        calls: Math.ceil((cmp.changed + cmp.unknown + (absentZeroed ?? 0)) / batchSize),
       },
     };
   } finally {
     db?.close();
   }
+}
+
+/** Keys a full export would zero, from what state.db knows; null when that is not enough. */
+function absentKeys(db: StateDb | undefined, kind: StockKind, c: CollectedFile): number | null {
+  if (db === undefined || !portalStockRead(db, kind)) return null;
+  let n = 0;
+  for (const _ of keysOmitted(db, kind, (dc, sku) => c.stock.has(dc, sku), c.stock.centres())) n++;
+  return n;
 }
 
 function planConfirmations(db: StateDb | undefined, c: CollectedFile) {

@@ -89,8 +89,16 @@ export class InboxLedger {
   readonly #finish;
   readonly #open;
   readonly #get;
+  readonly #setReportField;
+  readonly #remove;
 
   constructor(db: StateDb) {
+    this.#setReportField = db.prepare<[string, string, number]>(
+      'UPDATE inbox_files SET report = json_set(report, ?, json(?)) WHERE id = ?',
+    );
+    this.#remove = db.prepare<[number]>(
+      "DELETE FROM inbox_files WHERE id = ? AND status = 'committed'",
+    );
     this.#committedByHash = db.prepare<[string], Row>(
       `SELECT ${COLUMNS} FROM inbox_files WHERE content_hash = ? AND status = 'committed' ORDER BY id DESC LIMIT 1`,
     );
@@ -152,6 +160,16 @@ export class InboxLedger {
   /** Stores where the file goes and its report (the report's `outcome` decides the folder). */
   complete(id: number, destName: string, report: string): void {
     this.#complete.run(destName, report, id);
+  }
+
+  /** Sets one top-level field of the stored report (`field` must be a plain name). */
+  setReportField(id: number, field: string, value: unknown): void {
+    this.#setReportField.run(`$.${field}`, JSON.stringify(value), id);
+  }
+
+  /** Forgets a row still 'committed', so that its file is read again from the start. */
+  forget(id: number): void {
+    this.#remove.run(id);
   }
 
   /** Final status once the file has been moved; a no-op on a row already finished. */

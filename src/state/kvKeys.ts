@@ -139,6 +139,13 @@ export const KV_KEYS = {
   /** The portal's stock of a kind has been read (or pushed whole) once: diffs are trustworthy. */
   'remote.established.factory': z.boolean(),
   'remote.established.dc': z.boolean(),
+  /**
+   * Epoch ms of the last complete read of a kind's stock from the portal: from then on
+   * remote_stock holds every key the portal has of that kind (what a full export needs to zero
+   * the keys it omits).
+   */
+  'remote.read_at.factory': epochMs,
+  'remote.read_at.dc': epochMs,
   'reconcile.read.factory': reconcileRead,
   'reconcile.read.dc': reconcileRead,
   'reconcile.pass.factory': reconcilePass,
@@ -164,6 +171,7 @@ export type KvValue<K extends KvKey> = z.infer<(typeof KV_KEYS)[K]>;
 export const kvKey = {
   bulkMax: (kind: StockKind) => `api.bulk_max.${kind}` as const,
   established: (kind: StockKind) => `remote.established.${kind}` as const,
+  readAt: (kind: StockKind) => `remote.read_at.${kind}` as const,
   reconcileRead: (kind: StockKind) => `reconcile.read.${kind}` as const,
   reconcilePass: (kind: StockKind) => `reconcile.pass.${kind}` as const,
 };

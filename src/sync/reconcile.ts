@@ -260,6 +260,7 @@ function closePass(kind: StockKind, state: ReconcileRead, db: StateDb, now: numb
   };
   kv.delete(kvKey.reconcileRead(kind));
   kv.set(kvKey.established(kind), true, now);
+  kv.set(kvKey.readAt(kind), now, now);
   kv.set(kvKey.reconcilePass(kind), pass, now);
   kv.set(
     'reconcile.last',

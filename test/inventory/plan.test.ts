@@ -6,6 +6,7 @@ import { BatchSizes } from '../../src/api/batchSizes.ts';
 import { planCommand } from '../../src/cli/commands/plan.ts';
 import { UsageError } from '../../src/cli/usage.ts';
 import { replaceDistributionCentres } from '../../src/state/distributionCentres.ts';
+import { KeyValueStore } from '../../src/state/kv.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;
@@ -19,7 +20,7 @@ afterEach(async () => {
   await env.cleanup();
 });
 
-async function plan(args: string[], dataDir = env.dataDir) {
+async function plan(args: string[], dataDir = env.dataDir, more: Record<string, string> = {}) {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -32,7 +33,7 @@ async function plan(args: string[], dataDir = env.dataDir) {
   });
   const code = await planCommand.run({
     argv: args,
-    env: { SYNC_DATA_DIR: dataDir },
+    env: { SYNC_DATA_DIR: dataDir, ...more },
     stdout,
     stderr,
     signal: new AbortController().signal,
@@ -138,6 +139,70 @@ describe('plan FILE', () => {
     const r = await plan([file('x.csv', 'item,qty\nA,1\n')]);
     expect(r.code).toBe(1);
     expect(r.out).toContain('would go to failed/: no columns naming a kind');
+  });
+
+  it('reads the file with its profile: encoding, delimiter, header line, clamped and absent-zeroed', async () => {
+    env.db
+      .prepare('INSERT INTO remote_stock (kind, dc, sku, quantity, seen_at) VALUES (?, ?, ?, ?, 0)')
+      .run('factory', '', 'GONE', 4);
+    const profiles = join(work, 'profiles.json');
+    writeFileSync(
+      profiles,
+      JSON.stringify({
+        profiles: [
+          {
+            match: 'ITEMS_*.TXT',
+            headerLine: 2,
+            decimal: ',',
+            negative: 'zero',
+            absent: 'zero',
+            columns: { sku: 'Artikel', stock_quantity: 'Menge' },
+          },
+        ],
+      }),
+    );
+    const p = join(work, 'ITEMS_1.TXT');
+    writeFileSync(
+      p,
+      Buffer.from(
+        'Bestand\r\nArtikel;Menge\r\nSAME;5\r\nDIFF;1.234,00\r\nNEG;3-\r\nBÄR;2,5\r\n',
+        'latin1',
+      ),
+    );
+    const env2 = { INBOX_PROFILES_FILE: profiles };
+    const unknown = await plan([p, '--json'], env.dataDir, env2);
+    expect(JSON.parse(unknown.out)).toMatchObject({
+      profile: 'ITEMS_*.TXT',
+      encoding: 'windows-1252',
+      delimiter: ';',
+      headerLine: 2,
+      clamped: 1,
+      fullExport: true,
+      absentZeroed: null,
+      rejected: [{ line: 6, value: '2,5' }],
+    });
+    expect(unknown.out).not.toContain('\ufffd');
+    new KeyValueStore(env.db).set('remote.read_at.factory', 1);
+    const r = await plan([p], env.dataDir, env2);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('profile            ITEMS_*.TXT');
+    expect(r.out).toContain('encoding           windows-1252');
+    expect(r.out).toContain('delimiter          ";"');
+    expect(r.out).toContain('header on line 2');
+    expect(r.out).toMatch(/clamped to 0\s+1 /);
+    expect(r.out).toMatch(/absent, set to 0\s+1 /); // GONE: held above 0, not in the file
+    // DIFF and GONE differ, NEG (0) is unknown to the portal: one call of up to 1,000 rows.
+    expect(r.out).toMatch(/changed\s+1\n/);
+    expect(r.out).toMatch(/calls\s+1 bulk update /);
+  });
+
+  it('refuses a broken profiles file as the daemon does (exit 78), naming the profile and field', async () => {
+    const profiles = join(work, 'bad-profiles.json');
+    writeFileSync(profiles, JSON.stringify({ profiles: [{ match: 'X*', headerLine: 0 }] }));
+    const p = file('X1.csv', 'sku,stock_quantity\nA,1\n');
+    await expect(plan([p], env.dataDir, { INBOX_PROFILES_FILE: profiles })).rejects.toThrow(
+      /INBOX_PROFILES_FILE: .*bad-profiles\.json: profiles\[0\] \(match "X\*"\), headerLine: /,
+    );
   });
 
   it('needs exactly one FILE', async () => {

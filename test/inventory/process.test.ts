@@ -52,7 +52,12 @@ describe('processInboxFile: stock files', () => {
       rowsAccepted: 3,
       rowsRejected: 1,
       rejected: [
-        { line: 4, field: 'stock_quantity', reason: 'not a whole number ≥ 0', value: '1.5' },
+        {
+          line: 4,
+          field: 'stock_quantity',
+          reason: 'has a fraction (decimal mark "."): quantities are whole',
+          value: '1.5',
+        },
       ],
       rejectedOmitted: 0,
       duplicates: { rows: 1, keys: [{ key: 'factory:A', lines: [2, 5] }] },
@@ -301,11 +306,11 @@ describe('processInboxFile: shipment confirmations', () => {
 
 describe('processInboxFile: whole-file failures', () => {
   it.each([
-    ['notes.txt', 'hello', 'unsupported file extension'],
+    ['notes.pdf', 'hello', 'unsupported file extension'],
     ['empty.csv', '', 'empty file'],
     ['header-only.csv', 'sku,stock_quantity\r\n', 'no data rows'],
     ['nokind.csv', 'item,qty\nA,1\n', 'no columns naming a kind'],
-    ['broken.csv', 'sku,stock_quantity\n"A,1\n', 'not readable as CSV'],
+    ['broken.csv', 'sku,stock_quantity\n"A,1\n', 'not readable as delimited text'],
     ['broken.json', '[{"sku":', 'not readable as JSON'],
     ['object.json', '{"sku":"A","stock_quantity":1}', 'not a JSON array of objects'],
     [

@@ -4,6 +4,8 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
 import { SnapshotWatcher } from '../../src/inventory/snapshot/watcher.ts';
+import { KeyValueStore } from '../../src/state/kv.ts';
+import { RemoteStock } from '../../src/state/remoteStock.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
@@ -42,6 +44,7 @@ function deps(extra: Partial<SnapshotDeps> = {}): SnapshotDeps {
     dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
     dcDirectory: env.dcDirectory,
     maxSkuLength: 64,
+    dataDir: env.dataDir,
     ...extra,
   };
 }
@@ -146,6 +149,65 @@ describe('readSnapshot', () => {
     env.drop('a2.csv', 'sku,stock_quantity\nA,1\n');
     expect((await env.process('a2.csv')).status).toBe('processed');
     expect(env.desired()[0]?.quantity).toBe(1);
+  });
+});
+
+describe('readSnapshot with SNAPSHOT_ABSENT=zero', () => {
+  beforeEach(() => {
+    new RemoteStock(env.db).storeRead(
+      [
+        { kind: 'factory', dc: '', sku: 'A', quantity: 3, platformSku: null },
+        { kind: 'factory', dc: '', sku: 'GONE', quantity: 3, platformSku: null },
+        { kind: 'dc', dc: 'DC1', sku: 'GONE', quantity: 2, platformSku: null },
+        { kind: 'dc', dc: 'DC2', sku: 'GONE', quantity: 2, platformSku: null },
+      ],
+      1,
+    );
+  });
+
+  it('zeroes the keys held above 0 that the snapshot omits (DC stock: at the centres it names)', async () => {
+    new KeyValueStore(env.db).set('remote.read_at.factory', 1);
+    new KeyValueStore(env.db).set('remote.read_at.dc', 1);
+    writeSnapshot(snapPath, [['A', 3]], [['DC1', 'A', 5]]);
+    const out = await readSnapshot(deps({ absent: 'zero' }));
+    expect(out).toMatchObject({ status: 'read', absentZeroed: { factory: 1, dc: 1 } });
+    expect(env.desired().map((r) => `${r.kind}:${r.dc}:${r.sku}=${r.quantity}`)).toEqual([
+      'dc:DC1:A=5',
+      'dc:DC1:GONE=0',
+      'factory::A=3',
+      'factory::GONE=0',
+    ]);
+    expect(env.capture.events('snapshot.read')[0]).toMatchObject({
+      absentZeroed: { factory: 1, dc: 1 },
+    });
+  });
+
+  it('keep (the default) leaves them', async () => {
+    writeSnapshot(snapPath, [['A', 3]], []);
+    const out = await readSnapshot(deps());
+    expect(out).toMatchObject({ status: 'read', absentZeroed: { factory: 0, dc: 0 } });
+    expect(env.desired()).toHaveLength(1);
+  });
+
+  it('reads the portal first where a kind was never read; a read that fails leaves all as it was', async () => {
+    writeSnapshot(snapPath, [['A', 3]], [['DC1', 'A', 5]]);
+    const failed = await readSnapshot(deps({ absent: 'zero', readPortalStock: async () => false }));
+    expect(failed).toMatchObject({ status: 'failed', code: 'portal_unknown' });
+    expect(env.desired()).toEqual([]);
+
+    const reads: string[] = [];
+    const out = await readSnapshot(
+      deps({
+        absent: 'zero',
+        readPortalStock: async (kind) => {
+          reads.push(kind);
+          new KeyValueStore(env.db).set(`remote.read_at.${kind}`, 2);
+          return true;
+        },
+      }),
+    );
+    expect(reads).toEqual(['factory', 'dc']);
+    expect(out).toMatchObject({ status: 'read', absentZeroed: { factory: 1, dc: 1 } });
   });
 });
 

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { loadProfilesFile } from '../../config/profiles.ts';
 import { type FilePlan, planFile } from '../../inventory/plan.ts';
 import { KIND_LABEL } from '../../inventory/validate/kinds.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
@@ -7,13 +8,17 @@ import { UsageError } from '../usage.ts';
 
 const USAGE = `Usage: supplier-sync plan FILE [--json]
 
-Dry run of an inbox file: reads and checks it exactly as ingestion would, compares the rows with
-the portal stock known in state.db (opened read-only; no state.db means nothing is known), and
-prints what would change and how many calls it would cost. Touches neither the portal nor inbox/.
+Dry run of an inbox file: reads and checks it exactly as ingestion would (with the profile of
+INBOX_PROFILES_FILE that fits its name), compares the rows with the portal stock known in
+state.db (opened read-only; no state.db means nothing is known), and prints how it was read
+(profile, encoding, delimiter, header line), what would change, the rows clamped to 0 and the
+keys a full export would set to 0, and how many calls it would cost. Touches neither the portal
+nor inbox/.
 
 Options:
   --json      machine-readable output
-  --config FILE, --sync-data-dir DIR, --bulk-batch-size N, --max-sku-length N   (settings)
+  --config FILE, --sync-data-dir DIR, --bulk-batch-size N, --max-sku-length N,
+  --inbox-profiles-file FILE   (settings)
 
 Exit codes: 0 the file would be processed, 1 it would go to failed/, 2 bad usage.`;
 
@@ -27,10 +32,14 @@ export const planCommand: Command = {
     });
     if (positionals.length !== 1) throw new UsageError('plan takes exactly one FILE');
     const config = commandConfig(ctx, configFlags);
+    const profiles = config.inboxProfilesFile
+      ? loadProfilesFile(config.inboxProfilesFile).profiles
+      : [];
     const plan = await planFile(resolve(positionals[0]!), {
       dataDir: config.dataDir,
       bulkBatchSize: config.bulkBatchSize,
       maxSkuLength: config.maxSkuLength,
+      profiles,
     });
     if (values.json) println(ctx.stdout, JSON.stringify(plan, null, 2));
     else for (const line of describe(plan)) println(ctx.stdout, line);
@@ -39,6 +48,11 @@ export const planCommand: Command = {
 };
 
 const MAX_REJECTED_PRINTED = 50;
+
+function showDelimiter(d: string | null): string {
+  if (d === '\t') return 'TAB';
+  return d === null ? '—' : `"${d}"`;
+}
 
 function describe(p: FilePlan): string[] {
   const out: string[] = [];
@@ -49,6 +63,12 @@ function describe(p: FilePlan): string[] {
     `  rows read ${p.rowsRead}, accepted ${p.rowsAccepted}, rejected ${p.rowsRejected}` +
       (p.duplicateRows > 0 ? `, superseded duplicates ${p.duplicateRows}` : ''),
   );
+  out.push(`  profile            ${p.profile ?? 'none (the API field names)'}`);
+  if (p.encoding !== null) {
+    out.push(`  encoding           ${p.encoding}`);
+    out.push(`  delimiter          ${showDelimiter(p.delimiter)}`);
+  }
+  if (p.headerLine !== null) out.push(`  header on ${p.positions} ${p.headerLine}`);
   if (p.ignoredColumns.length > 0) out.push(`  ignored columns: ${p.ignoredColumns.join(', ')}`);
   if (!p.stateDb) out.push('  no state.db: nothing is known of the portal yet');
   if (p.kind === 'dc_stock' && !p.distributionCentresChecked)
@@ -59,6 +79,14 @@ function describe(p: FilePlan): string[] {
     out.push(`  unchanged          ${s.unchanged}`);
     out.push(`  unknown to portal  ${s.unknownToPortal}`);
     out.push(`  rejected rows      ${p.rowsRejected}`);
+    out.push(`  clamped to 0       ${p.clamped} (negative quantities)`);
+    if (p.fullExport) {
+      out.push(
+        p.absentZeroed === null
+          ? '  absent, set to 0   unknown: the portal stock of this kind was never read (the daemon reads it first)'
+          : `  absent, set to 0   ${p.absentZeroed} (a full export: keys held above 0 that it omits)`,
+      );
+    }
     out.push(
       `  calls              ${s.calls} bulk update${s.calls === 1 ? '' : 's'} (batch size ${s.batchSize})`,
     );

@@ -2,25 +2,44 @@ import { constants, existsSync, lstatSync, type Stats } from 'node:fs';
 import { type FileHandle, lstat, open } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
+import type { Profile } from '../../config/profiles.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
+import { portalStockRead } from '../../state/absentStock.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
 import { applyDesiredStock } from '../../state/desiredStock.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
+import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
+import { StagingFile } from '../../state/staging.ts';
+import { zeroAbsentKeys } from '../absent.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { isIgnoredName } from '../names.ts';
-import { formatOf, type InboxFormat, positionUnit } from '../parse/records.ts';
+import {
+  formatOf,
+  type InboxFormat,
+  positionUnit,
+  SUPPORTED_EXTENSIONS,
+} from '../parse/records.ts';
+import { type ReadPlan, readPlanFor } from '../profiles.ts';
 import type { FileKind } from '../validate/kinds.ts';
+import {
+  type ApplyDeps,
+  applyStagedSet,
+  type BeforeApplyCheck,
+  resumeStagedApplies,
+  stockSummary,
+} from './apply.ts';
 import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
 import { hashHandle } from './hash.ts';
 import { moveInboxEntry, type RenameFn } from './move.ts';
 import {
   type FileReport,
   MAX_CONFIRMATIONS_LISTED,
+  type ReadingFields,
   type ReportOutcome,
   reportPathFor,
   storedName,
@@ -33,14 +52,32 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
+  /** The inbox profiles in force (INBOX_PROFILES_FILE, re-read on change); none: the defaults. */
+  readonly profiles?: () => readonly Profile[];
   /**
-   * Test seams: `afterCommit` runs right after the data and ledger row are committed; `rename`
-   * replaces the rename that moves a file (to make it fail with EXDEV).
+   * Reads the portal's whole stock of a kind into remote_stock; true when the read was complete.
+   * A full export (`absent: "zero"`) of a kind the portal's stock was never read of waits for it,
+   * so that it knows which keys to zero. Unset: what state.db knows is used.
    */
-  readonly hooks?: { readonly afterCommit?: () => void; readonly rename?: RenameFn };
+  readonly readPortalStock?: (kind: StockKind) => Promise<boolean>;
+  /** The "before apply" step of stock files (see apply.ts): checks run on the staged set. */
+  readonly checks?: readonly BeforeApplyCheck[];
+  /** Keys per merge transaction (see apply.ts). */
+  readonly chunkRows?: number;
+  /**
+   * Test seams: `afterCommit` runs right after the data and ledger row are committed (for stock,
+   * once the staged set is merged); `afterChunk` after each merge transaction; `rename` replaces
+   * the rename that moves a file (to make it fail with EXDEV).
+   */
+  readonly hooks?: {
+    readonly afterCommit?: () => void;
+    readonly afterChunk?: (applyId: number) => void;
+    readonly rename?: RenameFn;
+  };
 }
 
-export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing';
+/** held: a check of the "before apply" step held the file; nothing was applied. */
+export type FileStatus = 'processed' | 'failed' | 'duplicate' | 'skipped' | 'missing' | 'held';
 
 export interface FileOutcome {
   /** processed, failed or duplicate: the file was handled and moved; skipped: not an inbox
@@ -62,6 +99,21 @@ export interface FileOutcome {
     readonly duplicate: number;
     readonly conflict: number;
   };
+}
+
+/**
+ * A full export met a portal whose stock of its kind could not be read (yet): the file stays in
+ * inbox/ and is tried again later.
+ */
+export class PortalStockUnknownError extends Error {
+  readonly code = 'E_PORTAL_STOCK_UNKNOWN';
+
+  constructor(name: string, kind: StockKind) {
+    super(
+      `${name} is a full export, and the portal's ${kind} stock could not be read to know which keys it omits; it stays in inbox/ and will be read again`,
+    );
+    this.name = 'PortalStockUnknownError';
+  }
 }
 
 /** The file changed between the hash and the parse: leave it in inbox/, try again later. */
@@ -89,7 +141,8 @@ export async function processInboxFile(path: string, deps: IngestDeps): Promise<
   const receivedAt = clock.now();
   const name = basename(path);
   const ledger = new InboxLedger(deps.db);
-  const ctx: Ctx = { path, name, deps, clock, ledger, receivedAt };
+  const plan = readPlanFor(deps.profiles?.() ?? [], name);
+  const ctx: Ctx = { path, name, deps, clock, ledger, receivedAt, plan };
 
   let st: Stats;
   try {
@@ -131,6 +184,8 @@ interface Ctx {
   readonly clock: Clock;
   readonly ledger: InboxLedger;
   readonly receivedAt: number;
+  /** How the file is read: its profile (by name) or the defaults. */
+  readonly plan: ReadPlan;
 }
 
 async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<FileOutcome> {
@@ -155,8 +210,9 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       ok: false,
       format: undefined,
       kind: undefined,
-      reason: 'unsupported file extension: use .csv, .json, .jsonl or .ndjson',
+      reason: `unsupported file extension: use ${SUPPORTED_EXTENSIONS}`,
       rowsRead: 0,
+      clamped: 0,
     });
   }
 
@@ -165,6 +221,8 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     format,
     maxSkuLength: deps.maxSkuLength,
     dcDirectory: deps.dcDirectory,
+    plan: ctx.plan,
+    stage: () => StagingFile.create(deps.dataDir),
     onProgress: (rows) => {
       const now = ctx.clock.now();
       if (now - lastProgress < PROGRESS_EVERY_MS) return;
@@ -172,7 +230,13 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       deps.log.info({ event: 'file.progress', file: name, rows }, `read ${rows} rows of ${name}`);
     },
   });
-  if (collected.hash !== undefined && collected.hash !== hash) throw new FileChangedError(name);
+  const staged = collected.staged;
+  if (collected.hash !== undefined && collected.hash !== hash) {
+    staged?.discard();
+    throw new FileChangedError(name);
+  }
+  if (!collected.ok || collected.rowsAccepted === 0 || collected.kind === 'shipment_confirmations')
+    staged?.discard();
   if (!collected.ok) return commitUnreadable(ctx, st, hash, collected);
   if (collected.rowsAccepted === 0) {
     return commitUnreadable(ctx, st, hash, {
@@ -181,7 +245,50 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
       reason: 'every row was rejected',
     });
   }
+  if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
+    // A full export needs the portal's stock of its kind known before its keys can be zeroed.
+    const kind = collected.kind === 'dc_stock' ? 'dc' : 'factory';
+    if (ctx.plan.absent === 'zero') {
+      try {
+        await knowPortalStock(ctx, kind);
+      } catch (err) {
+        staged.discard(); // the file stays in inbox/ and is read again
+        throw err;
+      }
+    }
+    return commitStaged(ctx, st, hash, collected, staged);
+  }
   return commitCollected(ctx, st, hash, collected);
+}
+
+/**
+ * A full export zeroes the keys the portal holds that it omits: the portal's stock of that kind
+ * must have been read once. Where it never was, it is read now (one read of the kind; logged).
+ */
+async function knowPortalStock(ctx: Ctx, kind: StockKind): Promise<void> {
+  const { deps } = ctx;
+  if (deps.readPortalStock === undefined || portalStockRead(deps.db, kind)) return;
+  deps.log.info(
+    { event: 'file.reading_portal', file: ctx.name, kind },
+    `${ctx.name} is a full export: reading the portal's ${kind} stock first`,
+  );
+  if (!(await deps.readPortalStock(kind))) throw new PortalStockUnknownError(ctx.name, kind);
+}
+
+/** How the file was read, for its report: profile, dialect, header line and counts. */
+function readingOf(
+  ctx: Ctx,
+  c: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'> | undefined,
+  absentZeroed = 0,
+): ReadingFields {
+  return {
+    profile: ctx.plan.profile?.match ?? null,
+    encoding: c?.dialect?.encoding ?? null,
+    delimiter: c?.dialect?.delimiter ?? null,
+    headerLine: c?.dialect?.headerLine ?? c?.headerRow ?? null,
+    clamped: c?.clamped ?? 0,
+    absentZeroed,
+  };
 }
 
 /**
@@ -239,6 +346,7 @@ function baseReport(
     rejectedOmitted: 0,
     duplicates: { rows: 0, keys: [], keysOmitted: 0 },
     ignoredColumns: [],
+    ...readingOf(ctx, undefined),
     timing: {
       receivedAt: new Date(ctx.receivedAt).toISOString(),
       finishedAt: new Date(now).toISOString(),
@@ -279,31 +387,37 @@ function commit(
   row: { kind: FileKind | null; hash: string; size: number; ino: number },
   build: (ledgerId: number, storedAs: string) => FileReport,
 ): CommitResult {
-  const { deps, ledger } = ctx;
-  const tx = deps.db.transaction((): CommitResult => {
-    const still = lstatSync(ctx.path, { throwIfNoEntry: false });
-    if (still === undefined || still.ino !== row.ino) return 'gone';
-    if (!row.hash.startsWith('special:')) {
-      const raced = ledger.committedByHash(row.hash);
-      if (raced !== undefined && raced.name === ctx.name) return 'raced';
-    }
-    const now = ctx.clock.now();
-    const id = ledger.insert({
-      name: ctx.name,
-      contentHash: row.hash,
-      size: row.size,
-      kind: row.kind,
-      receivedAt: ctx.receivedAt,
-      committedAt: now,
-    });
-    const storedAs = freshStoredName(ctx, id);
-    const report = build(id, storedAs);
-    ledger.complete(id, storedAs, JSON.stringify(report));
-    return { entry: ledger.get(id)!, report };
-  });
-  const done = tx.immediate();
-  if (typeof done === 'object') deps.hooks?.afterCommit?.();
+  const done = ctx.deps.db.transaction(() => commitRows(ctx, row, build)).immediate();
+  if (typeof done === 'object') ctx.deps.hooks?.afterCommit?.();
   return done;
+}
+
+/** The inside of commit(): run within the caller's IMMEDIATE transaction. */
+function commitRows(
+  ctx: Ctx,
+  row: { kind: FileKind | null; hash: string; size: number; ino: number },
+  build: (ledgerId: number, storedAs: string) => FileReport,
+): CommitResult {
+  const { ledger } = ctx;
+  const still = lstatSync(ctx.path, { throwIfNoEntry: false });
+  if (still === undefined || still.ino !== row.ino) return 'gone';
+  if (!row.hash.startsWith('special:')) {
+    const raced = ledger.committedByHash(row.hash);
+    if (raced !== undefined && raced.name === ctx.name) return 'raced';
+  }
+  const now = ctx.clock.now();
+  const id = ledger.insert({
+    name: ctx.name,
+    contentHash: row.hash,
+    size: row.size,
+    kind: row.kind,
+    receivedAt: ctx.receivedAt,
+    committedAt: now,
+  });
+  const storedAs = freshStoredName(ctx, id);
+  const report = build(id, storedAs);
+  ledger.complete(id, storedAs, JSON.stringify(report));
+  return { entry: ledger.get(id)!, report };
 }
 
 /** Continues after commit: moves the file, or defers to whoever got there first. */
@@ -311,6 +425,106 @@ function afterCommit(ctx: Ctx, done: CommitResult, st: Stats): Promise<FileOutco
   if (done === 'gone') return Promise.resolve(nothing('missing', 'no longer in inbox/'));
   if (done === 'raced') return processInboxFile(ctx.path, ctx.deps);
   return finishMove(ctx, done.entry, done.report, st);
+}
+
+/**
+ * A stock file whose rows are staged: the commit point records the ledger row and the apply
+ * together (apply.ts), the merge follows in short transactions and completes the report.
+ */
+async function commitStaged(
+  ctx: Ctx,
+  st: Stats,
+  hash: string,
+  c: CollectedFile,
+  staged: StagingFile,
+): Promise<FileOutcome> {
+  const { deps } = ctx;
+  const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+  // Before apply: a full export's set gains the keys it sets to 0 by omission, ahead of every
+  // other check (the guard rails count them as keys it names).
+  let absentZeroed = 0;
+  const checks =
+    ctx.plan.absent === 'zero'
+      ? [zeroAbsentKeys([kind], (_, n) => (absentZeroed = n)), ...(deps.checks ?? [])]
+      : deps.checks;
+  const out = await applyStagedSet(
+    { ...applyDeps(deps), ...(checks === undefined ? {} : { checks }) },
+    staged,
+    { type: 'file', name: ctx.name, kind },
+    (stagedFile) => {
+      const result = commitRows(
+        ctx,
+        { kind: c.kind, hash, size: st.size, ino: st.ino },
+        (ledgerId, storedAs) => ({
+          ...baseReport(ctx, {
+            ledgerId,
+            storedAs,
+            outcome: 'processed',
+            format: c.format,
+            kind: c.kind,
+            hash,
+            size: st.size,
+          }),
+          rowsRead: c.rowsRead,
+          rowsAccepted: c.rowsAccepted,
+          rowsRejected: c.rowsRejected,
+          rejected: c.rejected,
+          rejectedOmitted: c.rejectedOmitted,
+          duplicates: c.duplicates,
+          ignoredColumns: c.ignoredColumns,
+          ...readingOf(ctx, c, absentZeroed),
+          distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+          // Completed by the merge's last transaction.
+          stock: stockSummary({
+            rows: 0,
+            differing: 0,
+            newlyPending: 0,
+            failuresCleared: 0,
+            superseded: 0,
+          }),
+        }),
+      );
+      if (typeof result !== 'object') return { applyId: undefined, result };
+      // The file's modification time orders files: one applied late (after a crash) never
+      // overwrites the rows of a newer file.
+      const applyId = recordStagedApply(deps.db, {
+        stagedFile,
+        source: `file:${result.entry.id}`,
+        fileId: result.entry.id,
+        sourceAt: Math.floor(st.mtimeMs),
+        appliedAt: ctx.clock.now(),
+      });
+      return { applyId, result };
+    },
+  );
+  if (out.status === 'held') {
+    deps.log.info(
+      { event: 'file.not_applied', file: ctx.name, reason: out.reason },
+      `${ctx.name} held before apply: ${out.reason}`,
+    );
+    return { ...nothing('skipped', out.reason), status: 'held', kind: c.kind };
+  }
+  if (out.status === 'not_decided') return afterCommit(ctx, out.decided.result, st);
+  deps.hooks?.afterCommit?.();
+  const { entry } = out.decided.result as Committed;
+  const fresh = ctx.ledger.get(entry.id)!;
+  const outcome = await afterCommit(
+    ctx,
+    { entry: fresh, report: JSON.parse(fresh.report!) as FileReport },
+    st,
+  );
+  return { ...outcome, pendingKeys: out.totals.differing };
+}
+
+function applyDeps(deps: IngestDeps): ApplyDeps {
+  return {
+    db: deps.db,
+    log: deps.log,
+    dataDir: deps.dataDir,
+    ...(deps.checks === undefined ? {} : { checks: deps.checks }),
+    ...(deps.chunkRows === undefined ? {} : { chunkRows: deps.chunkRows }),
+    ...(deps.hooks?.afterChunk === undefined ? {} : { afterChunk: deps.hooks.afterChunk }),
+  };
 }
 
 async function commitCollected(
@@ -345,6 +559,7 @@ async function commitCollected(
         rejectedOmitted: c.rejectedOmitted,
         duplicates: c.duplicates,
         ignoredColumns: c.ignoredColumns,
+        ...readingOf(ctx, c),
       };
       if (c.kind === 'shipment_confirmations') {
         const results = storeConfirmations(ctx.deps.db, c.confirmations, { fileId: ledgerId, now });
@@ -432,6 +647,7 @@ async function commitUnreadable(
       rejected: u.rejected ?? [],
       rejectedOmitted: u.rejectedOmitted ?? 0,
       ignoredColumns: u.ignoredColumns ?? [],
+      ...readingOf(ctx, u),
     }),
   );
   return afterCommit(ctx, committed, st);
@@ -492,10 +708,21 @@ async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
   return afterCommit(ctx, committed, st);
 }
 
-/** Completes a file found 'committed' in the ledger (a crash after its commit). */
+/**
+ * Completes a file found 'committed' in the ledger (a crash after its commit): first the merge
+ * of its staged rows, when a crash interrupted it, then the move.
+ */
 async function finishCommitted(ctx: Ctx, entry: LedgerEntry, st: Stats): Promise<FileOutcome> {
-  const report = JSON.parse(entry.report!) as FileReport;
-  return finishMove(ctx, entry, report, st);
+  let current = entry;
+  if (stagedApplyOfFile(ctx.deps.db, entry.id) !== undefined) {
+    await resumeStagedApplies(applyDeps(ctx.deps));
+    const after = ctx.ledger.get(entry.id);
+    // Its scratch file was lost: the row is gone, the file is read again from the start.
+    if (after === undefined) return processInboxFile(ctx.path, ctx.deps);
+    current = after;
+  }
+  const report = JSON.parse(current.report!) as FileReport;
+  return finishMove(ctx, current, report, st);
 }
 
 /**
@@ -527,6 +754,10 @@ async function finishMove(
     rowsAccepted: report.rowsAccepted,
     rowsRejected: report.rowsRejected,
     duplicateRows: report.duplicates.rows,
+    ...(report.profile ? { profile: report.profile } : {}),
+    ...(report.encoding ? { encoding: report.encoding, delimiter: report.delimiter } : {}),
+    ...(report.clamped ? { clamped: report.clamped } : {}),
+    ...(report.absentZeroed ? { absentZeroed: report.absentZeroed } : {}),
     ms: ctx.clock.now() - ctx.receivedAt,
   };
   if (report.outcome === 'failed') {

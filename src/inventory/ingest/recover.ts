@@ -6,6 +6,7 @@ import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
 import { InboxLedger } from '../../state/inboxFiles.ts';
+import { recoverStaging } from './apply.ts';
 import { type FileReport, reportPathFor } from './report.ts';
 
 export interface RecoverDeps {
@@ -23,12 +24,15 @@ export interface RecoverResult {
 }
 
 /**
- * Run at start: settles ledger rows left 'committed' by a crash after the file was renamed but
+ * Run at start: finishes applies a crash interrupted (and removes scratch files nobody needs),
+ * then settles ledger rows left 'committed' by a crash after the file was renamed but
  * before the row was finished. Files still in inbox/ are left to processInboxFile, which finds
  * their committed row by content and only finishes the move.
  */
 export async function recoverInbox(deps: RecoverDeps): Promise<RecoverResult> {
   const clock = deps.clock ?? systemClock;
+  // First any apply decided before a crash, merged to the end (see apply.ts).
+  await recoverStaging({ db: deps.db, log: deps.log, dataDir: deps.dataDir });
   const ledger = new InboxLedger(deps.db);
   const paths = dataPaths(deps.dataDir);
   let finished = 0;

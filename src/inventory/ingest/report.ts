@@ -1,5 +1,6 @@
 import type { ConfirmationResult } from '../../state/confirmations.ts';
 import { fitName } from '../names.ts';
+import type { TextEncoding } from '../parse/encoding.ts';
 import type { InboxFormat, PositionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { DuplicateKey, RejectedRow } from './collect.ts';
@@ -9,8 +10,24 @@ export const MAX_CONFIRMATIONS_LISTED = 10_000;
 
 export type ReportOutcome = 'processed' | 'failed' | 'duplicate';
 
+/** How a file was read (product contract, "ERP exports as they come"). */
+export interface ReadingFields {
+  /** The `match` of the profile the file was read with; null: none fitted its name. */
+  readonly profile: string | null;
+  /** Delimited text: what it was decoded as; null for other formats (or before its header). */
+  readonly encoding: TextEncoding | null;
+  /** Delimited text: the delimiter used. */
+  readonly delimiter: string | null;
+  /** The line (delimited text) or row (`.xlsx`) the header was found on. */
+  readonly headerLine: number | null;
+  /** Accepted rows whose negative quantity was offered as 0 (`negative: "zero"`). */
+  readonly clamped: number;
+  /** Keys the file did not name that a full export (`absent: "zero"`) set to 0. */
+  readonly absentZeroed: number;
+}
+
 /** The `<stored name>.report.json` written beside each handled file (see docs/inbox.md). */
-export interface FileReport {
+export interface FileReport extends ReadingFields {
   readonly file: string;
   readonly storedAs: string;
   readonly ledgerId: number;

@@ -22,6 +22,16 @@ export class StockRows {
     return this.#skus.length;
   }
 
+  /** Whether a row of this key was stored. */
+  has(dc: string, sku: string): boolean {
+    return this.#slot.has(dc === '' ? sku : `${dc}\u0000${sku}`);
+  }
+
+  /** The distribution centres the rows name ('' for factory rows). */
+  centres(): Set<string> {
+    return new Set(this.#dcs);
+  }
+
   /** Stores a row; returns the line of the row it replaces, if the key was seen before. */
   put(dc: string, sku: string, quantity: number, line: number): number | undefined {
     const key = dc === '' ? sku : `${dc}\u0000${sku}`;

@@ -23,6 +23,12 @@ export interface DelimitedOptions {
   readonly maxRecordBytes?: number;
   /** Called once the header is found, with what the file is read as (for the report). */
   readonly onDialect?: (dialect: Dialect) => void;
+  /**
+   * The key a (normalized) column's values go under in each record, or undefined to leave the
+   * column out: a profile's column mapping, applied once to the header instead of to every row.
+   * The `columns` event still names the header's own columns.
+   */
+  readonly renameColumn?: (column: string) => string | undefined;
 }
 
 export interface Dialect {
@@ -76,10 +82,11 @@ export async function* readDelimited(
     });
     // Counts line feeds in what csv-parse is fed (from the header on), to turn its byte offsets
     // into lines; its hash is not used.
-    const lines = new ByteTap();
+    const lines = new ByteTap({ countLines: true });
     const fed = Readable.from(continueWith(head.rest, chunks), { objectMode: false });
     const out = pipeline(fed, lines, parser, () => {});
     let header: string[] | undefined;
+    let keys: Array<string | undefined> = [];
     let prevEnd = 0;
     for await (const items of readBatches<CsvItem>(out)) {
       const events: RecordEvent[] = [];
@@ -90,6 +97,8 @@ export async function* readDelimited(
         if (isBlankRow(record)) continue;
         if (header === undefined) {
           header = headerColumns(record);
+          const rename = options.renameColumn;
+          keys = rename === undefined ? header : header.map((c) => (c === '' ? c : rename(c)));
           events.push({ type: 'columns', columns: header.filter((c) => c !== '') });
           continue;
         }
@@ -104,7 +113,10 @@ export async function* readDelimited(
           continue;
         }
         const fields: Record<string, unknown> = {};
-        for (let i = 0; i < header.length; i++) fields[header[i]!] = record[i];
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i];
+          if (key !== undefined) fields[key] = record[i];
+        }
         events.push({ type: 'record', line, fields });
       }
       yield events;

@@ -1,26 +1,39 @@
 import type { Readable } from 'node:stream';
 import type { ByteTap } from './byteTap.ts';
-import { readCsv } from './csv.ts';
+import { type DelimitedOptions, readDelimited } from './delimited.ts';
 import { readJsonArray } from './json.ts';
 import { readJsonLines } from './jsonl.ts';
 import type { InboxFormat, RecordEvent } from './records.ts';
+import { readXlsx, type XlsxOptions } from './xlsx.ts';
 
 export { ByteTap } from './byteTap.ts';
+export type { Dialect } from './delimited.ts';
 export { MAX_JSON_BYTES } from './json.ts';
 export * from './records.ts';
 
+/** How to read a file: the options of the delimited and workbook readers (a profile's choice). */
+export interface ReaderOptions {
+  readonly delimited?: DelimitedOptions;
+  readonly xlsx?: XlsxOptions;
+}
+
 /**
  * Reads the records of a file of the given format from a byte stream that goes through `tap`, in
- * batches (one await per batch, not per row).
+ * batches (one await per batch, not per row). Delimited text of every dialect and encoding goes
+ * through readDelimited (encoding and delimiter detected unless the options say), workbooks
+ * through readXlsx.
  */
 export function readRecords(
   format: InboxFormat,
   source: Readable,
   tap: ByteTap,
+  options: ReaderOptions = {},
 ): AsyncGenerator<RecordEvent[]> {
   switch (format) {
     case 'csv':
-      return readCsv(source, tap);
+      return readDelimited(source, tap, options.delimited);
+    case 'xlsx':
+      return readXlsx(source, tap, options.xlsx);
     case 'json':
       return readJsonArray(source, tap);
     case 'jsonl':

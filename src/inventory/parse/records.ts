@@ -13,10 +13,20 @@ export type RecordEvent =
       readonly value?: string;
     };
 
-export type InboxFormat = 'csv' | 'json' | 'jsonl';
+/**
+ * The format of an inbox file: `csv` is delimited text of any dialect and encoding (`.csv`,
+ * `.txt`, `.tsv`), `xlsx` the first worksheet of a workbook.
+ */
+export type InboxFormat = 'csv' | 'xlsx' | 'json' | 'jsonl';
 
-/** How row positions are counted in a report: physical lines, or elements of a JSON array. */
-export type PositionUnit = 'line' | 'element';
+/**
+ * How row positions are counted in a report: physical lines of the file as it is, elements of a
+ * JSON array, or worksheet rows.
+ */
+export type PositionUnit = 'line' | 'element' | 'row';
+
+/** The extensions formatOf knows, for messages. */
+export const SUPPORTED_EXTENSIONS = '.csv, .txt, .tsv, .xlsx, .json, .jsonl or .ndjson';
 
 /** The whole file cannot be read as its format; it goes to failed/. */
 export class FileFormatError extends Error {
@@ -28,17 +38,22 @@ export class FileFormatError extends Error {
   }
 }
 
-/** The format an inbox file name says, by extension (case-insensitive); undefined if none. */
+/**
+ * The format an inbox file name says, by extension in any case (product contract, "Inbox
+ * files"): `.csv` `.txt` `.tsv` delimited text, `.xlsx`, `.json`, `.jsonl` `.ndjson`; undefined
+ * for any other.
+ */
 export function formatOf(name: string): InboxFormat | undefined {
   const lower = name.toLowerCase();
-  if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.csv') || lower.endsWith('.txt') || lower.endsWith('.tsv')) return 'csv';
+  if (lower.endsWith('.xlsx')) return 'xlsx';
   if (lower.endsWith('.json')) return 'json';
   if (lower.endsWith('.jsonl') || lower.endsWith('.ndjson')) return 'jsonl';
   return undefined;
 }
 
 export function positionUnit(format: InboxFormat): PositionUnit {
-  return format === 'json' ? 'element' : 'line';
+  return format === 'json' ? 'element' : format === 'xlsx' ? 'row' : 'line';
 }
 
 /** The object with its keys normalized (trimmed, lower-cased); the last of equal keys wins. */

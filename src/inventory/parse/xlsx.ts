@@ -10,6 +10,8 @@ export interface XlsxOptions {
   readonly headerLine?: number;
   /** Called once the header is found, with the row it was found on. */
   readonly onHeader?: (row: number) => void;
+  /** As DelimitedOptions.renameColumn: the key of a column in each record, undefined: left out. */
+  readonly renameColumn?: (column: string) => string | undefined;
 }
 
 /** What exceljs's streaming reader hands over, as far as this reader uses it. */
@@ -53,9 +55,9 @@ export async function* readXlsx(
   });
   const input = pipeline(source, tap, () => {});
   // exceljs pipes its input into the unzipper with `pipe`, which passes no error on: a read error
-  // would leave it waiting for bytes for ever. Every wait on it is raced against this instead.
-  const failed = new Promise<never>((_, reject) => input.once('error', reject));
-  failed.catch(() => {});
+  // would leave it waiting for bytes for ever. Every wait on it ends when the input fails instead.
+  const failed = new FailureGate();
+  input.once('error', (err) => failed.fail(err));
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
     worksheets: 'emit',
     sharedStrings: 'cache',
@@ -82,7 +84,7 @@ export async function* readXlsx(
         continue;
       }
       found = true;
-      yield* readSheet(rows, headerLine, options.onHeader);
+      yield* readSheet(rows, headerLine, options);
     }
   } catch (err) {
     if (sourceError !== undefined) throw sourceError;
@@ -111,11 +113,50 @@ function isFirstWorksheet(reader: BookReader, orderUnknown: object, sheet: Sheet
   return first === undefined || first.name === sheet.name;
 }
 
-/** The items of `source`, each wait raced against `failed`. */
-async function* guarded<T>(source: AsyncIterable<T>, failed: Promise<never>): AsyncGenerator<T> {
+/**
+ * Waits that end at once when the input fails. Each wait is one short-lived promise: racing every
+ * wait against one promise that never settles would keep a reaction per wait on it — a closure
+ * per row, a million for a million rows, never freed.
+ */
+class FailureGate {
+  #failed = false;
+  #error: unknown;
+  readonly #waiting = new Set<(err: unknown) => void>();
+
+  fail(err: unknown): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#error = err;
+    for (const reject of this.#waiting) reject(err);
+    this.#waiting.clear();
+  }
+
+  wait<T>(pending: Promise<T>): Promise<T> {
+    if (this.#failed) {
+      pending.catch(() => {});
+      return Promise.reject(this.#error);
+    }
+    return new Promise<T>((resolve, reject) => {
+      this.#waiting.add(reject);
+      pending.then(
+        (value) => {
+          this.#waiting.delete(reject);
+          resolve(value);
+        },
+        (err: unknown) => {
+          this.#waiting.delete(reject);
+          reject(err);
+        },
+      );
+    });
+  }
+}
+
+/** The items of `source`, each wait ended early when the input fails. */
+async function* guarded<T>(source: AsyncIterable<T>, failed: FailureGate): AsyncGenerator<T> {
   const it = source[Symbol.asyncIterator]();
   for (;;) {
-    const next = await Promise.race([it.next(), failed]);
+    const next = await failed.wait(it.next());
     if (next.done) return;
     yield next.value;
   }
@@ -124,9 +165,10 @@ async function* guarded<T>(source: AsyncIterable<T>, failed: Promise<never>): As
 async function* readSheet(
   sheet: AsyncIterable<SheetRow>,
   headerLine: number,
-  onHeader: ((row: number) => void) | undefined,
+  options: XlsxOptions,
 ): AsyncGenerator<RecordEvent[]> {
   let header: string[] | undefined;
+  let keys: Array<string | undefined> = [];
   let events: RecordEvent[] = [];
   for await (const row of sheet) {
     if (row.number < headerLine) continue;
@@ -137,15 +179,17 @@ async function* readSheet(
       }).slice(1);
       if (isBlankRow(cells)) continue;
       header = headerColumns(trimEnd(cells));
-      onHeader?.(row.number);
+      const rename = options.renameColumn;
+      keys = header.map((c) => (c === '' || rename === undefined ? c : rename(c)));
+      options.onHeader?.(row.number);
       events.push({ type: 'columns', columns: header.filter((c) => c !== '') });
       continue;
     }
     const fields: Record<string, unknown> = {};
     const values: unknown[] = [];
     for (let i = 0; i < header.length; i++) {
-      const name = header[i]!;
-      if (name === '') continue;
+      const name = keys[i];
+      if (name === undefined || name === '') continue;
       const value = cellValue(row.values[i + 1]) ?? '';
       fields[name] = value;
       values.push(value);

@@ -2,10 +2,15 @@ import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { Logger } from '../../log/logger.ts';
+import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
-import { applyDesiredStock, type DesiredInput } from '../../state/desiredStock.ts';
 import { KeyValueStore } from '../../state/kv.ts';
-import type { DcDirectory } from '../dcDirectory.ts';
+import { recordStagedApply } from '../../state/stagedApply.ts';
+import { StagingFile } from '../../state/staging.ts';
+import { zeroAbsentKeys } from '../absent.ts';
+import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
+import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
+import { applyStagedSet, type BeforeApplyCheck } from '../ingest/apply.ts';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
 
@@ -20,9 +25,25 @@ export interface SnapshotDeps {
   readonly dcQuery: string;
   readonly dcDirectory: DcDirectory;
   readonly maxSkuLength: number;
+  /** The data dir: the staged set is written under its staging/ folder. */
+  readonly dataDir: string;
+  /** The "before apply" step (see src/inventory/ingest/apply.ts). */
+  readonly checks?: readonly BeforeApplyCheck[];
+  /** Keys per merge transaction. */
+  readonly chunkRows?: number;
   readonly clock?: Clock;
   /** How long to wait for an ERP writer's lock, in milliseconds (default 2000). */
   readonly busyTimeoutMs?: number;
+  /**
+   * SNAPSHOT_ABSENT: `zero` makes the snapshot a full picture — keys held above 0 that it does
+   * not name are set to 0 (DC stock: at the centres it names). Default `keep`.
+   */
+  readonly absent?: 'keep' | 'zero';
+  /**
+   * Reads the portal's whole stock of a kind; with `absent: "zero"`, called first for a kind the
+   * portal was never read of (true when complete). Unset: what state.db knows is used.
+   */
+  readonly readPortalStock?: (kind: 'factory' | 'dc') => Promise<boolean>;
 }
 
 export interface SnapshotCounts {
@@ -38,13 +59,20 @@ export type SnapshotOutcome =
       readonly status: 'read';
       readonly factory: SnapshotCounts;
       readonly dc: SnapshotCounts;
+      /** Keys the snapshot did not name, set to 0 (SNAPSHOT_ABSENT=zero), per kind. */
+      readonly absentZeroed: { factory: number; dc: number };
       /** Keys whose desired quantity now differs from the known remote one. */
       readonly pendingKeys: number;
       readonly ms: number;
     }
   | {
+      /** A check of the "before apply" step held the snapshot: nothing was applied. */
+      readonly status: 'held';
+      readonly reason: string;
+    }
+  | {
       readonly status: 'failed';
-      /** missing | locked | corrupt | query | changed | dc_list | error */
+      /** missing | locked | corrupt | query | changed | dc_list | portal_unknown | error */
       readonly code: string;
       readonly reason: string;
     };
@@ -66,49 +94,86 @@ class SnapshotFailure extends Error {
   }
 }
 
-interface Gathered {
-  readonly rows: Map<string, DesiredInput>;
-  counts: { rowsRead: number; rowsAccepted: number; rowsRejected: number; duplicateRows: number };
-}
+/** Rows read from the snapshot per step; the event loop runs between steps. */
+const READ_CHUNK = 5000;
 
 /**
  * Reads the ERP snapshot: a fresh read-only connection, both queries in one read transaction
- * (one consistent picture), rows checked like file rows (bad ones logged and counted), then the
- * accepted rows written as desired stock (source 'snapshot') in one transaction. SKUs absent
- * from the snapshot are left as they are. Never throws: a missing, locked, half-written or
- * corrupt file gives `{status: 'failed'}` and a `snapshot.failed` log line; try again later.
+ * (one consistent picture), each read a chunk of rows at a time (`iterate()`, yielding to the
+ * event loop between chunks), rows checked like file rows (bad ones logged and counted) and
+ * staged in a scratch database; then the staged set is applied as desired stock (source
+ * 'snapshot') through the same steps as a file (src/inventory/ingest/apply.ts: the "before
+ * apply" checks, one commit point, a chunked merge). SKUs absent from the snapshot are left as
+ * they are. Never throws: a missing, locked, half-written or corrupt file gives
+ * `{status: 'failed'}` and a `snapshot.failed` log line; try again later.
  */
 export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome> {
   const clock = deps.clock ?? systemClock;
   const started = clock.now();
   const rejections: SnapshotRejection[] = [];
+  let staging: StagingFile | undefined;
   try {
     const before = fingerprint(deps.snapshotDb);
-    const { factory, dc } = readBoth(deps, rejections);
+    staging = StagingFile.create(deps.dataDir);
+    const { factory, dc } = await readBoth(deps, staging, rejections);
     if (fingerprint(deps.snapshotDb) !== before) {
       throw new SnapshotFailure('changed', 'the snapshot changed while it was read');
     }
-    await checkDcs(deps, dc, rejections);
+    const dups = staging.duplicateCounts();
+    factory.duplicateRows = dups.factory;
+    dc.duplicateRows = dups.dc;
+    // A full picture: the keys it omits join its set before every other check (the guard rails
+    // count them), once the portal's stock is known.
+    const absentZeroed = { factory: 0, dc: 0 };
+    let checks = deps.checks;
+    if (deps.absent === 'zero') {
+      await knowPortalStock(deps);
+      checks = [
+        zeroAbsentKeys(['factory', 'dc'], (kind, n) => {
+          absentZeroed[kind] = n;
+        }),
+        ...(deps.checks ?? []),
+      ];
+    }
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
     const writtenAt = snapshotWrittenAt(deps.snapshotDb);
-    const pending = deps.db.transaction(() => {
-      const a = applyDesiredStock(
-        deps.db,
-        'factory',
-        factory.rows.values(),
-        'snapshot',
-        now,
-        writtenAt,
+    const applied = await applyStagedSet(
+      {
+        db: deps.db,
+        log: deps.log,
+        dataDir: deps.dataDir,
+        ...(checks === undefined ? {} : { checks }),
+        ...(deps.chunkRows === undefined ? {} : { chunkRows: deps.chunkRows }),
+      },
+      staging,
+      { type: 'snapshot' },
+      () => {
+        const applyId = recordStagedApply(deps.db, {
+          stagedFile: staging!.name,
+          source: 'snapshot',
+          fileId: null,
+          sourceAt: writtenAt,
+          appliedAt: now,
+        });
+        new KeyValueStore(deps.db).set('snapshot.applied_at', now, now);
+        return { applyId };
+      },
+    );
+    staging = undefined;
+    if (applied.status === 'held') {
+      deps.log.warn(
+        { event: 'snapshot.not_applied', file: deps.snapshotDb, reason: applied.reason },
+        `snapshot held before apply: ${applied.reason}`,
       );
-      const b = applyDesiredStock(deps.db, 'dc', dc.rows.values(), 'snapshot', now, writtenAt);
-      new KeyValueStore(deps.db).set('snapshot.applied_at', now, now);
-      return a.differing + b.differing;
-    })();
+      return { status: 'held', reason: applied.reason };
+    }
+    const pending = applied.status === 'applied' ? applied.totals.differing : 0;
     const outcome: SnapshotOutcome = {
       status: 'read',
-      factory: { ...factory.counts },
-      dc: { ...dc.counts },
+      factory: { ...factory },
+      dc: { ...dc },
+      absentZeroed,
       pendingKeys: pending,
       ms: clock.now() - started,
     };
@@ -116,7 +181,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       deps.log.warn(
         {
           event: 'snapshot.rows_rejected',
-          rejected: factory.counts.rowsRejected + dc.counts.rowsRejected,
+          rejected: factory.rowsRejected + dc.rowsRejected,
           sample: rejections.slice(0, LOGGED_REJECTIONS),
         },
         'snapshot rows rejected',
@@ -128,6 +193,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         file: deps.snapshotDb,
         factory: outcome.factory,
         dc: outcome.dc,
+        ...(deps.absent === 'zero' ? { absentZeroed } : {}),
         pendingKeys: pending,
         ms: outcome.ms,
       },
@@ -135,6 +201,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     );
     return outcome;
   } catch (err) {
+    staging?.discard();
     const failure = describe(err);
     deps.log.warn(
       {
@@ -146,6 +213,23 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       `snapshot not read: ${failure.reason}`,
     );
     return { status: 'failed', ...failure };
+  }
+}
+
+/** SNAPSHOT_ABSENT=zero needs every key the portal holds: each kind read once, where never read. */
+async function knowPortalStock(deps: SnapshotDeps): Promise<void> {
+  for (const kind of ['factory', 'dc'] as const) {
+    if (deps.readPortalStock === undefined || portalStockRead(deps.db, kind)) continue;
+    deps.log.info(
+      { event: 'snapshot.reading_portal', kind },
+      `the snapshot is a full picture: reading the portal's ${kind} stock first`,
+    );
+    if (!(await deps.readPortalStock(kind))) {
+      throw new SnapshotFailure(
+        'portal_unknown',
+        `the portal's ${kind} stock could not be read, so the keys the snapshot omits are not known`,
+      );
+    }
   }
 }
 
@@ -166,10 +250,18 @@ function fingerprint(path: string): string {
   return parts.join('|');
 }
 
-function readBoth(
+type Counts = {
+  rowsRead: number;
+  rowsAccepted: number;
+  rowsRejected: number;
+  duplicateRows: number;
+};
+
+async function readBoth(
   deps: SnapshotDeps,
+  staging: StagingFile,
   rejections: SnapshotRejection[],
-): { factory: Gathered; dc: Gathered } {
+): Promise<{ factory: Counts; dc: Counts }> {
   let snap: Database.Database;
   try {
     snap = new Database(deps.snapshotDb, { readonly: true, fileMustExist: true });
@@ -182,8 +274,9 @@ function readBoth(
     snap.pragma(`busy_timeout = ${deps.busyTimeoutMs ?? 2000}`);
     snap.exec('BEGIN');
     try {
-      const factory = gather(snap, deps, 'factory', deps.factoryQuery, rejections);
-      const dc = gather(snap, deps, 'dc', deps.dcQuery, rejections);
+      const dcCheck = createDcCheck(deps.dcDirectory);
+      const factory = await gather(snap, deps, 'factory', deps.factoryQuery, staging, rejections);
+      const dc = await gather(snap, deps, 'dc', deps.dcQuery, staging, rejections, dcCheck);
       return { factory, dc };
     } finally {
       if (snap.inTransaction) snap.exec('COMMIT');
@@ -193,13 +286,15 @@ function readBoth(
   }
 }
 
-function gather(
+async function gather(
   snap: Database.Database,
   deps: SnapshotDeps,
   which: 'factory' | 'dc',
   sql: string,
+  staging: StagingFile,
   rejections: SnapshotRejection[],
-): Gathered {
+  dcCheck?: DcCheck,
+): Promise<Counts> {
   let stmt: Database.Statement;
   try {
     stmt = snap.prepare(sql);
@@ -220,77 +315,71 @@ function gather(
     );
   }
   const kind = which === 'dc' ? 'dc_stock' : 'factory_stock';
-  const rows = new Map<string, DesiredInput>();
-  const counts = { rowsRead: 0, rowsAccepted: 0, rowsRejected: 0, duplicateRows: 0 };
+  const counts: Counts = { rowsRead: 0, rowsAccepted: 0, rowsRejected: 0, duplicateRows: 0 };
+  const reject = (e: RowError) => {
+    counts.rowsRejected++;
+    if (rejections.length < LOGGED_REJECTIONS) {
+      rejections.push({
+        query: which,
+        row: counts.rowsRead,
+        field: e.field,
+        reason: e.reason,
+        ...(e.value === undefined ? {} : { value: e.value }),
+      });
+    }
+  };
+  const rows = stmt.raw(true).iterate() as IterableIterator<unknown[]>;
   try {
-    for (const raw of stmt.raw(true).iterate() as Iterable<unknown[]>) {
-      counts.rowsRead++;
-      const fields: Record<string, unknown> = {};
-      for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
-      const r = validateStockRow(kind, fields, deps);
-      if (!r.ok) {
-        counts.rowsRejected++;
-        if (rejections.length < LOGGED_REJECTIONS) {
-          rejections.push({
-            query: which,
-            row: counts.rowsRead,
-            field: r.field,
-            reason: r.reason,
-            ...(r.value === undefined ? {} : { value: r.value }),
-          });
+    let done = false;
+    while (!done) {
+      // One chunk of rows, then the event loop runs (the read transaction stays open).
+      for (let n = 0; n < READ_CHUNK; n++) {
+        const next = rows.next();
+        if (next.done) {
+          done = true;
+          break;
         }
-        continue;
+        const raw = next.value;
+        counts.rowsRead++;
+        const fields: Record<string, unknown> = {};
+        for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
+        const r = validateStockRow(kind, fields, deps);
+        if (!r.ok) {
+          reject(r);
+          continue;
+        }
+        const row = r.row;
+        if (dcCheck !== undefined) {
+          const checked = dcCheck.status(row.dc);
+          const status = typeof checked === 'string' ? checked : await checked;
+          if (status !== 'active') {
+            reject({
+              field: 'distribution_centre_code',
+              reason: dcRejection(status),
+              value: row.dc,
+            });
+            continue;
+          }
+        }
+        counts.rowsAccepted++;
+        staging.put(which, row.dc, row.sku, row.quantity, counts.rowsRead);
       }
-      counts.rowsAccepted++;
-      const key = `${r.row.dc}\u0000${r.row.sku}`;
-      if (rows.has(key)) {
-        counts.duplicateRows++;
-        rows.delete(key);
-      }
-      rows.set(key, r.row);
+      staging.flush();
+      if (!done) await new Promise<void>((resolve) => setImmediate(resolve));
     }
   } catch (err) {
+    rows.return?.();
     if (err instanceof SnapshotFailure) throw err;
-    throw queryFailure(which, err);
-  }
-  return { rows, counts };
-}
-
-/** Rejects DC rows whose centre is unknown or inactive (refreshing the list once if needed). */
-async function checkDcs(
-  deps: SnapshotDeps,
-  dc: Gathered,
-  rejections: SnapshotRejection[],
-): Promise<void> {
-  const codes = new Set([...dc.rows.values()].map((r) => r.dc));
-  const dir = deps.dcDirectory;
-  if ([...codes].some((c) => dir.status(c) === 'unknown') && dir.canRefresh) {
-    try {
-      await dir.refresh();
-    } catch (err) {
+    if (err instanceof DcListUnavailableError) {
       throw new SnapshotFailure(
         'dc_list',
-        `unknown distribution centres and the list could not be refreshed: ${(err as Error).message}`,
+        `unknown distribution centres and the list could not be refreshed: ${(err.cause as Error | undefined)?.message ?? err.message}`,
         { cause: err },
       );
     }
+    throw queryFailure(which, err);
   }
-  for (const [key, row] of dc.rows) {
-    const status = dir.status(row.dc);
-    if (status === 'active') continue;
-    dc.rows.delete(key);
-    dc.counts.rowsAccepted--;
-    dc.counts.rowsRejected++;
-    if (rejections.length < LOGGED_REJECTIONS) {
-      rejections.push({
-        query: 'dc',
-        row: 0,
-        field: 'distribution_centre_code',
-        reason: `${status} distribution centre`,
-        value: row.dc,
-      });
-    }
-  }
+  return counts;
 }
 
 function queryFailure(which: string, err: unknown): SnapshotFailure {

@@ -75,6 +75,24 @@ export function mapHeader(
   return { columns, missing };
 }
 
+/**
+ * The key a (normalized) column's values go under once mapped: its API field, its own name, or
+ * undefined when the profile says the field comes from elsewhere. For readers of a header, which
+ * apply it once to the header instead of to every row (then only addConstants is left per row).
+ */
+export function columnKey(mapping: ColumnMapping): (column: string) => string | undefined {
+  return (column) => {
+    const field = mapping.rename.get(column);
+    if (field !== undefined) return field;
+    return mapping.shadowed.has(column) ? undefined : column;
+  };
+}
+
+/** Sets the profile's constants on a row already keyed by API field (in place). */
+export function addConstants(fields: Record<string, unknown>, mapping: ColumnMapping): void {
+  for (const field in mapping.constants) fields[field] = mapping.constants[field];
+}
+
 /** One row's fields (keyed by normalized column) keyed by API field, constants added. */
 export function mapFields(
   fields: Readonly<Record<string, unknown>>,

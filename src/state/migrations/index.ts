@@ -4,6 +4,7 @@ import { pendingStockTable } from './003-pending-stock.ts';
 import { outboxHandovers } from './005-outbox-handovers.ts';
 import { retentionIndexes } from './007-retention-indexes.ts';
 import { shipmentWatch } from './009-shipment-watch.ts';
+import { stagedApply } from './010-staged-apply.ts';
 
 export interface Migration {
   readonly version: number;
@@ -19,4 +20,5 @@ export const migrations: readonly Migration[] = [
   { version: 5, name: 'outbox-handovers', sql: outboxHandovers },
   { version: 7, name: 'retention-indexes', sql: retentionIndexes },
   { version: 9, name: 'shipment-watch', sql: shipmentWatch },
+  { version: 10, name: 'staged-apply', sql: stagedApply },
 ];

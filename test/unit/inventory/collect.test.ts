@@ -90,7 +90,7 @@ describe('CSV', () => {
     ['sku,stock_quantity\n', 'no data rows'],
     ['sku,qty\nA,1\n', 'no columns naming a kind'],
     ['sku,stock_quantity,SKU\nA,1,2\n', 'column "sku" appears twice'],
-    ['sku,stock_quantity\n"A,1\nB,2\n', 'not readable as CSV'],
+    ['sku,stock_quantity\n"A,1\nB,2\n', 'not readable as delimited text'],
   ])('fails the whole file for %j', async (text, reason) => {
     expect((await bad('csv', text)).reason).toContain(reason);
   });

@@ -1,0 +1,257 @@
+/**
+ * The staged apply (issue #14): rows staged in a scratch database, the "before apply" step, the
+ * commit point and the chunked merge, proven against real files, a real state.db and real child
+ * processes killed at the moments that matter.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BeforeApplyCheck } from '../../src/inventory/ingest/apply.ts';
+import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
+import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
+import { InboxLedger } from '../../src/state/inboxFiles.ts';
+import { stagingDir } from '../../src/state/staging.ts';
+import { type IngestEnv, makeIngestEnv } from './helpers.ts';
+
+const NODE = join(process.cwd(), 'node_modules/.bin/node');
+const FIXTURE = join(process.cwd(), 'test/fixtures/ingest-crash.ts');
+
+let env: IngestEnv;
+beforeEach(() => {
+  env = makeIngestEnv('staged');
+});
+afterEach(async () => {
+  await env.cleanup();
+});
+
+const csv = (rows: Array<[string, number]>) =>
+  `sku,stock_quantity\n${rows.map(([s, q]) => `${s},${q}`).join('\n')}\n`;
+const ten = Array.from({ length: 10 }, (_, i) => [`S${i}`, i + 1] as [string, number]);
+
+function sources() {
+  return env.db
+    .prepare(
+      'SELECT sku, quantity, source, source_file_id AS fileId, source_line AS line FROM desired_stock ORDER BY kind, dc, sku',
+    )
+    .all() as Array<{
+    sku: string;
+    quantity: number;
+    source: string;
+    fileId: number | null;
+    line: number;
+  }>;
+}
+const scratchFiles = () =>
+  existsSync(stagingDir(env.dataDir)) ? readdirSync(stagingDir(env.dataDir)) : [];
+const applies = () => env.db.prepare('SELECT COUNT(*) AS n FROM staged_applies').get();
+
+function crash(name: string, mode: 'after-chunk' | 'in-check') {
+  const child = spawnSync(NODE, [FIXTURE, env.dataDir, name, mode], {
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  expect(child.signal, child.stderr).toBe('SIGKILL');
+}
+
+describe('staged apply of a stock file', () => {
+  it('merges in chunks: every key, last line wins, source file and line recorded, scratch removed', async () => {
+    env.drop('s.csv', csv([...ten, ['S3', 99]]));
+    const out = await env.process('s.csv', { chunkRows: 3 });
+    expect(out.status).toBe('processed');
+    const rows = sources();
+    expect(rows).toHaveLength(10);
+    expect(rows.find((r) => r.sku === 'S3')).toEqual({
+      sku: 'S3',
+      quantity: 99,
+      source: `file:${out.ledgerId}`,
+      fileId: out.ledgerId,
+      line: 12,
+    });
+    expect(rows.find((r) => r.sku === 'S0')?.line).toBe(2);
+    expect(env.report(out).stock).toEqual({
+      keys: 10,
+      differingFromPortal: 10,
+      newlyPending: 10,
+      failuresReplaced: 0,
+      supersededByNewerFile: 0,
+    });
+    expect(env.report(out).duplicates).toEqual({
+      rows: 1,
+      keys: [{ key: 'factory:S3', lines: [5, 12] }],
+      keysOmitted: 0,
+    });
+    expect(env.dirty()).toHaveLength(10);
+    expect(scratchFiles()).toEqual([]);
+    expect(applies()).toEqual({ n: 0 });
+  });
+
+  it('before apply: a check reads the staged set by SQL and adds a row, which is applied', async () => {
+    const seen: unknown[] = [];
+    const check: BeforeApplyCheck = ({ db, source, table }) => {
+      expect(table).toBe('staged.rows');
+      seen.push(source);
+      seen.push(
+        db.prepare('SELECT kind, dc, sku, quantity, line FROM staged.rows ORDER BY sku').all(),
+      );
+      db.prepare(
+        "INSERT INTO staged.rows (kind, dc, sku, quantity, line) VALUES ('factory', '', 'ABSENT', 0, 0) ON CONFLICT DO NOTHING",
+      ).run();
+      return undefined;
+    };
+    env.drop(
+      's.csv',
+      csv([
+        ['A', 1],
+        ['B', 2],
+      ]),
+    );
+    const out = await env.process('s.csv', { checks: [check] });
+    expect(seen).toEqual([
+      { type: 'file', name: 's.csv', kind: 'factory' },
+      [
+        { kind: 'factory', dc: '', sku: 'A', quantity: 1, line: 2 },
+        { kind: 'factory', dc: '', sku: 'B', quantity: 2, line: 3 },
+      ],
+    ]);
+    expect(sources().map((r) => `${r.sku}=${r.quantity}@${r.line}`)).toEqual([
+      'A=1@2',
+      'ABSENT=0@0',
+      'B=2@3',
+    ]);
+    expect(env.report(out).stock?.keys).toBe(3);
+  });
+
+  it('before apply: a check that holds the file leaves nothing applied and no ledger row', async () => {
+    env.drop('s.csv', csv([['A', 1]]));
+    const out = await env.process('s.csv', { checks: [() => ({ hold: 'too many zeros' })] });
+    expect(out).toMatchObject({ status: 'held', reason: 'too many zeros', kind: 'factory_stock' });
+    expect(env.desired()).toEqual([]);
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM inbox_files').get()).toEqual({ n: 0 });
+    expect(env.list('inbox')).toEqual(['s.csv']);
+    expect(scratchFiles()).toEqual([]);
+  });
+
+  it('a newer file applied first wins over an older one merged later, key by key', async () => {
+    env.drop('new.csv', csv([['A', 2]]));
+    env.drop(
+      'old.csv',
+      csv([
+        ['A', 1],
+        ['B', 1],
+      ]),
+    );
+    const { utimesSync } = await import('node:fs');
+    utimesSync(join(env.paths.inbox, 'old.csv'), new Date(1_000_000), new Date(1_000_000));
+    await env.process('new.csv');
+    const old = await env.process('old.csv', { chunkRows: 1 });
+    expect(env.desired().map((r) => `${r.sku}=${r.quantity}`)).toEqual(['A=2', 'B=1']);
+    expect(env.report(old).stock?.supersededByNewerFile).toBe(1);
+  });
+});
+
+describe('a kill at any point: all or nothing', () => {
+  it('killed in the before-apply step: nothing applied; at start the scratch file goes, the file is read again whole', async () => {
+    env.drop('s.csv', csv(ten));
+    crash('s.csv', 'in-check');
+    expect(env.desired()).toEqual([]);
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM inbox_files').get()).toEqual({ n: 0 });
+    expect(scratchFiles()).toHaveLength(1);
+
+    await recoverInbox(env.deps);
+    expect(scratchFiles()).toEqual([]);
+    const out = await env.process('s.csv');
+    expect(out.status).toBe('processed');
+    expect(env.desired()).toHaveLength(10);
+  });
+
+  it('killed mid-merge: the decided apply is finished at start, every key once, then the file moves', async () => {
+    env.drop('s.csv', csv(ten));
+    crash('s.csv', 'after-chunk');
+    // After the kill: the apply is decided (ledger row and staged_applies row), 2 of 10 merged.
+    const ledger = new InboxLedger(env.db);
+    expect(ledger.committed()).toHaveLength(1);
+    expect(applies()).toEqual({ n: 1 });
+    expect(env.desired()).toHaveLength(2);
+    expect(scratchFiles()).toHaveLength(1);
+
+    const result = await recoverInbox(env.deps);
+    expect(result.waiting).toEqual(['s.csv']);
+    expect(applies()).toEqual({ n: 0 });
+    expect(env.desired().map((r) => r.quantity)).toEqual(ten.map(([, q]) => q));
+    expect(scratchFiles()).toEqual([]);
+    expect(env.capture.events('ingest.apply_resumed')).toHaveLength(1);
+
+    const out = await env.process('s.csv');
+    expect(out).toMatchObject({ status: 'processed', ledgerId: 1 });
+    expect(env.report(out).stock).toMatchObject({ keys: 10, newlyPending: 10 });
+    expect(env.dirty()).toHaveLength(10);
+    expect(env.list('inbox')).toEqual([]);
+  });
+
+  it('killed mid-merge and the scratch file lost: the file is read again from the start', async () => {
+    env.drop('s.csv', csv(ten));
+    crash('s.csv', 'after-chunk');
+    for (const f of scratchFiles())
+      (await import('node:fs')).rmSync(join(stagingDir(env.dataDir), f));
+    const out = await env.process('s.csv');
+    expect(out.status).toBe('processed');
+    expect(env.desired()).toHaveLength(10);
+    expect(env.capture.events('ingest.apply_abandoned')).toHaveLength(1);
+    // The abandoned ledger row is gone; the file's new row is the only one.
+    expect(env.db.prepare('SELECT status FROM inbox_files').all()).toEqual([
+      { status: 'processed' },
+    ]);
+  });
+});
+
+describe('staged snapshot', () => {
+  it('reads in chunks and applies through the same steps: source snapshot, record numbers as lines', async () => {
+    const path = join(env.dataDir, 'erp', 'snap.db');
+    (await import('node:fs')).mkdirSync(join(env.dataDir, 'erp'));
+    const snap = new Database(path);
+    snap.exec(`CREATE TABLE f (sku TEXT, stock_quantity INTEGER);
+               CREATE TABLE d (distribution_centre_code TEXT, sku TEXT, stock_quantity INTEGER);`);
+    const ins = snap.prepare('INSERT INTO f VALUES (?, ?)');
+    snap.transaction(() => {
+      for (let i = 0; i < 12_345; i++) ins.run(`P${String(i).padStart(5, '0')}`, i);
+    })();
+    snap.prepare("INSERT INTO d VALUES ('DC1', 'P00001', 5), ('NOPE', 'P00002', 1)").run();
+    snap.close();
+    const seen: string[] = [];
+    const out = await readSnapshot({
+      db: env.db,
+      log: env.capture.log,
+      snapshotDb: path,
+      factoryQuery: 'SELECT sku, stock_quantity FROM f ORDER BY rowid',
+      dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM d',
+      dcDirectory: env.dcDirectory,
+      maxSkuLength: 64,
+      dataDir: env.dataDir,
+      chunkRows: 1000,
+      checks: [
+        ({ db, source }) => {
+          seen.push(
+            `${JSON.stringify(source)} ${String(db.prepare('SELECT COUNT(*) FROM staged.rows').pluck().get())}`,
+          );
+          return undefined;
+        },
+      ],
+    });
+    expect(out).toMatchObject({
+      status: 'read',
+      factory: { rowsRead: 12_345, rowsAccepted: 12_345 },
+      dc: { rowsRead: 2, rowsAccepted: 1, rowsRejected: 1 },
+    });
+    expect(seen).toEqual(['{"type":"snapshot"} 12346']);
+    const row = env.db
+      .prepare(
+        "SELECT source, source_file_id AS f, source_line AS l FROM desired_stock WHERE sku = 'P00010' AND kind = 'factory'",
+      )
+      .get();
+    expect(row).toEqual({ source: 'snapshot', f: null, l: 11 });
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM desired_stock').get()).toEqual({ n: 12_346 });
+    expect(scratchFiles()).toEqual([]);
+  });
+});
