@@ -1,16 +1,28 @@
 /**
- * Ingest benchmark (not a test): generates a factory stock CSV, ingests it with processInboxFile,
- * and compares with the floor: the same rows bulk-inserted into a fresh SQLite table with a bare
- * prepared statement in one transaction.
+ * Ingest benchmark (not a test). Generates stock sources and ingests each through the real path
+ * in a child process of its own (bench/lib/ingestCase.ts: peak RSS and the longest event-loop
+ * block are the ingest's), then measures the floor: the same factory rows bulk-inserted into a
+ * fresh SQLite table with a bare prepared statement in one transaction.
  *
- *   node bench/ingest.ts [--rows 1000000] [--keep] [--quick | --scale S] [--json]
+ * Cases: a factory stock CSV of --rows rows (time against the floor, peak RSS, event loop); the
+ * same with --big-rows rows (peak RSS must not grow with the file); a DC stock CSV of --rows rows
+ * (3 centres); an ERP SQLite snapshot of --rows factory rows.
  *
- * --quick (= --scale 0.1) and --scale size the row count down unless --rows is given; --json also
- * prints the BENCH_RESULT line that bench/run.ts reads.
+ * Then the cost of synchronous = FULL (#13 point 5): `--files` (200) small files of 10 rows, one
+ * after the other, each its own commits, renames and flushes, on a state.db with synchronous =
+ * NORMAL (before) and FULL (now). `--synchronous normal` runs the large cases with NORMAL
+ * instead of the daemon's FULL.
+ *
+ *   node bench/ingest.ts [--rows 1000000] [--big-rows 5000000] [--files 200]
+ *                        [--synchronous full|normal] [--keep] [--quick | --scale S] [--json]
+ *
+ * --quick (= --scale 0.1) and --scale size the row counts down unless given; --big-rows 0 skips
+ * the big file; --json also prints the BENCH_RESULT line that bench/run.ts reads.
  */
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { availableParallelism, tmpdir, totalmem } from 'node:os';
+import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
@@ -20,18 +32,38 @@ import { createLogger } from '../src/log/logger.ts';
 import { openStateDb } from '../src/state/db.ts';
 import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
-import { emitResult, fmtInt } from './lib/result.ts';
+import { type BenchRow, emitResult, fmtInt } from './lib/result.ts';
 
 const started = performance.now();
 const args = benchArgs({
   rows: { type: 'string' },
+  'big-rows': { type: 'string' },
+  files: { type: 'string' },
+  synchronous: { type: 'string' },
   keep: { type: 'boolean', default: false },
 });
 const values = args.values;
 const rows = sized(values.rows, 1_000_000, args.scale);
+const bigRows = values['big-rows'] === '0' ? 0 : sized(values['big-rows'], 5_000_000, args.scale);
+const smallFiles = sized(values.files, 200, args.scale, 10);
+// The daemon's setting (FULL) unless told otherwise, to compare the large files with NORMAL.
+const sync = String(values.synchronous ?? 'full').toUpperCase();
+if (sync !== 'FULL' && sync !== 'NORMAL') throw new Error('--synchronous is full or normal');
 
+const NODE = process.execPath;
+const CASE = join(import.meta.dirname, 'lib', 'ingestCase.ts');
 const sku = (i: number) => `SKU-${String(i).padStart(7, '0')}`;
 const qty = (i: number) => (i * 7919) % 10_000;
+const DCS = ['DC-1', 'DC-2', 'DC-3'];
+
+interface CaseResult {
+  seconds: number;
+  peakRssMiB: number;
+  loopMaxMs: number;
+  loopP99Ms: number;
+  rowsAccepted: number;
+  outcome: string;
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-bench-'));
 // Also when interrupted (bench/lib/cleanup.ts handles SIGINT and SIGTERM).
@@ -39,41 +71,74 @@ const removeDir = onCleanup(() => {
   if (!values.keep) rmSync(dir, { recursive: true, force: true });
   else console.log(`kept ${dir}`);
 });
-try {
-  const paths = await ensureDataDirs(dir);
-  const file = join(paths.inbox, 'stock.csv');
 
-  let t = performance.now();
-  const out = createWriteStream(file);
-  out.write('sku,stock_quantity\n');
+async function writeCsv(path: string, header: string, n: number, row: (i: number) => string) {
+  const out = createWriteStream(path);
+  out.write(`${header}\n`);
   const CHUNK = 10_000;
-  for (let i = 0; i < rows; i += CHUNK) {
+  for (let i = 0; i < n; i += CHUNK) {
     let text = '';
-    for (let j = i; j < Math.min(rows, i + CHUNK); j++) text += `${sku(j)},${qty(j)}\n`;
+    for (let j = i; j < Math.min(n, i + CHUNK); j++) text += `${row(j)}\n`;
     if (!out.write(text)) await once(out, 'drain');
   }
   out.end();
   await once(out, 'finish');
-  const genS = (performance.now() - t) / 1000;
-  const bytes = statSync(file).size;
+  return statSync(path).size;
+}
 
-  // Ingest through the real path: hash, stream-parse, validate, one transaction, move, report.
-  const db = openStateDb(join(dir, 'state.db'));
-  const log = createLogger({ level: 'warn', pretty: false });
-  t = performance.now();
-  const outcome = await processInboxFile(file, {
-    db,
-    log,
-    dataDir: dir,
-    dcDirectory: createDcDirectory({ db }),
-    maxSkuLength: 64,
+function runCase(mode: 'file' | 'snapshot', dataDir: string, target: string): CaseResult {
+  const out = execFileSync(NODE, [CASE, mode, dataDir, target, sync], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 20,
   });
-  const ingestS = (performance.now() - t) / 1000;
-  if (outcome.status !== 'processed' || outcome.rowsAccepted !== rows)
-    throw new Error(`unexpected outcome: ${JSON.stringify(outcome)}`);
-  db.close();
+  const result = JSON.parse(out.trim().split('\n').at(-1)!) as CaseResult;
+  if (!['processed', 'read'].includes(result.outcome)) {
+    throw new Error(`unexpected outcome: ${out}`);
+  }
+  return result;
+}
 
-  // The floor: a bare prepared INSERT of the same rows into a fresh table, one transaction.
+async function fileCase(name: string, n: number, dc: boolean) {
+  const paths = await ensureDataDirs(join(dir, name));
+  const file = `${name}.csv`;
+  const bytes = dc
+    ? await writeCsv(
+        join(paths.inbox, file),
+        'distribution_centre_code,sku,stock_quantity',
+        n,
+        (i) => `${DCS[i % 3]},${sku(Math.floor(i / 3))},${qty(i)}`,
+      )
+    : await writeCsv(
+        join(paths.inbox, file),
+        'sku,stock_quantity',
+        n,
+        (i) => `${sku(i)},${qty(i)}`,
+      );
+  const r = runCase('file', paths.dataDir, file);
+  if (r.rowsAccepted !== n) throw new Error(`${name}: ${r.rowsAccepted} of ${n} rows accepted`);
+  rmSync(paths.dataDir, { recursive: true, force: true });
+  return { ...r, bytes };
+}
+
+function snapshotCase(n: number) {
+  const dataDir = join(dir, 'snapshot');
+  const path = join(dir, 'erp-snapshot.db');
+  const snap = new Database(path);
+  snap.pragma('journal_mode = WAL');
+  snap.exec(`CREATE TABLE factory_stock (sku TEXT, stock_quantity INTEGER);
+             CREATE TABLE dc_stock (distribution_centre_code TEXT, sku TEXT, stock_quantity INTEGER);`);
+  const insert = snap.prepare('INSERT INTO factory_stock VALUES (?, ?)');
+  snap.transaction(() => {
+    for (let i = 0; i < n; i++) insert.run(sku(i), qty(i));
+  })();
+  snap.close();
+  const r = runCase('snapshot', dataDir, path);
+  if (r.rowsAccepted !== n) throw new Error(`snapshot: ${r.rowsAccepted} of ${n} rows accepted`);
+  return r;
+}
+
+function floor(n: number): number {
   const floorDb = new Database(join(dir, 'floor.db'));
   floorDb.pragma('journal_mode = WAL');
   floorDb.pragma('synchronous = NORMAL');
@@ -81,45 +146,125 @@ try {
     'CREATE TABLE t (kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, quantity INTEGER NOT NULL, PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID',
   );
   const insert = floorDb.prepare("INSERT INTO t VALUES ('factory', '', ?, ?)");
-  t = performance.now();
+  const t = performance.now();
   floorDb.transaction(() => {
-    for (let i = 0; i < rows; i++) insert.run(sku(i), qty(i));
+    for (let i = 0; i < n; i++) insert.run(sku(i), qty(i));
   })();
-  const floorS = (performance.now() - t) / 1000;
+  const s = (performance.now() - t) / 1000;
   floorDb.close();
+  rmSync(join(dir, 'floor.db'), { force: true });
+  return s;
+}
 
-  const rss = process.resourceUsage().maxRSS / 1024;
-  const line = (name: string, s: number) =>
-    `| ${name.padEnd(42)} | ${s.toFixed(2).padStart(8)} | ${Math.round(rows / s)
-      .toLocaleString('en-US')
-      .padStart(11)} |`;
-  console.log(`rows: ${rows.toLocaleString('en-US')}, file: ${(bytes / 1e6).toFixed(1)} MB`);
+/** The cost of synchronous = FULL: many small files, where commits and flushes dominate. */
+async function smallFilesCost(): Promise<Record<'NORMAL' | 'FULL', number>> {
+  const perFile: Record<'NORMAL' | 'FULL', number> = { NORMAL: 0, FULL: 0 };
+  const log = createLogger({ level: 'warn', pretty: false });
+  for (const mode of ['NORMAL', 'FULL'] as const) {
+    const small = await ensureDataDirs(join(dir, `small-${mode}`));
+    const sdb = openStateDb(small.stateDb);
+    sdb.pragma(`synchronous = ${mode}`);
+    const deps = {
+      db: sdb,
+      log,
+      dataDir: small.dataDir,
+      dcDirectory: createDcDirectory({ db: sdb }),
+      maxSkuLength: 64,
+    };
+    let total = 0;
+    for (let f = 0; f < smallFiles; f++) {
+      const name = join(small.inbox, `small-${f}.csv`);
+      let text = 'sku,stock_quantity\n';
+      for (let j = 0; j < 10; j++) text += `${sku(j)},${f * 10 + j}\n`;
+      writeFileSync(name, text);
+      const t0 = performance.now();
+      const o = await processInboxFile(name, deps);
+      total += performance.now() - t0;
+      if (o.status !== 'processed') throw new Error(`unexpected outcome: ${JSON.stringify(o)}`);
+    }
+    sdb.close();
+    perFile[mode] = total / smallFiles;
+  }
+  return perFile;
+}
+
+try {
+  const load = loadavg()[0]!;
+  const factory = await fileCase('factory', rows, false);
+  const floorS = floor(rows);
+  const big = bigRows > 0 ? await fileCase('factory-big', bigRows, false) : undefined;
+  const dcFile = await fileCase('dc', rows, true);
+  const snapshot = snapshotCase(rows);
+  const perFile = await smallFilesCost();
+  const loadAfter = loadavg()[0]!;
+
+  const cases: Array<[string, number, CaseResult]> = [
+    [`factory CSV, ${fmtInt(rows)} rows`, rows, factory],
+    ...(big
+      ? [[`factory CSV, ${fmtInt(bigRows)} rows`, bigRows, big] as [string, number, CaseResult]]
+      : []),
+    [`DC CSV, ${fmtInt(rows)} rows (3 centres)`, rows, dcFile],
+    [`SQLite snapshot, ${fmtInt(rows)} factory rows`, rows, snapshot],
+  ];
   console.log(
-    `node ${process.version}, ${availableParallelism()} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
+    `node ${process.version}, ${availableParallelism()} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM, load average ${load.toFixed(1)} → ${loadAfter.toFixed(1)}`,
+  );
+  console.log(
+    `factory CSV: ${(factory.bytes / 1e6).toFixed(1)} MB at ${fmtInt(rows)} rows; state.db synchronous = ${sync}`,
   );
   console.log('');
-  console.log(`| ${'phase'.padEnd(42)} | ${'seconds'.padStart(8)} | ${'rows/s'.padStart(11)} |`);
-  console.log(`| ${'-'.repeat(42)} | ${'-'.repeat(8)}:| ${'-'.repeat(11)}:|`);
-  console.log(line('generate CSV', genS));
-  console.log(line('processInboxFile (hash+parse+apply+move)', ingestS));
-  console.log(line('floor: bare INSERT, one transaction', floorS));
+  console.log(
+    '| case | seconds | rows/s | ingest / floor | peak RSS | longest event-loop block | p99 block |',
+  );
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  for (const [name, n, r] of cases) {
+    console.log(
+      `| ${name} | ${r.seconds.toFixed(2)} | ${fmtInt(n / r.seconds)} | ${((r.seconds / floorS) * (rows / n)).toFixed(2)}× | ${r.peakRssMiB.toFixed(0)} MiB | ${r.loopMaxMs.toFixed(0)} ms | ${r.loopP99Ms.toFixed(0)} ms |`,
+    );
+  }
+  console.log(
+    `| floor: bare INSERT, one transaction, ${fmtInt(rows)} rows | ${floorS.toFixed(2)} | ${fmtInt(rows / floorS)} | 1.00× | | | |`,
+  );
   console.log('');
-  console.log(`ingest / floor: ${(ingestS / floorS).toFixed(2)}×`);
-  console.log(`peak RSS: ${rss.toFixed(0)} MiB`);
+  console.log(
+    `${smallFiles} files of 10 rows: ${perFile.NORMAL.toFixed(2)} ms a file with synchronous = NORMAL, ${perFile.FULL.toFixed(2)} ms with FULL (${(perFile.FULL / perFile.NORMAL).toFixed(2)}×)`,
+  );
+  if (big) {
+    console.log(
+      `peak RSS at ${fmtInt(bigRows)} rows: ${((big.peakRssMiB / factory.peakRssMiB - 1) * 100).toFixed(1)} % against ${fmtInt(rows)} rows`,
+    );
+  }
   if (args.json) {
+    const rowsOut: BenchRow[] = cases.map(([name, n, r], i) => ({
+      measure: `${name} → parsed, validated, staged, applied`,
+      result: `${r.seconds.toFixed(2)} s, ${fmtInt(n / r.seconds)} rows/s; RSS ${r.peakRssMiB.toFixed(0)} MiB; loop block ≤ ${r.loopMaxMs.toFixed(0)} ms`,
+      reference:
+        i === 0
+          ? `floor (bare INSERT, 1 tx) ${floorS.toFixed(2)} s, ${fmtInt(rows / floorS)} rows/s`
+          : '',
+      ratio: `${((r.seconds / floorS) * (rows / n)).toFixed(2)}×`,
+    }));
+    rowsOut.push({
+      measure: `${fmtInt(smallFiles)} files of 10 rows, one by one, state.db synchronous = FULL`,
+      result: `${perFile.FULL.toFixed(2)} ms a file`,
+      reference: `synchronous = NORMAL ${perFile.NORMAL.toFixed(2)} ms a file`,
+      ratio: `${(perFile.FULL / perFile.NORMAL).toFixed(2)}×`,
+    });
     emitResult({
       name: 'ingest',
       wallS: (performance.now() - started) / 1000,
-      peakRssMiB: rss,
-      rows: [
-        {
-          measure: `${fmtInt(rows)}-row factory stock CSV → parsed, validated, stored, diffed`,
-          result: `${ingestS.toFixed(2)} s, ${fmtInt(rows / ingestS)} rows/s`,
-          reference: `floor (bare INSERT, 1 tx) ${floorS.toFixed(2)} s, ${fmtInt(rows / floorS)} rows/s`,
-          ratio: `${(ingestS / floorS).toFixed(2)}×`,
-        },
-      ],
-      data: { rows, bytes, generateS: genS, ingestS, floorS, ratio: ingestS / floorS },
+      peakRssMiB: Math.max(...cases.map(([, , r]) => r.peakRssMiB)),
+      rows: rowsOut,
+      data: {
+        rows,
+        bigRows,
+        floorS,
+        synchronous: sync,
+        smallFiles,
+        msPerSmallFile: perFile,
+        load: [load, loadAfter],
+        cases: Object.fromEntries(cases.map(([name, , r]) => [name, r])),
+      },
     });
   }
 } finally {

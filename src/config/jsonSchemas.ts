@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { profilesFileSchema } from './profiles.ts';
+import { stockRulesFileSchema } from './stockRules.ts';
 
 /**
  * JSON Schema files for the settings files operators write by hand, generated from the zod
@@ -9,6 +10,7 @@ import { profilesFileSchema } from './profiles.ts';
  */
 export const JSON_SCHEMA_FILES = {
   'inbox-profiles.schema.json': profilesFileSchema,
+  'stock-rules.schema.json': stockRulesFileSchema,
 } as const;
 
 export function jsonSchemaText(schema: z.ZodType): string {

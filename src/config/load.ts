@@ -62,6 +62,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (typeof out.snapshotDb === 'string') out.snapshotDb = resolve(cwd, out.snapshotDb);
   if (typeof out.inboxProfilesFile === 'string')
     out.inboxProfilesFile = resolve(cwd, out.inboxProfilesFile);
+  if (typeof out.stockRulesFile === 'string') out.stockRulesFile = resolve(cwd, out.stockRulesFile);
   out.configFile = sources.configFile ? resolve(cwd, sources.configFile) : undefined;
 
   for (const name of sources.require ?? []) {

@@ -133,7 +133,7 @@ export const settings = {
     'SYNC_DATA_DIR',
     text,
     './data',
-    'Holds state.db, inbox/, processed/, failed/ and outbox/ (created at start).',
+    'Holds state.db, inbox/, processed/, failed/ and outbox/ (created at start), and staging/ (scratch files of files being read).',
   ),
   queuePrefix: setting(
     'SYNC_QUEUE_PREFIX',
@@ -304,6 +304,17 @@ export const settings = {
     'INBOX_PROFILES_FILE',
     text,
     'JSON file of profiles for reading ERP exports (encoding, delimiter, header line, column names, constants, decimal mark, negatives, full exports); validated at start, re-read within seconds when it changes. Each inbox file is read with the first profile whose match fits its name. Schema: config/inbox-profiles.schema.json.',
+  ),
+  inboxMaxRecordBytes: setting(
+    'INBOX_MAX_RECORD_BYTES',
+    int(1024, 256 * 1024 * 1024),
+    1024 * 1024,
+    'Largest record of an inbox file (a JSON Lines line, a CSV row with its quoted fields), in bytes: a file with a longer one goes to failed/ naming its line, instead of filling memory.',
+  ),
+  stockRulesFile: optional(
+    'STOCK_RULES_FILE',
+    text,
+    'JSON file of stock rules: ERP location codes mapped to portal DC codes, and ordered rules that exclude keys, hold a buffer back, offer a percent or cap at a max; validated at start, re-read within seconds when it changes. Schema: config/stock-rules.schema.json.',
   ),
   maxSkuLength: setting(
     'MAX_SKU_LENGTH',

@@ -1,3 +1,4 @@
+import { FOREIGN_LOGIN_REPEATS } from '../api/auth/foreignLogins.ts';
 import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
 import type { Status } from './status.ts';
 
@@ -50,6 +51,10 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
   const pending = s.pendingDifferences.factory + s.pendingDifferences.dc;
   if (pending > 0 && s.budget.remainingByLane.stock === 0)
     degraded.push('the call budget of stock pushes is spent for now');
+  if (s.foreignLogins.lastHour >= FOREIGN_LOGIN_REPEATS)
+    degraded.push(
+      `the portal invalidated our token ${s.foreignLogins.lastHour} times in the last hour: another client is logging in with this account`,
+    );
   if (s.failures.stock.total > 0)
     degraded.push(
       `${s.failures.stock.total} stock item(s) rejected by the portal, retried with back-off: see \`supplier-sync failures\``,

@@ -9,7 +9,7 @@ import {
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { createDcDirectory } from '../inventory/dcDirectory.ts';
-import { processInboxFile } from '../inventory/ingest/process.ts';
+import { ingestInboxFile } from '../inventory/ingest/attempts.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
@@ -31,6 +31,7 @@ import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
+import { loadStockRules } from './stockRules.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -79,6 +80,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       `inbox profiles read from ${config.inboxProfilesFile}`,
     );
   }
+  // Likewise for the stock rules (#17); taken by the apply once state.db is open.
+  const stockRules = loadStockRules(config, log);
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
   const client = createPortalClient(
@@ -92,6 +95,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   redis.connection(connection, 'daemon');
   const queues = createQueues(connection, config.queuePrefix, redis.onError);
   const nudges = new Nudges(queues);
+  // Stored keys worked out again if the rules differ from the last run's; at every change too.
+  stockRules.attach(db, clock, (keys) => {
+    nudges
+      .push(`stock rules changed (${keys} keys)`)
+      .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue a push'));
+  });
 
   const dcDirectory = createDcDirectory({
     db,
@@ -123,13 +132,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     shipments: shipmentsPort(client),
     retry,
     ingestFile: async (name): Promise<IngestResult> => {
-      const outcome = await processInboxFile(inboxFilePath(paths, name), {
+      const outcome = await ingestInboxFile(inboxFilePath(paths, name), {
         db,
         log,
         dataDir: config.dataDir,
         dcDirectory,
         clock,
         maxSkuLength: config.maxSkuLength,
+        maxRecordBytes: config.inboxMaxRecordBytes,
+        locations: () => stockRules.current().locations,
         ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
         readPortalStock,
       });
@@ -140,7 +151,15 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       };
     },
     readSnapshot: () =>
-      readSnapshotSource({ config, db, log, clock, dcDirectory, readPortalStock }),
+      readSnapshotSource({
+        config,
+        db,
+        log,
+        clock,
+        dcDirectory,
+        readPortalStock,
+        locations: () => stockRules.current().locations,
+      }),
     refreshDistributionCentres: () => dcDirectory.refresh(),
     updateConfirmationReports: (fileIds) =>
       updateConfirmationReports(db, config.dataDir, fileIds, log),
@@ -282,6 +301,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         connection.off('ready', recoverOnReady);
         await cron.stop();
         profiles?.stop();
+        stockRules.stop();
         await sources.stop();
         stopping.abort(new Error(`daemon stopping (${reason})`));
         const closed = await Promise.race([

@@ -43,6 +43,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'api_calls_last_hour',
     'Portal calls (all but login) in the last rolling hour.',
   );
+  const laneCalls = gauge(
+    'api_lane_calls_last_hour',
+    'Portal calls (all but login) in the last rolling hour, per budget lane.',
+    ['lane'],
+  );
   const limit = gauge('api_budget_limit', 'Client-side budget: calls allowed in any rolling hour.');
   const remaining = gauge(
     'api_budget_remaining',
@@ -52,6 +57,10 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const loginBlocked = gauge(
     'login_blocked',
     '1 while logins are blocked because the portal refused the credentials (api.login_blocked).',
+  );
+  const foreignLogins = gauge(
+    'foreign_logins_last_hour',
+    'Times the portal invalidated a token that had served calls (another client logged in with the account) in the last hour (api.foreign_login).',
   );
   const pending = gauge('pending_differences', 'Stock keys waiting to be pushed.', ['kind']);
   const pendingAge = gauge(
@@ -117,9 +126,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     const s = readStatus(db, config, t);
     calls.set(s.budget.usedLastHour);
     limit.set(s.budget.limit);
+    laneCalls.reset();
+    for (const [lane, n] of Object.entries(s.callsByLane)) laneCalls.set({ lane }, n);
     remaining.reset();
     for (const [lane, n] of Object.entries(s.budget.remainingByLane)) remaining.set({ lane }, n);
     loginBlocked.set(s.loginBlock ? 1 : 0);
+    foreignLogins.set(s.foreignLogins.lastHour);
     pending.reset();
     pending.set({ kind: 'factory' }, s.pendingDifferences.factory);
     pending.set({ kind: 'dc' }, s.pendingDifferences.dc);

@@ -1,5 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../domain/clock.ts';
+import type { LocationMap } from '../domain/stockRules.ts';
 import {
   type DcDirectory,
   fileIdentity,
@@ -22,6 +23,8 @@ interface SourceDeps {
   readonly log: Logger;
   readonly clock: Clock;
   readonly dcDirectory: DcDirectory;
+  /** The stock rules' `locations` now in force (ERP location code → portal DC code). */
+  readonly locations?: () => LocationMap;
   /** Reads the portal's stock of a kind (SNAPSHOT_ABSENT=zero where it was never read). */
   readonly readPortalStock?: (kind: 'factory' | 'dc') => Promise<boolean>;
 }
@@ -42,6 +45,7 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dcQuery: config.snapshotDcQuery,
     dcDirectory: deps.dcDirectory,
     maxSkuLength: config.maxSkuLength,
+    ...(deps.locations ? { locations: deps.locations() } : {}),
     absent: config.snapshotAbsent,
     ...(deps.readPortalStock ? { readPortalStock: deps.readPortalStock } : {}),
     dataDir: config.dataDir,
@@ -68,6 +72,7 @@ export async function startSources(
     pollIntervalMs: config.inboxPollIntervalMs,
     scanIntervalMs: config.inboxScanIntervalMs,
     log,
+    clock,
     onFile: async (entry) => {
       try {
         await nudges.ingest(entry.name, fileIdentity(entry));

@@ -1,6 +1,7 @@
+import { type ForeignLogins, readForeignLogins } from '../api/auth/foreignLogins.ts';
 import { readLoginBlock } from '../api/auth/loginBlock.ts';
 import { BatchSizes } from '../api/batchSizes.ts';
-import { HOUR_MS } from '../api/budget/decide.ts';
+import { HOUR_MS, LANES, type Lane } from '../api/budget/decide.ts';
 import { whenCallsDone } from '../api/budget/eta.ts';
 import {
   type BudgetSettings,
@@ -71,6 +72,8 @@ export interface Status {
     };
   };
   readonly budget: BudgetStatus;
+  /** Calls of the last rolling hour per lane (shipments, operator, stock, reconcile). */
+  readonly callsByLane: Readonly<Record<Lane, number>>;
   /**
    * Bulk calls the pending differences need at the batch size the client sends now, and when the
    * last of them can go given the stock lane's share of the rolling hour (null: nothing pending).
@@ -82,6 +85,8 @@ export interface Status {
     readonly status: number;
     readonly account: string;
   } | null;
+  /** Token invalidations after good calls (another client logged in) over the last hour. */
+  readonly foreignLogins: ForeignLogins;
   readonly shipments: {
     readonly open: number;
     readonly exported: number;
@@ -153,9 +158,11 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
       confirmations: new ConfirmationSends(db).counts(startOfLocalDay(now, settings.timezone)),
     },
     budget: budgetStatus(db, settings, now),
+    callsByLane: callsByLane(db, now),
     eta: { calls, at: etaAt },
     token: token ? { obtainedAt: token.obtainedAt, ageMs: now - token.obtainedAt } : null,
     loginBlock: readLoginBlock(db) ?? null,
+    foreignLogins: readForeignLogins(db, now),
     shipments: {
       ...new ShipmentStore(db).counts(),
       deadline: settings.shipmentsDeadline ?? null,
@@ -179,6 +186,11 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
       driftedKeys: readTotals(db).drift,
     },
   };
+}
+
+function callsByLane(db: StateDb, now: number): Record<Lane, number> {
+  const counts = new CallLog(db).countByLaneSince(now - HOUR_MS);
+  return Object.fromEntries(LANES.map((lane) => [lane, counts[lane] ?? 0])) as Record<Lane, number>;
 }
 
 export type QueueDepths = Record<QueueName, Record<string, number>>;

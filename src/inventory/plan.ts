@@ -4,7 +4,14 @@ import { basename } from 'node:path';
 import { BatchSizes } from '../api/batchSizes.ts';
 import { dataPaths } from '../config/dataPaths.ts';
 import type { Profile } from '../config/profiles.ts';
-import type { StockKind } from '../domain/stock.ts';
+import { keyString, type StockKind } from '../domain/stock.ts';
+import {
+  compileStockRules,
+  NO_STOCK_RULES,
+  type OfferSummary,
+  OfferTally,
+  type StockRuleSet,
+} from '../domain/stockRules.ts';
 import { portalStockRead } from '../state/absentStock.ts';
 import { classifyConfirmations } from '../state/confirmations.ts';
 import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
@@ -27,6 +34,10 @@ export interface PlanOptions {
   readonly dataDir: string;
   readonly bulkBatchSize: number;
   readonly maxSkuLength: number;
+  /** INBOX_MAX_RECORD_BYTES, as ingestion reads with it. */
+  readonly maxRecordBytes?: number;
+  /** The stock rules (STOCK_RULES_FILE) the daemon would apply; none: offered as is. */
+  readonly rules?: StockRuleSet;
   /** The inbox profiles (INBOX_PROFILES_FILE); none: the defaults. */
   readonly profiles?: readonly Profile[];
 }
@@ -50,6 +61,8 @@ export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
   readonly stateDb: boolean;
   /** Whether DC codes were checked against the cached list (only when a list is cached). */
   readonly distributionCentresChecked: boolean;
+  /** DC rows whose ERP location code the stock rules' `locations` mapped. */
+  readonly locationsMapped: number;
   /** The file is a full export (its profile says `absent: "zero"`). */
   readonly fullExport: boolean;
   /**
@@ -63,6 +76,8 @@ export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
     readonly unknownToPortal: number;
     readonly batchSize: number;
     readonly calls: number;
+    /** ERP and offered quantities under the stock rules; excluded keys are never compared. */
+    readonly offers: OfferSummary;
   };
   readonly confirmations?: {
     readonly new: number;
@@ -107,6 +122,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       duplicateRows: 0,
       ignoredColumns: [],
       distributionCentresChecked: false,
+      locationsMapped: 0,
     };
     if (!(await stat(path)).isFile()) {
       return {
@@ -129,18 +145,25 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       };
     }
     const dcs = db ? createDcDirectory({ db }) : undefined;
+    const rules = options.rules ?? NO_STOCK_RULES;
     const c = await collectFile(createReadStream(path), {
       format,
       maxSkuLength: options.maxSkuLength,
+      maxRecordBytes: options.maxRecordBytes,
+      locations: rules.locations,
       plan: read,
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
     });
     if (!c.ok) {
+      // As the failed file's report says it: the rows that were bad on their own are named.
       return {
         ...base,
         ...empty,
         ...reading(c),
         rowsRead: c.rowsRead,
+        rowsRejected: c.rowsRejected ?? 0,
+        rejected: c.rejected ?? [],
+        rejectedOmitted: c.rejectedOmitted ?? 0,
         readable: false,
         kind: c.kind ?? null,
         reason: c.reason,
@@ -159,16 +182,28 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       duplicateRows: c.duplicates.rows,
       ignoredColumns: c.ignoredColumns,
       distributionCentresChecked: c.dcChecked,
+      locationsMapped: c.locationsMapped,
       ...reading(c),
     };
     if (c.kind === 'shipment_confirmations') {
       return { ...common, absentZeroed: 0, confirmations: planConfirmations(db, c) };
     }
     const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+    // As before the apply: a full export's rows gain the keys it sets to 0 by omission, so they
+    // are offered, compared (and checked) like the rows it names.
+    const absentZeroed = read.absent === 'zero' ? addAbsentZeros(db, kind, c) : 0;
+    // What the daemon would offer: the same rules, evaluated here rather than in SQL.
+    const compiled = compileStockRules(rules.rules);
+    const tally = new OfferTally();
+    const offered: Array<{ dc: string; sku: string; quantity: number }> = [];
+    for (const row of c.stock.values()) {
+      const offer = compiled.offer(kind, row.dc, row.sku, row.quantity);
+      tally.add(keyString({ kind, dc: row.dc, sku: row.sku }), row.quantity, offer);
+      if (!offer.excluded) offered.push({ dc: row.dc, sku: row.sku, quantity: offer.quantity });
+    }
     const cmp = db
-      ? compareWithRemote(db, kind, c.stock.values())
-      : { changed: 0, unchanged: 0, unknown: c.stock.size };
-    const absentZeroed = read.absent === 'zero' ? absentKeys(db, kind, c) : 0;
+      ? compareWithRemote(db, kind, offered)
+      : { changed: 0, unchanged: 0, unknown: offered.length };
     // The size the client sends now: configured, or what the portal was found to accept.
     const batchSize = db
       ? new BatchSizes(db, options.bulkBatchSize).max(kind)
@@ -181,7 +216,8 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
         unchanged: cmp.unchanged,
         unknownToPortal: cmp.unknown,
         batchSize,
-        calls: Math.ceil((cmp.changed + cmp.unknown + (absentZeroed ?? 0)) / batchSize),
+        calls: Math.ceil((cmp.changed + cmp.unknown) / batchSize),
+        offers: tally.summary(),
       },
     };
   } finally {
@@ -189,12 +225,16 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
   }
 }
 
-/** Keys a full export would zero, from what state.db knows; null when that is not enough. */
-function absentKeys(db: StateDb | undefined, kind: StockKind, c: CollectedFile): number | null {
+/**
+ * Adds the keys a full export would zero to its rows (quantity 0, line 0), from what state.db
+ * knows; how many, or null when the portal's stock of the kind was never read (then none).
+ */
+function addAbsentZeros(db: StateDb | undefined, kind: StockKind, c: CollectedFile): number | null {
   if (db === undefined || !portalStockRead(db, kind)) return null;
-  let n = 0;
-  for (const _ of keysOmitted(db, kind, (dc, sku) => c.stock.has(dc, sku), c.stock.centres())) n++;
-  return n;
+  const { stock } = c;
+  const zeroed = [...keysOmitted(db, kind, (dc, sku) => stock.has(dc, sku), stock.centres())];
+  for (const key of zeroed) stock.put(key.dc, key.sku, 0, 0);
+  return zeroed.length;
 }
 
 function planConfirmations(db: StateDb | undefined, c: CollectedFile) {

@@ -13,9 +13,10 @@ export interface OpenOptions {
 }
 
 /**
- * Opens (creating if needed) the state database: WAL so readers never block the writer, a busy
- * timeout so several processes on one data dir queue instead of failing, and every pending
- * migration applied in its own transaction.
+ * Opens (creating if needed) the state database: WAL so readers never block the writer,
+ * synchronous = FULL so a commit survives a power loss, a busy timeout so several processes on
+ * one data dir queue instead of failing, and every pending migration applied in its own
+ * transaction.
  */
 export function openStateDb(path: string, options: OpenOptions = {}): StateDb {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -24,7 +25,11 @@ export function openStateDb(path: string, options: OpenOptions = {}): StateDb {
   if (path !== ':memory:') chmodSync(path, 0o600);
   db.pragma('journal_mode = WAL');
   db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 10_000}`);
-  db.pragma('synchronous = NORMAL');
+  // FULL: each commit is on disk (the WAL flushed) before the call returns. With NORMAL a power
+  // loss may take back the last commits while a rename that followed them (into processed/,
+  // into outbox/) survived: rows gone with the file marked done, or an order handed over twice.
+  // Its cost is measured in docs/benchmarks.md (bench/ingest).
+  db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   applyMigrations(db, options.migrations ?? migrations);
   return db;

@@ -37,6 +37,13 @@ const serverHint = z.object({
 const relogin = z.object({ unproven: z.number(), lastLoginAt: epochMs });
 
 /**
+ * Token invalidations after good calls (another client logged in with the account) in the last
+ * hour: when, and which token (by when it was obtained, never the token), so that two processes
+ * meeting the same refusal count it once.
+ */
+const foreignLogins = z.array(z.object({ at: epochMs, tokenObtainedAt: epochMs }));
+
+/**
  * The bulk-size search: largest batch accepted since the last refusal, smallest refused, and
  * when a refusal was last learnt from (absent in values written before it was kept; the size is
  * probed afresh a day after it).
@@ -134,6 +141,7 @@ export const KV_KEYS = {
   'api.login_block': loginBlock,
   'api.server_rate': serverHint,
   'api.relogin': relogin,
+  'api.foreign_logins': foreignLogins,
   'api.bulk_max.factory': learntBatchSize,
   'api.bulk_max.dc': learntBatchSize,
   /** The portal's stock of a kind has been read (or pushed whole) once: diffs are trustworthy. */
@@ -162,6 +170,8 @@ export const KV_KEYS = {
   'outbox.seq': z.number(),
   /** Epoch ms when the snapshot source last wrote desired stock. */
   'snapshot.applied_at': epochMs,
+  /** The stock rules desired_stock's offered quantities were last worked out with (#17). */
+  'stock_rules.fingerprint': z.string(),
 } as const;
 
 export type KvKey = keyof typeof KV_KEYS;

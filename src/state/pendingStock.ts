@@ -35,7 +35,7 @@ export class PendingStock {
       `SELECT k.kind, k.dc, k.sku, d.quantity AS desired, r.quantity AS remote,
               f.quantity AS failure_quantity, f.next_attempt_at
          FROM pending_stock k
-         LEFT JOIN desired_stock d ON d.kind = k.kind AND d.dc = k.dc AND d.sku = k.sku
+         LEFT JOIN desired_stock d ON d.kind = k.kind AND d.dc = k.dc AND d.sku = k.sku AND d.excluded = 0
          LEFT JOIN remote_stock r ON r.kind = k.kind AND r.dc = k.dc AND r.sku = k.sku
          LEFT JOIN stock_failures f ON f.kind = k.kind AND f.dc = k.dc AND f.sku = k.sku
         WHERE k.kind = ? AND (k.dc, k.sku) > (?, ?)
@@ -62,8 +62,8 @@ export class PendingStock {
 
   /**
    * Up to `limit` pending keys of a kind after the key `after` (exclusive), with their desired,
-   * remote and failure facts. Keys without a desired row (never expected) come back with
-   * desired = remote so that the push settles them.
+   * remote and failure facts. Keys without a desired row (never expected) and excluded keys
+   * (stock rules: never pushed) come back with desired = remote so that the push settles them.
    */
   next(
     kind: StockKind,

@@ -26,12 +26,6 @@ export interface StoredRead {
   readonly drifted: readonly DriftedKey[];
 }
 
-/** Whether desired_stock has the `excluded` column (stock rules): excluded keys are never compared. */
-function hasExcluded(db: StateDb): boolean {
-  const cols = db.prepare<[], { name: string }>('PRAGMA table_info(desired_stock)').all();
-  return cols.some((c) => c.name === 'excluded');
-}
-
 /** What the portal is known to hold: written by pushes that landed and by reconciliation reads. */
 export class RemoteStock {
   readonly #db: StateDb;
@@ -52,9 +46,7 @@ export class RemoteStock {
          platform_sku = COALESCE(excluded.platform_sku, remote_stock.platform_sku), seen_at = excluded.seen_at`,
     );
     this.#desired = db.prepare<[StockKind, string, string], { quantity: number }>(
-      `SELECT quantity FROM desired_stock WHERE kind = ? AND dc = ? AND sku = ?${
-        hasExcluded(db) ? ' AND excluded = 0' : ''
-      }`,
+      'SELECT quantity FROM desired_stock WHERE kind = ? AND dc = ? AND sku = ? AND excluded = 0',
     );
     this.#known = db.prepare<[StockKind, string, string], { quantity: number }>(
       'SELECT quantity FROM remote_stock WHERE kind = ? AND dc = ? AND sku = ?',
@@ -73,15 +65,15 @@ export class RemoteStock {
     this.#unknown = db.prepare<[StockKind, number], { n: number }>(
       `SELECT COUNT(*) AS n FROM desired_stock d
         LEFT JOIN remote_stock r ON r.kind = d.kind AND r.dc = d.dc AND r.sku = d.sku
-        WHERE d.kind = ? AND (r.sku IS NULL OR r.seen_at < ?)`,
+        WHERE d.kind = ? AND d.excluded = 0 AND (r.sku IS NULL OR r.seen_at < ?)`,
     );
   }
 
   /**
    * Stores rows read from the portal (one page, one transaction) and makes every key pending whose
-   * desired quantity differs from what the portal holds. A "Product not found" failure for a SKU
-   * the portal now shows is due at once. Says how many differ, and which of them drifted: the
-   * portal holds neither what the daemon believed nor what the ERP asks for.
+   * offered quantity differs from what the portal holds (excluded keys never). A "Product not
+   * found" failure for a SKU the portal now shows is due at once. Says how many differ, and which
+   * of them drifted: the portal holds neither what the daemon believed nor what the ERP asks for.
    */
   storeRead(rows: readonly RemoteRow[], now: number): StoredRead {
     let differences = 0;

@@ -1,6 +1,14 @@
-import type { StockKind } from '../domain/stock.ts';
+import { keyString, type StockKind } from '../domain/stock.ts';
+import {
+  emptyOfferSummary,
+  MAX_OFFER_EXAMPLES,
+  mergeOfferSummaries,
+  type OfferSummary,
+  ruleIndex,
+} from '../domain/stockRules.ts';
 import type { StateDb } from './db.ts';
 import type { ApplyResult } from './desiredStock.ts';
+import { ensureStockRuleFunctions, offerSelect } from './stockRules.ts';
 
 /**
  * The apply of a staged set (see src/state/staging.ts) to desired stock, in short transactions.
@@ -16,10 +24,13 @@ import type { ApplyResult } from './desiredStock.ts';
  * 4. The last transaction deletes the `staged_applies` row (and the caller finishes its own
  *    records in it). A row found at start is merged to the end before anything else is applied.
  *
- * The merge follows the sync engine's rule for each key, as applyDesiredStock does: rows older
- * than the stored one (`source_at`) are skipped; a stored failure with another quantity is
- * removed; desired_stock is upserted (with `source_file_id`, `source_line`); a key whose desired
- * quantity differs from the known remote one becomes pending.
+ * The merge follows the sync engine's rule for each key, as applyDesiredStock does: the stock
+ * rules (stockRules.ts) turn each staged ERP quantity into the offered one as the chunk is
+ * taken; rows older than the stored one (`source_at`) are skipped; a stored failure with another
+ * quantity (or of a key now excluded) is removed; desired_stock is upserted (`erp_quantity`,
+ * offered `quantity`, `rule`, `excluded`, `source_file_id`, `source_line`); a key whose offered
+ * quantity differs from the known remote one becomes pending, an excluded key never (and stops
+ * being pending). What the rules did is summed up per chunk in `offers`, for the report.
  */
 export interface NewStagedApply {
   /** The scratch file's name under `<data dir>/staging/`. */
@@ -52,6 +63,7 @@ interface Row {
   newly_pending: number;
   failures_cleared: number;
   superseded: number;
+  offers: string | null;
 }
 
 const toApply = (r: Row): StagedApply => ({
@@ -69,6 +81,7 @@ const totalsOf = (r: Row): ApplyResult => ({
   newlyPending: r.newly_pending,
   failuresCleared: r.failures_cleared,
   superseded: r.superseded,
+  offers: r.offers === null ? emptyOfferSummary() : (JSON.parse(r.offers) as OfferSummary),
 });
 
 /** Records the decision to apply a staged set (call inside the commit transaction). */
@@ -117,9 +130,12 @@ export interface ChunkResult {
 }
 
 function statements(db: StateDb) {
+  ensureStockRuleFunctions(db);
   db.exec(
-    `CREATE TEMP TABLE IF NOT EXISTS apply_chunk (
-       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, quantity INTEGER NOT NULL,
+    `DROP TABLE IF EXISTS temp.apply_chunk;
+     CREATE TEMP TABLE apply_chunk (
+       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, erp INTEGER NOT NULL,
+       quantity INTEGER NOT NULL, rule TEXT, excluded INTEGER NOT NULL,
        line INTEGER NOT NULL, PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID;
      CREATE TEMP TABLE IF NOT EXISTS apply_differing (
        kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL,
@@ -129,10 +145,15 @@ function statements(db: StateDb) {
     get: db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE id = ?'),
     clear: db.prepare('DELETE FROM temp.apply_chunk'),
     clearDiffering: db.prepare('DELETE FROM temp.apply_differing'),
+    // The chunk's keys in order, with what the stock rules offer for each (one call per row).
     fill: db.prepare<[{ k: string; d: string; s: string; limit: number }]>(
-      `INSERT INTO temp.apply_chunk (kind, dc, sku, quantity, line)
-       SELECT kind, dc, sku, quantity, line FROM staged.rows
-        WHERE (kind, dc, sku) > (@k, @d, @s) ORDER BY kind, dc, sku LIMIT @limit`,
+      `INSERT INTO temp.apply_chunk (kind, dc, sku, erp, quantity, rule, excluded, line)
+       SELECT kind, dc, sku, erp, quantity, rule, excluded, line FROM (${offerSelect(
+         `(SELECT kind, dc, sku, quantity AS erp, line FROM staged.rows
+            WHERE (kind, dc, sku) > (@k, @d, @s) ORDER BY kind, dc, sku LIMIT @limit)`,
+         ['kind', 'dc', 'sku', 'erp', 'line'],
+         { kind: 'kind', dc: 'dc', sku: 'sku', erp: 'erp' },
+       )})`,
     ),
     last: db.prepare<[], { kind: string; dc: string; sku: string }>(
       'SELECT kind, dc, sku FROM temp.apply_chunk ORDER BY kind DESC, dc DESC, sku DESC LIMIT 1',
@@ -147,28 +168,67 @@ function statements(db: StateDb) {
       `DELETE FROM stock_failures WHERE (kind, dc, sku) IN (
          SELECT f.kind, f.dc, f.sku FROM temp.apply_chunk c
            JOIN stock_failures f ON f.kind = c.kind AND f.dc = c.dc AND f.sku = c.sku
-          WHERE f.quantity != c.quantity)`,
+          WHERE f.quantity != c.quantity OR c.excluded = 1)`,
     ),
     upsert: db.prepare<[{ source: string; now: number; sourceAt: number; fileId: number | null }]>(
       `INSERT INTO desired_stock
-         (kind, dc, sku, quantity, source, updated_at, source_at, source_file_id, source_line)
-       SELECT kind, dc, sku, quantity, @source, @now, @sourceAt, @fileId, line
+         (kind, dc, sku, quantity, source, updated_at, source_at, source_file_id, source_line,
+          erp_quantity, rule, excluded)
+       SELECT kind, dc, sku, quantity, @source, @now, @sourceAt, @fileId, line, erp, rule, excluded
          FROM temp.apply_chunk WHERE true ORDER BY kind, dc, sku
        ON CONFLICT (kind, dc, sku) DO UPDATE
          SET quantity = excluded.quantity, source = excluded.source,
              updated_at = excluded.updated_at, source_at = excluded.source_at,
-             source_file_id = excluded.source_file_id, source_line = excluded.source_line`,
+             source_file_id = excluded.source_file_id, source_line = excluded.source_line,
+             erp_quantity = excluded.erp_quantity, rule = excluded.rule,
+             excluded = excluded.excluded`,
     ),
+    // Excluded keys are never pushed: they never differ, and one that was pending is not now.
     differing: db.prepare(
       `INSERT INTO temp.apply_differing (kind, dc, sku)
        SELECT c.kind, c.dc, c.sku FROM temp.apply_chunk c
          LEFT JOIN remote_stock r ON r.kind = c.kind AND r.dc = c.dc AND r.sku = c.sku
-        WHERE r.quantity IS NOT c.quantity`,
+        WHERE c.excluded = 0 AND r.quantity IS NOT c.quantity`,
     ),
     markPending: db.prepare<[{ now: number }]>(
       `INSERT INTO pending_stock (kind, dc, sku, since)
        SELECT kind, dc, sku, @now FROM temp.apply_differing WHERE true
        ON CONFLICT DO NOTHING`,
+    ),
+    settleExcluded: db.prepare(
+      `DELETE FROM pending_stock WHERE (kind, dc, sku) IN (
+         SELECT kind, dc, sku FROM temp.apply_chunk WHERE excluded = 1)`,
+    ),
+    offerTotals: db.prepare<
+      [],
+      {
+        erp: number | null;
+        offered: number | null;
+        adjusted: number | null;
+        excluded: number | null;
+      }
+    >(
+      `SELECT SUM(erp) AS erp, SUM(CASE WHEN excluded = 0 THEN quantity END) AS offered,
+              SUM(excluded = 0 AND quantity != erp) AS adjusted, SUM(excluded) AS excluded
+         FROM temp.apply_chunk`,
+    ),
+    byRule: db.prepare<[], { rule: string; keys: number }>(
+      'SELECT rule, COUNT(*) AS keys FROM temp.apply_chunk WHERE rule IS NOT NULL GROUP BY rule',
+    ),
+    examples: db.prepare<
+      [number],
+      {
+        kind: StockKind;
+        dc: string;
+        sku: string;
+        erp: number;
+        quantity: number;
+        excluded: number;
+        rule: string;
+      }
+    >(
+      `SELECT kind, dc, sku, erp, quantity, excluded, rule FROM temp.apply_chunk
+        WHERE rule IS NOT NULL ORDER BY kind, dc, sku LIMIT ?`,
     ),
     advance: db.prepare(
       `UPDATE staged_applies
@@ -176,10 +236,42 @@ function statements(db: StateDb) {
               rows = rows + @rows, differing = differing + @differing,
               newly_pending = newly_pending + @newlyPending,
               failures_cleared = failures_cleared + @failuresCleared,
-              superseded = superseded + @superseded
+              superseded = superseded + @superseded, offers = @offers
         WHERE id = @id`,
     ),
     remove: db.prepare<[number]>('DELETE FROM staged_applies WHERE id = ?'),
+  };
+}
+
+type Statements = ReturnType<typeof statements>;
+
+const cache = new WeakMap<StateDb, Statements>();
+
+/** The merge's statements, prepared once per connection. */
+function prepared(db: StateDb): Statements {
+  let s = cache.get(db);
+  if (s === undefined) {
+    s = statements(db);
+    cache.set(db, s);
+  }
+  return s;
+}
+
+/** What the rules did to the keys of the chunk being merged (superseded ones left out). */
+function chunkOffers(s: Statements): OfferSummary {
+  const t = s.offerTotals.get();
+  return {
+    erpUnits: t?.erp ?? 0,
+    offeredUnits: t?.offered ?? 0,
+    adjusted: t?.adjusted ?? 0,
+    excluded: t?.excluded ?? 0,
+    byRule: s.byRule.all().sort((a, b) => ruleIndex(a.rule) - ruleIndex(b.rule)),
+    examples: s.examples.all(MAX_OFFER_EXAMPLES).map((r) => ({
+      key: keyString(r),
+      erp: r.erp,
+      offered: r.excluded === 1 ? null : r.quantity,
+      rule: r.rule,
+    })),
   };
 }
 
@@ -194,7 +286,7 @@ export function mergeStagedChunk(
   limit: number,
   onDone?: (totals: ApplyResult) => void,
 ): ChunkResult {
-  const s = statements(db);
+  const s = prepared(db);
   const tx = db.transaction((): ChunkResult => {
     const row = s.get.get(id);
     if (row === undefined) throw new Error(`staged apply ${id} is not recorded`);
@@ -225,6 +317,8 @@ export function mergeStagedChunk(
     const rows = filled;
     const differing = s.differing.run().changes;
     const newlyPending = s.markPending.run({ now: row.applied_at }).changes;
+    s.settleExcluded.run();
+    const offers = mergeOfferSummaries(totalsOf(row).offers, chunkOffers(s));
     s.clear.run();
     s.clearDiffering.run();
     s.advance.run({
@@ -237,6 +331,7 @@ export function mergeStagedChunk(
       newlyPending,
       failuresCleared,
       superseded,
+      offers: JSON.stringify(offers),
     });
     return {
       done: false,
@@ -246,6 +341,7 @@ export function mergeStagedChunk(
         newlyPending: row.newly_pending + newlyPending,
         failuresCleared: row.failures_cleared + failuresCleared,
         superseded: row.superseded + superseded,
+        offers,
       },
     };
   });

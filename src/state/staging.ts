@@ -49,8 +49,12 @@ CREATE TABLE rejected (
 );
 `;
 
-/** Rows buffered in JavaScript before one statement stages them (one call per batch). */
+/** Rows buffered in JavaScript before they are staged (in one transaction). */
 const BATCH = 4096;
+/** Rows per INSERT statement: a multi-row VALUES list binds 5 × 256 parameters per call. */
+const ROWS_PER_INSERT = 256;
+const UPSERT =
+  'ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = excluded.quantity, line = excluded.line';
 
 /** The folder of scratch databases under the data dir. */
 export function stagingDir(dataDir: string): string {
@@ -81,9 +85,13 @@ export class StagingFile {
   readonly name: string;
   readonly path: string;
   #db: Database.Database | undefined;
-  #stock: Array<[StockKind, string, string, number, number]> = [];
+  /** A read-only connection, for reading the rejected rows back after close(). */
+  #reader: Database.Database | undefined;
+  /** Flat: kind, dc, sku, quantity, line of each buffered row. */
+  #stock: Array<string | number> = [];
   #rejects: Array<[number, string, string, string | null]> = [];
-  readonly #stage;
+  readonly #stageMany;
+  readonly #stageOne;
   readonly #reject;
 
   private constructor(dir: string) {
@@ -99,10 +107,12 @@ export class StagingFile {
     db.pragma('temp_store = FILE');
     db.exec(SCHEMA);
     this.#db = db;
-    this.#stage = db.prepare<[string]>(
-      `INSERT INTO rows (kind, dc, sku, quantity, line)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?) WHERE true
-       ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = excluded.quantity, line = excluded.line`,
+    // Rows of one statement go in the order given, so a later line of a key replaces an earlier.
+    this.#stageMany = db.prepare(
+      `INSERT INTO rows (kind, dc, sku, quantity, line) VALUES ${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?)').join(', ')} ${UPSERT}`,
+    );
+    this.#stageOne = db.prepare(
+      `INSERT INTO rows (kind, dc, sku, quantity, line) VALUES (?, ?, ?, ?, ?) ${UPSERT}`,
     );
     this.#reject = db.prepare<[string]>(
       `INSERT INTO rejected (line, field, reason, value)
@@ -117,8 +127,8 @@ export class StagingFile {
 
   /** Stages a stock row; a later row with the same key replaces it. */
   put(kind: StockKind, dc: string, sku: string, quantity: number, line: number): void {
-    this.#stock.push([kind, dc, sku, quantity, line]);
-    if (this.#stock.length >= BATCH) this.#flushStock();
+    this.#stock.push(kind, dc, sku, quantity, line);
+    if (this.#stock.length >= BATCH * 5) this.#flushStock();
   }
 
   /** Keeps a rejected row for the report. */
@@ -134,8 +144,15 @@ export class StagingFile {
   }
 
   #flushStock(): void {
-    if (this.#stock.length === 0) return;
-    this.#stage.run(JSON.stringify(this.#stock));
+    const rows = this.#stock;
+    if (rows.length === 0) return;
+    const db = this.#open();
+    const per = ROWS_PER_INSERT * 5;
+    db.transaction(() => {
+      let i = 0;
+      for (; i + per <= rows.length; i += per) this.#stageMany.run(rows.slice(i, i + per));
+      for (; i < rows.length; i += 5) this.#stageOne.run(rows.slice(i, i + 5));
+    })();
     this.#stock = [];
   }
 
@@ -196,8 +213,9 @@ export class StagingFile {
 
   /** Rejected rows in the order they were kept, read a page at a time (for streamed reports). */
   *rejections(pageSize = 10_000): Generator<StagedRejection> {
-    this.flush();
-    const page = this.#open().prepare<
+    if (this.#db !== undefined) this.flush();
+    this.#reader ??= this.#db ?? new Database(this.path, { readonly: true, fileMustExist: true });
+    const page = this.#reader.prepare<
       [number, number],
       { id: number; line: number; field: string; reason: string; value: string | null }
     >('SELECT id, line, field, reason, value FROM rejected WHERE id > ? ORDER BY id LIMIT ?');
@@ -218,6 +236,7 @@ export class StagingFile {
   close(): void {
     if (this.#db === undefined) return;
     this.flush();
+    if (this.#reader === this.#db) this.#reader = undefined;
     this.#db.close();
     this.#db = undefined;
   }
@@ -236,6 +255,8 @@ export class StagingFile {
 
   /** Closes (without syncing) and deletes the file. */
   discard(): void {
+    if (this.#reader !== this.#db) this.#reader?.close();
+    this.#reader = undefined;
     this.#db?.close();
     this.#db = undefined;
     removeStagingFile(this.path);

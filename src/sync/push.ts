@@ -9,6 +9,7 @@ import type { StateDb } from '../state/db.ts';
 import { PendingStock } from '../state/pendingStock.ts';
 import { RemoteStock } from '../state/remoteStock.ts';
 import { StockFailures } from '../state/stockFailures.ts';
+import { StockPushes } from '../state/stockPushes.ts';
 import { nextBatchLength } from './decide/batches.ts';
 import { type BulkAnswer, type BulkOutcome, classifyBulkAnswer } from './decide/bulkResult.ts';
 import { decidePush } from './decide/pushDecision.ts';
@@ -202,16 +203,19 @@ function applyOutcome(outcome: BulkOutcome, deps: PushDeps): void {
   const pending = new PendingStock(deps.db);
   const remote = new RemoteStock(deps.db);
   const failures = new StockFailures(deps.db);
+  const pushes = new StockPushes(deps.db);
   deps.db.transaction(() => {
     for (const u of outcome.updated) {
       // What the portal says it holds, which may differ from what was sent (a portal that
       // clamps): a difference is found again by the next reconciliation, never hidden.
       remote.storePushed({ ...u, quantity: u.echoed ?? u.quantity }, u.platformSku, now);
+      pushes.updated(u, u.echoed ?? u.quantity, now);
       failures.resolve(u);
       pending.settleSent(u, u.quantity);
     }
     for (const f of outcome.failed) {
       failures.record(f.row, f.error, f.notFound, now, deps.retry);
+      pushes.rejected(f.row, f.error, now);
       pending.settleSent(f.row, f.row.quantity);
     }
   })();

@@ -191,8 +191,9 @@ describe('plan FILE', () => {
     expect(r.out).toContain('header on line 2');
     expect(r.out).toMatch(/clamped to 0\s+1 /);
     expect(r.out).toMatch(/absent, set to 0\s+1 /); // GONE: held above 0, not in the file
-    // DIFF and GONE differ, NEG (0) is unknown to the portal: one call of up to 1,000 rows.
-    expect(r.out).toMatch(/changed\s+1\n/);
+    // DIFF and GONE (now 0) differ, NEG (0) is unknown to the portal: one call.
+    expect(r.out).toMatch(/^ {2}changed\s+2$/m);
+    expect(r.out).toMatch(/^ {2}unchanged\s+1$/m);
     expect(r.out).toMatch(/calls\s+1 bulk update /);
   });
 

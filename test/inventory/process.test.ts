@@ -27,7 +27,11 @@ describe('processInboxFile: stock files', () => {
       'stock.csv',
       '\ufeffsku,stock_quantity,note\r\nA,1,x\r\n"B,""2""",2,\r\nC,1.5,\r\nA,3,\r\n',
     );
-    const out = await env.process('stock.csv');
+    // A clock that moves 5 ms at each look: the report's timing must come from it.
+    const start = Date.parse('2026-03-01T08:00:00.000Z');
+    let looks = 0;
+    const clock = { now: () => start + 5 * looks++, sleep: async () => {} };
+    const out = await env.process('stock.csv', { clock });
     expect(out).toMatchObject({
       status: 'processed',
       kind: 'factory_stock',
@@ -71,7 +75,11 @@ describe('processInboxFile: stock files', () => {
       },
     });
     expect(report.contentHash).toMatch(/^sha256:[0-9a-f]{64}$/);
-    expect(report.timing.ms).toBeGreaterThanOrEqual(0);
+    expect(report.timing.receivedAt).toBe('2026-03-01T08:00:00.000Z');
+    const finishedAt = Date.parse(report.timing.finishedAt);
+    expect(finishedAt).toBeGreaterThan(start);
+    expect(finishedAt).toBeLessThan(start + 5 * looks);
+    expect(report.timing.ms).toBe(finishedAt - start);
     expect(env.desired()).toEqual([
       { kind: 'factory', dc: '', sku: 'A', quantity: 3, source: 'file:1' },
       { kind: 'factory', dc: '', sku: 'B,"2"', quantity: 2, source: 'file:1' },
@@ -178,6 +186,15 @@ describe('processInboxFile: stock files', () => {
       newlyPending: 2,
       failuresReplaced: 0,
       supersededByNewerFile: 0,
+      // No stock rules: offered as the ERP counts.
+      offers: {
+        erpUnits: 12,
+        offeredUnits: 12,
+        adjusted: 0,
+        excluded: 0,
+        byRule: [],
+        examples: [],
+      },
     });
   });
 

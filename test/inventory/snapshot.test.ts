@@ -6,6 +6,7 @@ import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/re
 import { SnapshotWatcher } from '../../src/inventory/snapshot/watcher.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
 import { RemoteStock } from '../../src/state/remoteStock.ts';
+import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
@@ -50,6 +51,48 @@ function deps(extra: Partial<SnapshotDeps> = {}): SnapshotDeps {
 }
 
 describe('readSnapshot', () => {
+  it('maps ERP location codes before the check and stores offered quantities (stock rules)', async () => {
+    writeSnapshot(
+      snapPath,
+      [
+        ['A', 10],
+        ['DISC-1', 4],
+      ],
+      [
+        ['WH-1', 'A', 10],
+        ['DC2', 'A', 3],
+        ['WH-UNKNOWN', 'A', 1],
+      ],
+    );
+    setStockRules(env.db, [
+      { sku: 'DISC-*', exclude: true },
+      { kind: 'dc', dc: 'DC1', buffer: 2 },
+    ]);
+    rederiveOffers(env.db, 1);
+    const out = await readSnapshot(deps({ locations: { 'WH-1': 'DC1' } }));
+    expect(out).toMatchObject({
+      status: 'read',
+      dc: { rowsRead: 3, rowsAccepted: 2, rowsRejected: 1, locationsMapped: 1 },
+      factory: { locationsMapped: 0 },
+      pendingKeys: 3,
+      // Both kinds: factory A 10 and DISC-1 4 (excluded), DC1/A 10 → 8, DC2/A 3.
+      offers: { erpUnits: 27, offeredUnits: 21, adjusted: 1, excluded: 1 },
+    });
+    expect(
+      env.db
+        .prepare(
+          'SELECT kind, dc, sku, erp_quantity, quantity, excluded FROM desired_stock ORDER BY 1, 2, 3',
+        )
+        .raw()
+        .all(),
+    ).toEqual([
+      ['dc', 'DC1', 'A', 10, 8, 0],
+      ['dc', 'DC2', 'A', 3, 3, 0],
+      ['factory', '', 'A', 10, 10, 0],
+      ['factory', '', 'DISC-1', 4, 4, 1],
+    ]);
+  });
+
   it('reads both tables with the default queries, validates rows, stores desired stock', async () => {
     writeSnapshot(
       snapPath,

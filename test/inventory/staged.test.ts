@@ -9,10 +9,12 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BeforeApplyCheck } from '../../src/inventory/ingest/apply.ts';
+import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { InboxLedger } from '../../src/state/inboxFiles.ts';
 import { stagingDir } from '../../src/state/staging.ts';
+import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');
@@ -76,6 +78,15 @@ describe('staged apply of a stock file', () => {
       newlyPending: 10,
       failuresReplaced: 0,
       supersededByNewerFile: 0,
+      // No stock rules: offered as the ERP counts (summed over the chunks).
+      offers: {
+        erpUnits: 150,
+        offeredUnits: 150,
+        adjusted: 0,
+        excluded: 0,
+        byRule: [],
+        examples: [],
+      },
     });
     expect(env.report(out).duplicates).toEqual({
       rows: 1,
@@ -148,6 +159,41 @@ describe('staged apply of a stock file', () => {
     const old = await env.process('old.csv', { chunkRows: 1 });
     expect(env.desired().map((r) => `${r.sku}=${r.quantity}`)).toEqual(['A=2', 'B=1']);
     expect(env.report(old).stock?.supersededByNewerFile).toBe(1);
+  });
+});
+
+describe('reports with many rejected rows', () => {
+  const bad = MAX_REJECTED_LISTED + 500;
+  const body = (good: number) =>
+    `sku,stock_quantity\n${Array.from({ length: bad }, (_, i) => `B${i},x`).join('\n')}\n${Array.from({ length: good }, (_, i) => `G${i},1`).join('\n')}\n`;
+
+  it('name every rejected row in the report file, streamed; the ledger keeps the first ones', async () => {
+    env.drop('s.csv', body(3));
+    const out = await env.process('s.csv');
+    expect(out.status).toBe('processed');
+    const report = env.report(out);
+    expect(report).toMatchObject({ rowsRejected: bad, rowsAccepted: 3, rejectedOmitted: 0 });
+    expect(report.rejected).toHaveLength(bad);
+    expect(report.rejected.at(-1)).toEqual({
+      line: bad + 1,
+      field: 'stock_quantity',
+      reason: 'not a whole number ≥ 0',
+      value: 'x',
+    });
+    expect(report.stock?.keys).toBe(3);
+    const stored = JSON.parse(new InboxLedger(env.db).get(out.ledgerId!)!.report!);
+    expect(stored.rejected).toHaveLength(MAX_REJECTED_LISTED);
+    expect(stored.rejectedOmitted).toBe(500);
+  });
+
+  it('also for a file that fails because every row was rejected', async () => {
+    env.drop('s.csv', body(0));
+    const out = await env.process('s.csv');
+    expect(out.status).toBe('failed');
+    const report = env.report(out);
+    expect(report.rejected).toHaveLength(bad);
+    expect(report.rejectedOmitted).toBe(0);
+    expect(scratchFiles()).toEqual([]);
   });
 });
 
@@ -253,5 +299,48 @@ describe('staged snapshot', () => {
     expect(row).toEqual({ source: 'snapshot', f: null, l: 11 });
     expect(env.db.prepare('SELECT COUNT(*) AS n FROM desired_stock').get()).toEqual({ n: 12_346 });
     expect(scratchFiles()).toEqual([]);
+  });
+});
+
+describe('staged apply under stock rules', () => {
+  it('offers per the rules chunk by chunk, sums up the report over the chunks, never pends an excluded key', async () => {
+    setStockRules(env.db, [
+      { sku: 'S1', exclude: true },
+      { sku: 'S*', buffer: 2 },
+    ]);
+    rederiveOffers(env.db, 1);
+    env.db
+      .prepare("INSERT INTO pending_stock (kind, dc, sku, since) VALUES ('factory', '', 'S1', 0)")
+      .run();
+    env.drop('r.csv', csv(ten));
+    const out = await env.process('r.csv', { chunkRows: 3 });
+    expect(out.status).toBe('processed');
+    const rows = env.db
+      .prepare(
+        "SELECT sku, erp_quantity AS erp, quantity, excluded FROM desired_stock WHERE sku IN ('S0', 'S1', 'S9') ORDER BY sku",
+      )
+      .all();
+    expect(rows).toEqual([
+      { sku: 'S0', erp: 1, quantity: 0, excluded: 0 },
+      { sku: 'S1', erp: 2, quantity: 2, excluded: 1 },
+      { sku: 'S9', erp: 10, quantity: 8, excluded: 0 },
+    ]);
+    expect(env.dirty()).toHaveLength(9);
+    expect(env.dirty()).not.toContain('factory:S1');
+    const offers = env.report(out).stock?.offers;
+    if (offers === undefined) throw new Error('no offers in the report');
+    // ERP 1..10 = 55; offered: S1 excluded, the rest max(0, q − 2) = 0 + 1 + … + 8 = 36.
+    expect(offers).toMatchObject({ erpUnits: 55, offeredUnits: 36, adjusted: 9, excluded: 1 });
+    expect(offers.byRule).toEqual([
+      { rule: 'rules[0]: sku S1 → exclude', keys: 1 },
+      { rule: 'rules[1]: sku S* → buffer 2', keys: 9 },
+    ]);
+    expect(offers.examples).toHaveLength(10);
+    expect(offers.examples[1]).toEqual({
+      key: 'factory:S1',
+      erp: 2,
+      offered: null,
+      rule: 'rules[0]: sku S1 → exclude',
+    });
   });
 });

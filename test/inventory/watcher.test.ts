@@ -17,6 +17,7 @@ import {
   InboxWatcher,
   type InboxWatcherOptions,
 } from '../../src/inventory/watcher/inboxWatcher.ts';
+import { MovedClock } from '../api/helpers.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
@@ -29,22 +30,47 @@ afterEach(async () => {
   env = undefined;
 });
 
+/**
+ * A watcher on a fresh inbox with a clock the test moves: a file becomes stable only when the
+ * test moves time past the stability delay (the watcher's checks run on real timers).
+ */
 function start(options: Partial<InboxWatcherOptions> = {}) {
   env = makeIngestEnv('watch');
   const seen: InboxEntry[] = [];
+  const clock = new MovedClock();
+  const stabilityMs = options.stabilityMs ?? 150;
   watcher = new InboxWatcher({
     dataDir: env.dataDir,
-    stabilityMs: 150,
+    stabilityMs,
     polling: false,
     pollIntervalMs: 100,
     scanIntervalMs: 60_000,
     log: env.capture.log,
+    clock,
     onFile: (entry) => {
       seen.push(entry);
     },
     ...options,
   });
-  return { env, watcher, seen, names: () => seen.map((e) => e.name) };
+  const settling = (file: string) =>
+    env!.capture.events('inbox.settling').filter((l) => l.file === file);
+  return {
+    env,
+    watcher,
+    seen,
+    clock,
+    names: () => seen.map((e) => e.name),
+    settling,
+    /** Moves time on at each look until `n` files have been offered. */
+    offered: (n: number, message: string, timeoutMs?: number) =>
+      waitUntil(
+        () => {
+          clock.at += stabilityMs;
+          return seen.length >= n;
+        },
+        { message, ...(timeoutMs ? { timeoutMs } : {}) },
+      ),
+  };
 }
 
 describe('names', () => {
@@ -77,7 +103,7 @@ describe('InboxWatcher', () => {
       utimesSync(p, now - age, now - age);
     }
     await t.watcher.start();
-    await waitUntil(() => t.seen.length === 3, { message: 'three files offered' });
+    await t.offered(3, 'three files offered');
     expect(t.names()).toEqual(['c.csv', 'b.csv', 'a.csv']);
     expect(t.seen[0]).toMatchObject({ path: join(t.env.paths.inbox, 'c.csv'), size: 23 });
     for (const d of ['processed', 'failed', 'outbox'] as const)
@@ -88,9 +114,11 @@ describe('InboxWatcher', () => {
     const t = start();
     await t.watcher.start();
     t.env.drop('new.csv', 'sku,stock_quantity\nA,1\n');
-    await waitUntil(() => t.seen.length === 1, { message: 'file offered' });
-    await new Promise((r) => setTimeout(r, 400));
-    expect(t.names()).toEqual(['new.csv']);
+    await t.offered(1, 'file offered');
+    // A later file is offered after checks that would have offered the first one again.
+    t.env.drop('later.csv', 'sku,stock_quantity\nB,1\n');
+    await t.offered(2, 'later file offered');
+    expect(t.names()).toEqual(['new.csv', 'later.csv']);
   });
 
   it('waits for a file written slowly in pieces until it stops changing', async () => {
@@ -98,12 +126,18 @@ describe('InboxWatcher', () => {
     await t.watcher.start();
     const path = join(t.env.paths.inbox, 'slow.csv');
     writeFileSync(path, 'sku,stock_quantity\n');
+    const seenAt = (size: number) =>
+      waitUntil(() => t.settling('slow.csv').some((l) => l.size === size), {
+        message: `slow.csv seen at ${size} bytes`,
+      });
+    await seenAt(19);
     for (let i = 0; i < 6; i++) {
-      await new Promise((r) => setTimeout(r, 100));
+      t.clock.at += 299; // just short of the stability delay, then it changes again
       appendFileSync(path, `S${i},${i}\n`);
+      await seenAt(19 + (i + 1) * 5);
       expect(t.seen).toEqual([]);
     }
-    await waitUntil(() => t.seen.length === 1, { message: 'slow file offered' });
+    await t.offered(1, 'slow file offered');
     expect(t.seen[0]?.size).toBe(19 + 6 * 5);
   });
 
@@ -112,11 +146,13 @@ describe('InboxWatcher', () => {
     await t.watcher.start();
     t.env.drop('x.csv.tmp', 'sku,stock_quantity\nA,1\n');
     t.env.drop('.hidden.csv', 'sku,stock_quantity\nA,1\n');
-    await new Promise((r) => setTimeout(r, 400));
-    expect(t.seen).toEqual([]);
+    t.env.drop('marker.csv', 'sku,stock_quantity\nA,1\n');
+    await t.offered(1, 'the file dropped after them offered');
+    expect(t.names()).toEqual(['marker.csv']);
     renameSync(join(t.env.paths.inbox, 'x.csv.tmp'), join(t.env.paths.inbox, 'x.csv'));
-    await waitUntil(() => t.seen.length === 1, { message: 'renamed file offered' });
-    expect(t.names()).toEqual(['x.csv']);
+    await t.offered(2, 'renamed file offered');
+    expect(t.names()).toEqual(['marker.csv', 'x.csv']);
+    expect(t.env.capture.lines().filter((l) => String(l.file).includes('hidden'))).toEqual([]);
   });
 
   it('the periodic scan finds a file whose event never came', async () => {
@@ -124,26 +160,27 @@ describe('InboxWatcher', () => {
     const t = start({ polling: true, pollIntervalMs: 600_000, scanIntervalMs: 1000 });
     await t.watcher.start();
     t.env.drop('missed.csv', 'sku,stock_quantity\nA,1\n');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(t.seen).toEqual([]);
-    await waitUntil(() => t.seen.length === 1, { message: 'scan found the file', timeoutMs: 5000 });
+    await t.offered(1, 'scan found the file', 5000);
     expect(t.names()).toEqual(['missed.csv']);
+    expect(t.settling('missed.csv').map((l) => l.seenBy)).toEqual(['scan']);
   });
 
   it('works in polling mode', async () => {
     const t = start({ polling: true, pollIntervalMs: 50 });
     await t.watcher.start();
     t.env.drop('p.csv', 'sku,stock_quantity\nA,1\n');
-    await waitUntil(() => t.seen.length === 1, { message: 'polled file offered' });
+    await t.offered(1, 'polled file offered');
   });
 
   it('hands links and FIFOs over at once, never subfolders; processing moves them to failed/', async () => {
     const env0 = makeIngestEnv('watch');
     env = env0;
     const seen: string[] = [];
+    const clock = new MovedClock();
     watcher = new InboxWatcher({
       dataDir: env0.dataDir,
       stabilityMs: 100,
+      clock,
       polling: false,
       pollIntervalMs: 100,
       scanIntervalMs: 60_000,
@@ -160,7 +197,13 @@ describe('InboxWatcher', () => {
     symlinkSync(join(env0.dataDir, 'target.csv'), join(env0.paths.inbox, 'link.csv'));
     execFileSync('mkfifo', [join(env0.paths.inbox, 'fifo.csv')]);
     env0.drop('real.csv', 'sku,stock_quantity\nA,1\n');
-    await waitUntil(() => env0.list('inbox').length === 1, { message: 'inbox emptied of files' });
+    await waitUntil(
+      () => {
+        clock.at += 100;
+        return env0.list('inbox').length === 1;
+      },
+      { message: 'inbox emptied of files' },
+    );
     expect(env0.list('inbox')).toEqual(['sub']);
     expect(seen.sort()).toEqual(['fifo.csv', 'link.csv', 'real.csv']);
     const failed = env0.list('failed').filter((n) => !n.endsWith('.report.json'));
@@ -174,9 +217,9 @@ describe('InboxWatcher', () => {
     const t = start();
     await t.watcher.start();
     t.env.drop('stay.csv', 'sku,stock_quantity\nA,1\n');
-    await waitUntil(() => t.seen.length === 1, { message: 'first offer' });
+    await t.offered(1, 'first offer');
     await t.watcher.scan();
-    await waitUntil(() => t.seen.length === 2, { message: 'second offer after a scan' });
+    await t.offered(2, 'second offer after a scan');
     expect(fileIdentity(t.seen[0]!)).toBe(fileIdentity(t.seen[1]!));
   });
 });

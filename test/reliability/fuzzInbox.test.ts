@@ -683,48 +683,71 @@ describe('fuzzed inbox files: garbage', () => {
 describe('huge lines', () => {
   const BIG = HEAVY ? 32 * 1024 * 1024 : 2 * 1024 * 1024;
   const big = 'x'.repeat(BIG);
-  const cases: ReadonlyArray<readonly [string, string, 'processed' | 'failed', string[]]> = [
-    ['a huge header line', `${big},sku\nA,1\n`, 'failed', []],
+  /** What, content, outcome with a cap above BIG, its SKUs, the line the default cap names. */
+  const cases: ReadonlyArray<
+    readonly [string, string, 'processed' | 'failed', string[], number | undefined]
+  > = [
+    ['a huge header line', `${big},sku\nA,1\n`, 'failed', [], 1],
     [
       'a huge ignored column value',
       `sku,stock_quantity,note\nhl-A,1,${big}\nhl-B,2,n\n`,
       'processed',
       ['hl-A', 'hl-B'],
+      2,
     ],
-    ['a huge unclosed quoted field', `sku,stock_quantity\nhl-C,1\n"${big}\n`, 'failed', []],
+    ['a huge unclosed quoted field', `sku,stock_quantity\nhl-C,1\n"${big}\n`, 'failed', [], 3],
     [
       'a huge row in JSONL',
       `{"sku":"hl-D","stock_quantity":1}\n${big}\n{"sku":"hl-E","stock_quantity":2}\n`,
       'processed',
       ['hl-D', 'hl-E'],
+      2,
     ],
     [
       'a huge key in JSONL',
       `{"sku":"hl-F","stock_quantity":1,"${big}":1}\n`,
       'processed',
       ['hl-F'],
+      1,
     ],
     [
       'a huge SKU in JSON',
       `[{"sku":"hl-G","stock_quantity":1},{"sku":"${big}","stock_quantity":1}]`,
       'processed',
       ['hl-G'],
+      undefined, // a .json file is read whole, under its own cap (MAX_JSON_BYTES)
     ],
-    ['a huge line without a newline', big, 'failed', []],
+    ['a huge line without a newline', big, 'failed', [], 1],
   ];
   const ext = (content: string) =>
     content.startsWith('{') ? 'jsonl' : content.startsWith('[') ? 'json' : 'csv';
-  for (const [what, content, status, skus] of cases) {
-    it(`${what} (${BIG / 1024 / 1024} MB): ${status}, valid rows applied, report small`, async () => {
+  for (const [what, content, status, skus, capLine] of cases) {
+    it(`${what} (${BIG / 1024 / 1024} MB), records allowed to be larger: ${status}, valid rows applied, report small`, async () => {
       const name = `huge-${++caseNo}.${ext(content)}`;
       writeFileSync(inboxPath(env, name), content);
-      const landed = await processAndCheck(env, name, known);
+      const landed = await processAndCheck(env, name, known, { maxRecordBytes: 2 * BIG });
       if (landed === 'retry') throw new Error('unexpected retry');
       expect(landed.outcome.status).toBe(status);
       expect(JSON.stringify(landed.report).length).toBeLessThan(8 * 1024);
       expect(
         [...desiredFrom(env, landed.outcome.ledgerId!).keys()].map((k) => k.split('\u0000')[1]),
       ).toEqual(skus);
+    });
+    if (capLine === undefined) continue;
+    it(`${what} (${BIG / 1024 / 1024} MB), the default 1 MiB record cap: failed at line ${capLine}, nothing applied`, async () => {
+      const name = `huge-${++caseNo}.${ext(content)}`;
+      // One more (blank) line: not a duplicate of the file above.
+      writeFileSync(inboxPath(env, name), `${content}\n`);
+      const landed = await processAndCheck(env, name, known);
+      if (landed === 'retry') throw new Error('unexpected retry');
+      expect(landed.outcome.status).toBe('failed');
+      // (", looking for the header" follows when the header line itself is too long)
+      expect(landed.outcome.reason).toMatch(
+        new RegExp(
+          `^line ${capLine}: a record longer than 1048576 bytes \\(the INBOX_MAX_RECORD_BYTES limit\\)`,
+        ),
+      );
+      expect(desiredFrom(env, landed.outcome.ledgerId!).size).toBe(0);
     });
   }
 });

@@ -6,7 +6,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { DcListUnavailableError } from '../../src/inventory/dcDirectory.ts';
-import { FileChangedError, type FileOutcome } from '../../src/inventory/ingest/process.ts';
+import {
+  FileChangedError,
+  type FileOutcome,
+  type IngestDeps,
+} from '../../src/inventory/ingest/process.ts';
 import type { FileReport } from '../../src/inventory/ingest/report.ts';
 import type { IngestEnv } from '../inventory/helpers.ts';
 
@@ -44,10 +48,11 @@ export async function processAndCheck(
   env: IngestEnv,
   name: string,
   known: Set<string>,
+  extra: Partial<IngestDeps> = {},
 ): Promise<Landed | 'retry'> {
   let outcome: FileOutcome;
   try {
-    outcome = await env.process(name);
+    outcome = await env.process(name, extra);
   } catch (err) {
     if (err instanceof FileChangedError || err instanceof DcListUnavailableError) {
       expect(env.list('inbox')).toContain(name);

@@ -226,7 +226,8 @@ describe('reports and logs stay small and complete, whatever the file', () => {
       'wide.csv',
       `${'h'.repeat(2_000_000)},${Array.from({ length: 5000 }, (_, i) => `c${i}`).join(',')}\nA,1\n`,
     );
-    const out = await env.process('wide.csv');
+    // Records up to 4 MiB allowed (the default 1 MiB cap refuses this header outright).
+    const out = await env.process('wide.csv', { maxRecordBytes: 4 * 1024 * 1024 });
     expect(out.status).toBe('failed');
     expect(out.reason!.length).toBeLessThan(4000);
     expect(out.reason).toMatch(/and 4981 more/);

@@ -16,6 +16,7 @@ import {
   TokenRefusedError,
 } from '../errors.ts';
 import type { Transport } from '../http.ts';
+import { FOREIGN_LOGIN_REPEATS, recordForeignLogin } from './foreignLogins.ts';
 import { activeLoginBlock, setLoginBlock } from './loginBlock.ts';
 import { LoginCap } from './loginCap.ts';
 
@@ -137,6 +138,35 @@ export class Session {
       unproven === 0
         ? 'token refused after good calls: another client probably logged in with this account'
         : `a fresh token was refused before any good call (${unproven} login(s) since the last); re-logins are spaced out`,
+    );
+    if (unproven === 0) this.#noteForeignLogin(refused);
+  }
+
+  /**
+   * A token that served calls was refused: the portal keeps one valid token per account, so
+   * another client logged in with it. Counted over the hour (once per token, across processes);
+   * repeated, it is a warning of its own, before the other client spends the login cap.
+   */
+  #noteForeignLogin(refused: string): void {
+    const d = this.#deps;
+    const now = d.clock.now();
+    const stored = this.#store.readToken();
+    const foreign = recordForeignLogin(
+      d.db,
+      now,
+      stored?.token === refused ? stored.obtainedAt : now,
+    );
+    if (foreign.lastHour < FOREIGN_LOGIN_REPEATS) return;
+    d.logger.warn(
+      {
+        event: 'api.foreign_login',
+        count: foreign.lastHour,
+        windowMs: 3_600_000,
+        account: d.email,
+        loginsPerHour: d.loginsPerHour,
+      },
+      `the portal invalidated our token ${foreign.lastHour} times in the last hour: another client ` +
+        `is logging in as ${d.email}; each costs us a login (at most ${d.loginsPerHour} an hour)`,
     );
   }
 

@@ -1,6 +1,7 @@
 import type { Command } from '../command.ts';
 import { apiCommand } from './api.ts';
 import { demoCommand } from './demo.ts';
+import { explainCommand } from './explain.ts';
 import { failuresCommand } from './failures.ts';
 import { healthCommand } from './health.ts';
 import { planCommand } from './plan.ts';
@@ -14,6 +15,7 @@ export const commands: readonly Command[] = [
   statusCommand,
   failuresCommand,
   planCommand,
+  explainCommand,
   apiCommand,
   simulateCommand,
   demoCommand,

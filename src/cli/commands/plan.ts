@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { loadProfilesFile } from '../../config/profiles.ts';
+import { readStockRulesFile } from '../../config/stockRules.ts';
+import type { OfferSummary } from '../../domain/stockRules.ts';
 import { type FilePlan, planFile } from '../../inventory/plan.ts';
 import { KIND_LABEL } from '../../inventory/validate/kinds.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
@@ -15,10 +17,13 @@ state.db (opened read-only; no state.db means nothing is known), and prints how 
 keys a full export would set to 0, and how many calls it would cost. Touches neither the portal
 nor inbox/.
 
+With STOCK_RULES_FILE set, its locations map the file's DC codes and its rules decide what is
+offered: the ERP's and the offered quantities are shown, and only offered ones are compared.
+
 Options:
   --json      machine-readable output
   --config FILE, --sync-data-dir DIR, --bulk-batch-size N, --max-sku-length N,
-  --inbox-profiles-file FILE   (settings)
+  --inbox-profiles-file FILE, --stock-rules-file FILE   (settings)
 
 Exit codes: 0 the file would be processed, 1 it would go to failed/, 2 bad usage.`;
 
@@ -39,7 +44,9 @@ export const planCommand: Command = {
       dataDir: config.dataDir,
       bulkBatchSize: config.bulkBatchSize,
       maxSkuLength: config.maxSkuLength,
+      maxRecordBytes: config.inboxMaxRecordBytes,
       profiles,
+      ...(config.stockRulesFile ? { rules: readStockRulesFile(config.stockRulesFile) } : {}),
     });
     if (values.json) println(ctx.stdout, JSON.stringify(plan, null, 2));
     else for (const line of describe(plan)) println(ctx.stdout, line);
@@ -73,8 +80,10 @@ function describe(p: FilePlan): string[] {
   if (!p.stateDb) out.push('  no state.db: nothing is known of the portal yet');
   if (p.kind === 'dc_stock' && !p.distributionCentresChecked)
     out.push('  distribution centres not checked: no cached list in state.db');
+  if (p.locationsMapped > 0) out.push(`  locations mapped   ${p.locationsMapped} rows`);
   if (p.stock) {
     const s = p.stock;
+    out.push(...describeOffers(s.offers));
     out.push(`  changed            ${s.changed}`);
     out.push(`  unchanged          ${s.unchanged}`);
     out.push(`  unknown to portal  ${s.unknownToPortal}`);
@@ -108,6 +117,25 @@ function describe(p: FilePlan): string[] {
     }
     const more = p.rowsRejected - Math.min(p.rejected.length, MAX_REJECTED_PRINTED);
     if (more > 0) out.push(`  … and ${more} more`);
+  }
+  return out;
+}
+
+const MAX_EXAMPLES_PRINTED = 10;
+
+/** The stock rules' part: ERP against offered units, keys per rule, a few examples. */
+function describeOffers(o: OfferSummary): string[] {
+  if (o.byRule.length === 0) return [`  units              ${o.erpUnits} (no stock rule applies)`];
+  const out = [
+    `  units              ERP ${o.erpUnits}, offered ${o.offeredUnits}`,
+    `  offered otherwise  ${o.adjusted} keys`,
+    `  excluded           ${o.excluded} keys (never pushed)`,
+  ];
+  for (const r of o.byRule) out.push(`    ${r.keys} keys by ${r.rule}`);
+  for (const e of o.examples.slice(0, MAX_EXAMPLES_PRINTED)) {
+    out.push(
+      `    e.g. ${e.key}: ERP ${e.erp} → ${e.offered === null ? 'excluded' : `offered ${e.offered}`} (${e.rule.replace(/:.*/, '')})`,
+    );
   }
   return out;
 }

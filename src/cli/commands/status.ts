@@ -136,7 +136,11 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
   const b = s.budget;
   row(
     'budget',
-    `${b.usedLastHour} of ${b.limit} calls in the last hour; left now: shipments ${b.remainingByLane.shipments}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}` +
+    `${b.usedLastHour} of ${b.limit} calls in the last hour (${Object.entries(s.callsByLane)
+      .map(([lane, n]) => `${lane} ${n}`)
+      .join(
+        ', ',
+      )}); left now: shipments ${b.remainingByLane.shipments}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}` +
       (b.freesAt === null ? '' : `; next slot frees ${at(b.freesAt)}`),
   );
   row(
@@ -144,7 +148,10 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
     (s.token === null ? 'none yet' : `obtained ${at(s.token.obtainedAt)}`) +
       (s.loginBlock === null
         ? ''
-        : `; LOGINS STOPPED since ${at(s.loginBlock.at)} (HTTP ${s.loginBlock.status})`),
+        : `; LOGINS STOPPED since ${at(s.loginBlock.at)} (HTTP ${s.loginBlock.status})`) +
+      (s.foreignLogins.lastHour === 0
+        ? ''
+        : `; invalidated by another client's login ${s.foreignLogins.lastHour} time(s) in the last hour, last ${at(s.foreignLogins.lastAt)}`),
   );
   const depths =
     'error' in s.queues

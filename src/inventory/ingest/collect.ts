@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
+import type { LocationMap } from '../../domain/stockRules.ts';
 import type { ConfirmationInput } from '../../state/confirmations.ts';
 import type { StagingFile } from '../../state/staging.ts';
-import { createDcCheck, dcRejection } from '../dcCheck.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import {
   ByteTap,
@@ -15,19 +15,19 @@ import {
 import type { ReadPlan } from '../profiles.ts';
 import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
 import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../validate/mapping.ts';
+import { type RowError, showValue } from '../validate/rows.ts';
+import { createYielder } from '../yielder.ts';
 import {
-  type RowError,
-  showValue,
-  validateConfirmationRow,
-  validateStockRow,
-} from '../validate/rows.ts';
+  type ConfirmationHandler,
+  type DuplicateKey,
+  type Duplicates,
+  handlerFor,
+  type StockHandler,
+} from './rowHandlers.ts';
 import { StockRows } from './stockRows.ts';
 
 /** Most rejected rows listed in a report; the rest are counted in `rejectedOmitted`. */
 export const MAX_REJECTED_LISTED = 1000;
-/** Most duplicate keys listed in a report (each with up to 10 lines); the rest are counted. */
-export const MAX_DUPLICATE_KEYS_LISTED = 1000;
-const MAX_LINES_PER_DUPLICATE = 10;
 /** Most ignored columns listed in a report, each cut like a rejected value (100 characters). */
 const MAX_IGNORED_COLUMNS = 50;
 
@@ -37,12 +37,8 @@ export interface RejectedRow extends RowError {
   readonly line: number;
 }
 
-export interface DuplicateKey {
-  /** `factory:SKU` or `dc:CODE:SKU`. */
-  readonly key: string;
-  /** Lines (or elements) of every row with this key, in order; the last one won. */
-  readonly lines: number[];
-}
+export { MAX_DUPLICATE_KEYS_LISTED } from './rowHandlers.ts';
+export type { DuplicateKey };
 
 interface Common {
   readonly format: InboxFormat;
@@ -72,9 +68,11 @@ export interface CollectedFile extends Common {
   readonly staged?: StagingFile;
   /** Confirmation rows in file order; empty for stock. */
   readonly confirmations: ConfirmationInput[];
-  readonly duplicates: { rows: number; keys: DuplicateKey[]; keysOmitted: number };
+  readonly duplicates: Duplicates;
   /** Whether distribution-centre codes were checked against the portal's list. */
   readonly dcChecked: boolean;
+  /** DC rows whose location code was mapped to a portal DC code (stock rules' `locations`). */
+  readonly locationsMapped: number;
 }
 
 export interface UnreadableFile extends Common {
@@ -94,8 +92,12 @@ export interface CollectOptions {
   readonly maxSkuLength: number;
   /** Checks DC codes (refreshing once per file when an unknown one appears); none: unchecked. */
   readonly dcDirectory?: DcDirectory;
+  /** ERP location code → portal DC code, applied to DC rows before they are checked. */
+  readonly locations?: LocationMap;
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
+  /** Largest record in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
+  readonly maxRecordBytes?: number;
   /**
    * How to read the file: its profile's reader options, column mapping and quantity conventions
    * (readPlanFor). Unset: the defaults (encoding and delimiter detected, the header on line 1,
@@ -112,263 +114,257 @@ export interface CollectOptions {
 
 /**
  * Reads, checks and gathers one inbox file: no I/O but reading `source` (and a DC list refresh).
- * Returns the accepted rows, the rejected ones with their reasons, duplicates, ignored columns;
- * or why the whole file cannot be taken. Throws only for I/O errors and DcListUnavailableError.
+ * A small driver: the header or the first object sets the kind, then each row goes to the
+ * handler of its kind (rowHandlers.ts: stock, confirmations). Returns the accepted rows, the
+ * rejected ones with their reasons, duplicates, ignored columns; or why the whole file cannot be
+ * taken. Throws only for I/O errors and DcListUnavailableError.
  */
 export async function collectFile(
   source: Readable,
   options: CollectOptions,
 ): Promise<CollectedFile | UnreadableFile> {
   const tap = new ByteTap();
-  const { format, plan } = options;
-  const positions = positionUnit(format);
-  const mapping = plan?.mapping;
-  const rules = { maxSkuLength: options.maxSkuLength, quantity: plan?.quantity ?? {} };
-  const objects = format === 'json' || format === 'jsonl';
-  // Readers of a header rename its columns once; their rows only get the constants added.
-  const renameColumn = mapping === undefined || objects ? undefined : columnKey(mapping);
-  const constants = mapping !== undefined && Object.keys(mapping.constants).length > 0;
-  let dialect: Dialect | undefined;
-  let headerRow: number | undefined;
-  let kind: FileKind | undefined;
-  let clamped = 0;
-  let rowsRead = 0;
-  let rowsAccepted = 0;
-  let rowsRejected = 0;
-  const rejected: RejectedRow[] = [];
-  const ignored = new Set<string>();
-  const stock = new StockRows();
-  let staged: StagingFile | undefined;
-  const confirmations: ConfirmationInput[] = [];
-  const dupLines = new Map<string, number[]>();
-  let dupRows = 0;
-  let dupKeysOmitted = 0;
-  const dcs = options.dcDirectory;
-  const dcCheck = dcs === undefined ? undefined : createDcCheck(dcs);
-
-  const badSoFar = () => ({
-    rowsRejected,
-    rejected,
-    rejectedOmitted: rowsRejected - rejected.length,
-    clamped,
-    ...(dialect === undefined ? {} : { dialect }),
-    ...(headerRow === undefined ? {} : { headerRow }),
-    ...(staged === undefined ? {} : { staged }),
-  });
+  const c = new Collector(options);
+  const yielder = createYielder();
   const fail = (reason: string): UnreadableFile => {
     source.destroy();
-    return { ok: false, format, positions, kind, reason, rowsRead, hash: undefined, ...badSoFar() };
+    return c.unreadable(reason, undefined);
   };
-  const ignore = (columns: Iterable<string>) => {
-    for (const c of columns) {
-      if (ignored.size >= MAX_IGNORED_COLUMNS) return;
-      ignored.add(showValue(c) ?? c);
-    }
-  };
-  const reject = (line: number, e: RowError) => {
-    rowsRejected++;
-    if (options.stage !== undefined) {
-      staged ??= options.stage();
-      staged.reject({ line, field: e.field, reason: e.reason, value: e.value });
-    }
-    if (rejected.length >= MAX_REJECTED_LISTED) return;
-    rejected.push(
-      e.value === undefined
-        ? { line, field: e.field, reason: e.reason }
-        : { line, field: e.field, reason: e.reason, value: e.value },
-    );
-  };
-
   try {
-    const reading = readRecords(format, source, tap, {
+    for await (const batch of c.read(source, tap)) {
+      for (const event of batch) {
+        if (yielder.due()) {
+          c.flush();
+          await yielder.pause();
+        }
+        if (event.type === 'columns') {
+          const problem = c.header(event.columns);
+          if (problem !== undefined) return fail(problem);
+          continue;
+        }
+        c.rowsRead++;
+        if (options.onProgress && c.rowsRead % 10_000 === 0) options.onProgress(c.rowsRead);
+        if (event.type === 'bad') {
+          const { line, field, reason, value } = event;
+          c.reject(line, value === undefined ? { field, reason } : { field, reason, value });
+          continue;
+        }
+        const fields = c.mapped(event.fields);
+        const handler = c.handlerOf(event.line, fields);
+        if (typeof handler === 'string') return fail(handler);
+        if (handler === undefined) continue;
+        const pending = handler.take(event.line, fields);
+        if (pending !== undefined) await pending;
+      }
+      c.flush();
+    }
+  } catch (err) {
+    if (err instanceof FileFormatError) {
+      return c.unreadable(tap.bytes === 0 ? 'empty file' : err.message, undefined);
+    }
+    c.staged?.discard();
+    throw err;
+  }
+  const hash = tap.digest();
+  if (tap.bytes === 0) return c.unreadable('empty file', hash);
+  if (c.kind === undefined || c.handler === undefined) {
+    if (options.format === 'xlsx')
+      return c.unreadable('no header row (the first worksheet holds only blank rows)', hash);
+    if (!c.objects) return c.unreadable('no header row (the file holds only blank lines)', hash);
+    if (c.rowsRead === 0) return c.unreadable('no data rows', hash);
+    return c.unreadable('no row names a kind', hash);
+  }
+  return c.collected(hash);
+}
+
+/** What one file's reading has found so far: the kind, counts, rejected rows, ignored columns. */
+class Collector {
+  readonly #options: CollectOptions;
+  readonly positions: PositionUnit;
+  /** The scratch database of the file (CollectOptions.stage), made at once. */
+  readonly staged: StagingFile | undefined;
+  kind: FileKind | undefined;
+  handler: StockHandler | ConfirmationHandler | undefined;
+  rowsRead = 0;
+  rowsRejected = 0;
+  readonly rejected: RejectedRow[] = [];
+  readonly #ignored = new Set<string>();
+  /** JSON and JSONL: rows name their own fields; the others have a header. */
+  readonly objects: boolean;
+  readonly #mapping: ReadPlan['mapping'];
+  readonly #constants: boolean;
+  dialect: Dialect | undefined;
+  headerRow: number | undefined;
+
+  constructor(options: CollectOptions) {
+    this.#options = options;
+    this.positions = positionUnit(options.format);
+    this.objects = options.format === 'json' || options.format === 'jsonl';
+    this.#mapping = options.plan?.mapping;
+    this.#constants =
+      this.#mapping !== undefined && Object.keys(this.#mapping.constants).length > 0;
+    this.staged = options.stage?.();
+  }
+
+  /** The records of the file, read as its plan says. */
+  read(source: Readable, tap: ByteTap) {
+    const plan = this.#options.plan;
+    const mapping = this.#mapping;
+    // Readers of a header rename its columns once; their rows only get the constants added.
+    const renameColumn = mapping === undefined || this.objects ? undefined : columnKey(mapping);
+    const max = this.#options.maxRecordBytes;
+    return readRecords(this.#options.format, source, tap, {
+      ...(max === undefined ? {} : { maxRecordBytes: max }),
       delimited: {
         ...plan?.delimited,
         ...(renameColumn === undefined ? {} : { renameColumn }),
         onDialect: (d) => {
-          dialect = d;
+          this.dialect = d;
         },
       },
       xlsx: {
         ...plan?.xlsx,
         ...(renameColumn === undefined ? {} : { renameColumn }),
         onHeader: (row) => {
-          headerRow = row;
+          this.headerRow = row;
         },
       },
     });
-    for await (const batch of reading) {
-      for (const event of batch) {
-        if (event.type === 'columns') {
-          const detected = detectKindWithProfile(event.columns, mapping);
-          if (!detected.ok) return fail(detected.reason);
-          kind = detected.kind;
-          ignore(detected.ignored);
-          continue;
-        }
-        rowsRead++;
-        if (options.onProgress && rowsRead % 10_000 === 0) options.onProgress(rowsRead);
-        if (event.type === 'bad') {
-          const { line, field, reason, value } = event;
-          reject(line, value === undefined ? { field, reason } : { field, reason, value });
-          continue;
-        }
-        const { line } = event;
-        let fields = event.fields;
-        if (mapping !== undefined) {
-          if (objects) fields = mapFields(fields, mapping);
-          else if (constants) addConstants(fields, mapping);
-        }
-        if (objects) {
-          const keys = Object.keys(fields);
-          const claims = objectKind(keys);
-          if (claims === undefined) {
-            reject(line, { field: '(row)', reason: 'names none of the known columns' });
-            continue;
-          }
-          if (kind === undefined) kind = mapping?.kind ?? claims;
-          else if (claims !== kind) {
-            return fail(
-              `mixed kinds: ${positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${kind.replace('_', ' ')}`,
-            );
-          }
-          if (ignored.size < MAX_IGNORED_COLUMNS) ignore(ignoredColumns(kind, keys));
-        }
-        if (kind === 'shipment_confirmations') {
-          const r = validateConfirmationRow(fields);
-          if (!r.ok) {
-            reject(line, r);
-            continue;
-          }
-          confirmations.push({ ...r.row, line });
-          rowsAccepted++;
-          continue;
-        }
-        const stockKind = kind!;
-        const r = validateStockRow(stockKind as 'factory_stock' | 'dc_stock', fields, rules);
-        if (!r.ok) {
-          reject(line, r);
-          continue;
-        }
-        const row = r.row;
-        if (stockKind === 'dc_stock' && dcCheck !== undefined) {
-          const checked = dcCheck.status(row.dc);
-          const status = typeof checked === 'string' ? checked : await checked;
-          if (status !== 'active') {
-            reject(line, {
-              field: 'distribution_centre_code',
-              reason: dcRejection(status),
-              value: showValue(row.dc),
-            });
-            continue;
-          }
-        }
-        rowsAccepted++;
-        if (row.clamped) clamped++;
-        if (options.stage !== undefined) {
-          staged ??= options.stage();
-          staged.put(
-            stockKind === 'dc_stock' ? 'dc' : 'factory',
-            row.dc,
-            row.sku,
-            row.quantity,
-            line,
-          );
-          continue;
-        }
-        const previous = stock.put(row.dc, row.sku, row.quantity, line);
-        if (previous !== undefined) {
-          dupRows++;
-          const shown = stockKind === 'dc_stock' ? `dc:${row.dc}:${row.sku}` : `factory:${row.sku}`;
-          let lines = dupLines.get(shown);
-          if (lines === undefined) {
-            if (dupLines.size < MAX_DUPLICATE_KEYS_LISTED) {
-              lines = [previous];
-              dupLines.set(shown, lines);
-            } else dupKeysOmitted++;
-          }
-          if (lines !== undefined && lines.length < MAX_LINES_PER_DUPLICATE) lines.push(line);
-        }
+  }
+
+  /** A row's fields under the API's names (a profile's mapping and constants applied). */
+  mapped(fields: Record<string, unknown>): Record<string, unknown> {
+    const mapping = this.#mapping;
+    if (mapping === undefined) return fields;
+    if (this.objects) return mapFields(fields, mapping);
+    if (this.#constants) addConstants(fields, mapping);
+    return fields;
+  }
+
+  /** A header: sets the kind, or says why the file cannot be read. */
+  header(columns: readonly string[]): string | undefined {
+    const detected = detectKindWithProfile(columns, this.#mapping);
+    if (!detected.ok) return detected.reason;
+    this.#setKind(detected.kind);
+    this.#ignore(detected.ignored);
+    return undefined;
+  }
+
+  /**
+   * The handler for a row: by the header's kind (CSV), or by the names of the row's fields (JSON,
+   * JSONL: the first row naming a kind sets it). undefined when the row was rejected; a string
+   * when the file fails (mixed kinds).
+   */
+  handlerOf(line: number, fields: Record<string, unknown>) {
+    if (this.objects) {
+      const keys = Object.keys(fields);
+      const claims = objectKind(keys);
+      if (claims === undefined) {
+        this.reject(line, { field: '(row)', reason: 'names none of the known columns' });
+        return undefined;
       }
-      staged?.flush();
+      if (this.kind === undefined) this.#setKind(this.#mapping?.kind ?? claims);
+      else if (claims !== this.kind) {
+        return `mixed kinds: ${this.positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${this.kind.replace('_', ' ')}`;
+      }
+      if (this.#ignored.size < MAX_IGNORED_COLUMNS) this.#ignore(ignoredColumns(this.kind!, keys));
     }
-  } catch (err) {
-    if (err instanceof FileFormatError) {
-      const reason = tap.bytes === 0 ? 'empty file' : err.message;
-      return {
-        ok: false,
-        format,
-        positions,
-        kind,
-        reason,
-        rowsRead,
-        hash: undefined,
-        ...badSoFar(),
-      };
-    }
-    staged?.discard();
-    throw err;
+    return this.handler;
   }
 
-  const hash = tap.digest();
-  const unreadable = (reason: string): UnreadableFile => ({
-    ok: false,
-    format,
-    positions,
-    kind,
-    reason,
-    rowsRead,
-    hash,
-    ...badSoFar(),
-  });
-  if (tap.bytes === 0) return unreadable('empty file');
-  if (kind === undefined) {
-    if (format === 'xlsx')
-      return unreadable('no header row (the first worksheet holds only blank rows)');
-    if (!objects) return unreadable('no header row (the file holds only blank lines)');
-    return unreadable(rowsRead === 0 ? 'no data rows' : 'no row names a kind');
+  #setKind(kind: FileKind): void {
+    this.kind = kind;
+    this.handler = handlerFor(
+      kind,
+      {
+        maxSkuLength: this.#options.maxSkuLength,
+        quantity: this.#options.plan?.quantity ?? {},
+        ...(this.#options.locations === undefined ? {} : { locations: this.#options.locations }),
+        ...(this.#options.dcDirectory === undefined
+          ? {}
+          : { dcDirectory: this.#options.dcDirectory }),
+        ...(this.staged === undefined ? {} : { stage: () => this.staged! }),
+      },
+      (line, e) => this.reject(line, e),
+      this.staged,
+    );
   }
-  if (rowsRead === 0) {
-    return unreadable('no data rows');
-  }
-  const duplicates =
-    staged === undefined
-      ? {
-          rows: dupRows,
-          keys: [...dupLines].map(([key, lines]) => ({ key, lines })),
-          keysOmitted: dupKeysOmitted,
-        }
-      : stagedDuplicates(staged);
-  return {
-    ok: true,
-    format,
-    positions,
-    kind,
-    rowsRead,
-    rowsAccepted,
-    rowsRejected,
-    rejected,
-    rejectedOmitted: rowsRejected - rejected.length,
-    ignoredColumns: [...ignored].sort(),
-    stock,
-    ...(staged === undefined ? {} : { staged }),
-    confirmations,
-    duplicates,
-    dcChecked: dcs !== undefined,
-    hash,
-    clamped,
-    ...(dialect === undefined ? {} : { dialect }),
-    ...(headerRow === undefined ? {} : { headerRow }),
-  };
-}
 
-function stagedDuplicates(staged: StagingFile): CollectedFile['duplicates'] {
-  const d = staged.duplicates(MAX_DUPLICATE_KEYS_LISTED, MAX_LINES_PER_DUPLICATE);
-  return {
-    rows: d.rows,
-    keys: d.keys.map((k) => ({
-      key: k.kind === 'dc' ? `dc:${k.dc}:${k.sku}` : `factory:${k.sku}`,
-      lines: k.lines,
-    })),
-    keysOmitted: d.keysOmitted,
-  };
+  #ignore(columns: Iterable<string>): void {
+    for (const c of columns) {
+      if (this.#ignored.size >= MAX_IGNORED_COLUMNS) return;
+      this.#ignored.add(showValue(c) ?? c);
+    }
+  }
+
+  /** Every rejected row is counted and staged; the first MAX_REJECTED_LISTED are kept here. */
+  reject(line: number, e: RowError): void {
+    this.rowsRejected++;
+    this.staged?.reject({ line, field: e.field, reason: e.reason, value: e.value });
+    if (this.rejected.length >= MAX_REJECTED_LISTED) return;
+    this.rejected.push(
+      e.value === undefined
+        ? { line, field: e.field, reason: e.reason }
+        : { line, field: e.field, reason: e.reason, value: e.value },
+    );
+  }
+
+  flush(): void {
+    this.handler?.flush();
+    this.staged?.flush();
+  }
+
+  unreadable(reason: string, hash: string | undefined): UnreadableFile {
+    this.flush();
+    return {
+      ok: false,
+      format: this.#options.format,
+      positions: this.positions,
+      kind: this.kind,
+      reason,
+      rowsRead: this.rowsRead,
+      hash,
+      rowsRejected: this.rowsRejected,
+      rejected: this.rejected,
+      rejectedOmitted: this.rowsRejected - this.rejected.length,
+      ...this.#readAs(),
+      ...(this.staged === undefined ? {} : { staged: this.staged }),
+    };
+  }
+
+  #readAs() {
+    const h = this.handler;
+    return {
+      clamped: h !== undefined && 'clamped' in h ? h.clamped : 0,
+      ...(this.dialect === undefined ? {} : { dialect: this.dialect }),
+      ...(this.headerRow === undefined ? {} : { headerRow: this.headerRow }),
+    };
+  }
+
+  collected(hash: string | undefined): CollectedFile | UnreadableFile {
+    const h = this.handler!;
+    if (this.rowsRead === 0) return this.unreadable('no data rows', hash);
+    this.flush();
+    const stock = 'duplicates' in h;
+    return {
+      ok: true,
+      format: this.#options.format,
+      positions: this.positions,
+      kind: this.kind!,
+      rowsRead: this.rowsRead,
+      rowsAccepted: h.accepted,
+      rowsRejected: this.rowsRejected,
+      rejected: this.rejected,
+      rejectedOmitted: this.rowsRejected - this.rejected.length,
+      ignoredColumns: [...this.#ignored].sort(),
+      stock: stock ? h.rows : new StockRows(),
+      ...(this.staged === undefined ? {} : { staged: this.staged }),
+      confirmations: stock ? [] : h.rows,
+      duplicates: stock ? h.duplicates() : { rows: 0, keys: [], keysOmitted: 0 },
+      dcChecked: this.#options.dcDirectory !== undefined,
+      locationsMapped: stock ? h.locationsMapped : 0,
+      hash,
+      ...this.#readAs(),
+    };
+  }
 }

@@ -9,7 +9,8 @@ import {
   unlink,
   utimes,
 } from 'node:fs/promises';
-import { intoPlace } from '../../files/durable.ts';
+import { dirname } from 'node:path';
+import { intoPlace, syncFolder } from '../../files/durable.ts';
 
 /** The rename used to move a file; a seam so tests can make it fail with EXDEV. */
 export type RenameFn = (from: string, to: string) => Promise<void>;
@@ -18,15 +19,22 @@ export type RenameFn = (from: string, to: string) => Promise<void>;
  * What happened to the inbox entry: `renamed` (the normal case), `copied` (inbox/ is on another
  * file system: copied, made durable, then the source removed), `removed` (a FIFO, socket or
  * device across file systems: nothing to copy, the entry was removed; its report says what it
- * was), `gone` (no longer there), `replaced` (another file now has the name: left for its turn).
+ * was), `gone` (no longer there), `replaced` (another file now has the name: left for its turn),
+ * `rewritten` (the same file, written again since it was read: left in inbox/ to be read again).
  */
-export type MoveResult = 'renamed' | 'copied' | 'removed' | 'gone' | 'replaced';
+export type MoveResult = 'renamed' | 'copied' | 'removed' | 'gone' | 'replaced' | 'rewritten';
+
+/** What identifies the entry that was read, and tells whether a regular file was written since. */
+export type ReadStats = Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>;
 
 /**
  * Moves the inbox entry `source` — the one that was read, identified by `read` (device and
- * inode) — to `destination`, in another folder of the data dir.
+ * inode) — to `destination`, in another folder of the data dir. A regular file written again
+ * since it was read (size, mtime or ctime changed: its new content was never read) is not moved.
  *
- * Within one file system this is one `rename`: atomic. When inbox/ is a mount of its own,
+ * Within one file system this is one `rename`: atomic, and both folders are flushed (fsync)
+ * before it returns, so that the move is on disk before the ledger row says the file is done.
+ * When inbox/ is a mount of its own,
  * rename fails with EXDEV and the entry is copied instead: to a hidden temp name in the
  * destination folder, fsynced, renamed into place, the folder fsynced, and only then the source
  * unlinked. A crash before the unlink leaves the source in inbox/ (and its ledger row
@@ -39,17 +47,25 @@ export type MoveResult = 'renamed' | 'copied' | 'removed' | 'gone' | 'replaced';
 export async function moveInboxEntry(
   source: string,
   destination: string,
-  read: Pick<Stats, 'dev' | 'ino'>,
+  read: ReadStats,
   renameFn: RenameFn = rename,
 ): Promise<MoveResult> {
   const now = await lstatOrUndefined(source);
   if (now === undefined) return 'gone'; // moved already (a second pass) or removed by the operator
   if (!sameEntry(now, read)) return 'replaced';
+  if (now.isFile() && rewritten(now, read)) return 'rewritten';
+  let renamed = true;
   try {
     await renameFn(source, destination);
-    return 'renamed';
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+    renamed = false;
+  }
+  if (renamed) {
+    // The rename records progress (the file is done): on disk before the ledger says so.
+    await syncFolder(dirname(destination));
+    await syncFolder(dirname(source));
+    return 'renamed';
   }
   // A FIFO, socket or device holds no content to copy (and Node cannot recreate one): it is
   // only removed from inbox/.
@@ -65,6 +81,7 @@ export async function moveInboxEntry(
   if (still === undefined) return copies ? 'copied' : 'gone';
   if (!sameEntry(still, read)) return 'replaced';
   await unlink(source);
+  await syncFolder(dirname(source));
   return copies ? 'copied' : 'removed';
 }
 
@@ -72,8 +89,8 @@ export async function moveInboxEntry(
 async function copyRegular(
   source: string,
   destination: string,
-  read: Pick<Stats, 'dev' | 'ino'>,
-): Promise<'copied' | 'gone' | 'replaced'> {
+  read: ReadStats,
+): Promise<'copied' | 'gone' | 'replaced' | 'rewritten'> {
   let from: FileHandle;
   try {
     from = await open(source, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -86,6 +103,7 @@ async function copyRegular(
   try {
     const st = await from.stat();
     if (!st.isFile() || !sameEntry(st, read)) return 'replaced';
+    if (rewritten(st, read)) return 'rewritten';
     await intoPlace(destination, async (tmp) => {
       const to = await open(tmp, 'wx', st.mode & 0o777);
       try {
@@ -117,6 +135,14 @@ async function copyContent(from: FileHandle, to: FileHandle): Promise<void> {
 
 function sameEntry(a: Pick<Stats, 'dev' | 'ino'>, b: Pick<Stats, 'dev' | 'ino'>): boolean {
   return a.ino === b.ino && a.dev === b.dev;
+}
+
+/**
+ * Whether the file was written since it was read: its size, modification time or change time
+ * differs (the change time also moves when a tool writes and then sets the old mtime back).
+ */
+function rewritten(now: ReadStats, read: ReadStats): boolean {
+  return now.size !== read.size || now.mtimeMs !== read.mtimeMs || now.ctimeMs !== read.ctimeMs;
 }
 
 async function lstatOrUndefined(path: string): Promise<Stats | undefined> {

@@ -5,12 +5,11 @@ import { dataPaths } from '../../config/dataPaths.ts';
 import type { Profile } from '../../config/profiles.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { StockKind } from '../../domain/stock.ts';
-import { writeFileAtomic } from '../../files/durable.ts';
+import type { LocationMap } from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
-import { applyDesiredStock } from '../../state/desiredStock.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
@@ -18,12 +17,7 @@ import { StagingFile } from '../../state/staging.ts';
 import { zeroAbsentKeys } from '../absent.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { isIgnoredName } from '../names.ts';
-import {
-  formatOf,
-  type InboxFormat,
-  positionUnit,
-  SUPPORTED_EXTENSIONS,
-} from '../parse/records.ts';
+import { formatOf, type InboxFormat, SUPPORTED_EXTENSIONS } from '../parse/records.ts';
 import { type ReadPlan, readPlanFor } from '../profiles.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import {
@@ -31,19 +25,29 @@ import {
   applyStagedSet,
   type BeforeApplyCheck,
   resumeStagedApplies,
-  stockSummary,
 } from './apply.ts';
-import { type CollectedFile, collectFile, type UnreadableFile } from './collect.ts';
+import {
+  type CollectedFile,
+  collectFile,
+  type RejectedRow,
+  type UnreadableFile,
+} from './collect.ts';
 import { hashHandle } from './hash.ts';
 import { moveInboxEntry, type RenameFn } from './move.ts';
 import {
+  baseReport,
+  confirmationsReport,
+  duplicateReport,
   type FileReport,
-  MAX_CONFIRMATIONS_LISTED,
+  failedReport,
   type ReadingFields,
-  type ReportOutcome,
+  type ReportBase,
   reportPathFor,
+  stockReport,
   storedName,
+  writeReportFile,
 } from './report.ts';
+import { fileSourceTime } from './sourceTime.ts';
 
 export interface IngestDeps {
   readonly db: StateDb;
@@ -52,6 +56,10 @@ export interface IngestDeps {
   readonly dcDirectory: DcDirectory;
   readonly clock?: Clock;
   readonly maxSkuLength: number;
+  /** Largest record of a file in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
+  readonly maxRecordBytes?: number;
+  /** The stock rules' `locations` now in force (ERP location code → portal DC code). */
+  readonly locations?: () => LocationMap;
   /** The inbox profiles in force (INBOX_PROFILES_FILE, re-read on change); none: the defaults. */
   readonly profiles?: () => readonly Profile[];
   /**
@@ -74,6 +82,8 @@ export interface IngestDeps {
     readonly afterChunk?: (applyId: number) => void;
     readonly rename?: RenameFn;
   };
+  /** A reason to send the file to failed/ unread (attempts.ts: too many failed attempts). */
+  readonly giveUp?: (st: Stats) => string | undefined;
 }
 
 /** held: a check of the "before apply" step held the file; nothing was applied. */
@@ -201,6 +211,11 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     return finishCommitted(ctx, open, st);
   }
 
+  const givenUp = deps.giveUp?.(st);
+  if (givenUp !== undefined) {
+    return commitUnreadable(ctx, st, hash, { ok: false, ...unread(name), reason: givenUp });
+  }
+
   const prior = duplicateSource(ctx, hash);
   if (prior !== undefined) return commitDuplicate(ctx, st, hash, prior);
 
@@ -220,7 +235,9 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
   const collected = await collectFile(handle.createReadStream({ start: 0, autoClose: false }), {
     format,
     maxSkuLength: deps.maxSkuLength,
+    maxRecordBytes: deps.maxRecordBytes,
     dcDirectory: deps.dcDirectory,
+    ...(deps.locations ? { locations: deps.locations() } : {}),
     plan: ctx.plan,
     stage: () => StagingFile.create(deps.dataDir),
     onProgress: (rows) => {
@@ -235,30 +252,23 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     staged?.discard();
     throw new FileChangedError(name);
   }
-  if (!collected.ok || collected.rowsAccepted === 0 || collected.kind === 'shipment_confirmations')
-    staged?.discard();
-  if (!collected.ok) return commitUnreadable(ctx, st, hash, collected);
-  if (collected.rowsAccepted === 0) {
-    return commitUnreadable(ctx, st, hash, {
-      ...collected,
-      ok: false,
-      reason: 'every row was rejected',
-    });
-  }
-  if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
-    // A full export needs the portal's stock of its kind known before its keys can be zeroed.
-    const kind = collected.kind === 'dc_stock' ? 'dc' : 'factory';
-    if (ctx.plan.absent === 'zero') {
-      try {
-        await knowPortalStock(ctx, kind);
-      } catch (err) {
-        staged.discard(); // the file stays in inbox/ and is read again
-        throw err;
-      }
+  try {
+    if (!collected.ok) return await commitUnreadable(ctx, st, hash, collected, staged);
+    if (collected.rowsAccepted === 0) {
+      const reason = 'every row was rejected';
+      return await commitUnreadable(ctx, st, hash, { ...collected, ok: false, reason }, staged);
     }
-    return commitStaged(ctx, st, hash, collected, staged);
+    if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
+      // A full export needs the portal's stock of its kind known before its keys can be zeroed
+      // (when it cannot be read, the file stays in inbox/ and is read again).
+      const kind = collected.kind === 'dc_stock' ? 'dc' : 'factory';
+      if (ctx.plan.absent === 'zero') await knowPortalStock(ctx, kind);
+      return await commitStaged(ctx, st, hash, collected, staged);
+    }
+    return await commitCollected(ctx, st, hash, collected, staged);
+  } finally {
+    staged?.discard();
   }
-  return commitCollected(ctx, st, hash, collected);
 }
 
 /**
@@ -291,6 +301,16 @@ function readingOf(
   };
 }
 
+/** Every rejected row, from the scratch database, when more were rejected than kept in memory. */
+function allRejections(
+  staged: StagingFile | undefined,
+  counts: { readonly rowsRejected?: number; readonly rejected?: readonly unknown[] },
+): Iterable<RejectedRow> | undefined {
+  if (staged === undefined) return undefined;
+  if ((counts.rowsRejected ?? 0) <= (counts.rejected?.length ?? 0)) return undefined;
+  return staged.rejections();
+}
+
 /**
  * A file whose content was applied before is a duplicate, unless a newer file of the same kind
  * (or, for stock, a snapshot) was applied since: then it is applied again, as the newest word.
@@ -316,42 +336,16 @@ type Unreadable = Omit<UnreadableFile, 'format' | 'kind' | 'positions' | 'hash'>
   readonly ignoredColumns?: string[];
 };
 
-function baseReport(
+/** The report's common fields, and how the file was read (`reading`: what was collected). */
+function base(
   ctx: Ctx,
-  fields: {
-    ledgerId: number;
-    storedAs: string;
-    outcome: ReportOutcome;
-    format: InboxFormat | undefined;
-    kind: FileKind | undefined | null;
-    hash: string | null;
-    size: number;
-  },
+  fields: Omit<ReportBase, 'file' | 'receivedAt' | 'now'>,
+  reading?: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'>,
+  absentZeroed = 0,
 ): FileReport {
-  const now = ctx.clock.now();
   return {
-    file: ctx.name,
-    storedAs: fields.storedAs,
-    ledgerId: fields.ledgerId,
-    outcome: fields.outcome,
-    kind: fields.kind ?? null,
-    format: fields.format ?? null,
-    positions: fields.format ? positionUnit(fields.format) : 'line',
-    contentHash: fields.hash === null ? null : `sha256:${fields.hash}`,
-    size: fields.size,
-    rowsRead: 0,
-    rowsAccepted: 0,
-    rowsRejected: 0,
-    rejected: [],
-    rejectedOmitted: 0,
-    duplicates: { rows: 0, keys: [], keysOmitted: 0 },
-    ignoredColumns: [],
-    ...readingOf(ctx, undefined),
-    timing: {
-      receivedAt: new Date(ctx.receivedAt).toISOString(),
-      finishedAt: new Date(now).toISOString(),
-      ms: now - ctx.receivedAt,
-    },
+    ...baseReport({ ...fields, file: ctx.name, receivedAt: ctx.receivedAt, now: ctx.clock.now() }),
+    ...readingOf(ctx, reading, absentZeroed),
   };
 }
 
@@ -421,10 +415,15 @@ function commitRows(
 }
 
 /** Continues after commit: moves the file, or defers to whoever got there first. */
-function afterCommit(ctx: Ctx, done: CommitResult, st: Stats): Promise<FileOutcome> {
+function afterCommit(
+  ctx: Ctx,
+  done: CommitResult,
+  st: Stats,
+  rejections?: Iterable<RejectedRow>,
+): Promise<FileOutcome> {
   if (done === 'gone') return Promise.resolve(nothing('missing', 'no longer in inbox/'));
   if (done === 'raced') return processInboxFile(ctx.path, ctx.deps);
-  return finishMove(ctx, done.entry, done.report, st);
+  return finishMove(ctx, done.entry, done.report, st, rejections);
 }
 
 /**
@@ -455,43 +454,33 @@ async function commitStaged(
       const result = commitRows(
         ctx,
         { kind: c.kind, hash, size: st.size, ino: st.ino },
-        (ledgerId, storedAs) => ({
-          ...baseReport(ctx, {
-            ledgerId,
-            storedAs,
-            outcome: 'processed',
-            format: c.format,
-            kind: c.kind,
-            hash,
-            size: st.size,
-          }),
-          rowsRead: c.rowsRead,
-          rowsAccepted: c.rowsAccepted,
-          rowsRejected: c.rowsRejected,
-          rejected: c.rejected,
-          rejectedOmitted: c.rejectedOmitted,
-          duplicates: c.duplicates,
-          ignoredColumns: c.ignoredColumns,
-          ...readingOf(ctx, c, absentZeroed),
-          distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-          // Completed by the merge's last transaction.
-          stock: stockSummary({
-            rows: 0,
-            differing: 0,
-            newlyPending: 0,
-            failuresCleared: 0,
-            superseded: 0,
-          }),
-        }),
+        (ledgerId, storedAs) =>
+          stockReport(
+            base(
+              ctx,
+              {
+                ledgerId,
+                storedAs,
+                outcome: 'processed',
+                format: c.format,
+                kind: c.kind,
+                hash,
+                size: st.size,
+              },
+              c,
+              absentZeroed,
+            ),
+            c,
+          ),
       );
       if (typeof result !== 'object') return { applyId: undefined, result };
-      // The file's modification time orders files: one applied late (after a crash) never
-      // overwrites the rows of a newer file.
+      // The file's modification time (never later than when it was seen) orders files: one
+      // applied late (after a crash) never overwrites the rows of a newer file.
       const applyId = recordStagedApply(deps.db, {
         stagedFile,
         source: `file:${result.entry.id}`,
         fileId: result.entry.id,
-        sourceAt: Math.floor(st.mtimeMs),
+        sourceAt: fileSourceTime(ctx.name, st, ctx.receivedAt, deps.log),
         appliedAt: ctx.clock.now(),
       });
       return { applyId, result };
@@ -512,6 +501,7 @@ async function commitStaged(
     ctx,
     { entry: fresh, report: JSON.parse(fresh.report!) as FileReport },
     st,
+    allRejections(staged, c),
   );
   return { ...outcome, pendingKeys: out.totals.differing };
 }
@@ -527,79 +517,41 @@ function applyDeps(deps: IngestDeps): ApplyDeps {
   };
 }
 
+/** A confirmations file: its rows stored in the commit transaction itself. */
 async function commitCollected(
   ctx: Ctx,
   st: Stats,
   hash: string,
   c: CollectedFile,
+  staged: StagingFile | undefined,
 ): Promise<FileOutcome> {
-  let pendingKeys: number | undefined;
-  let counts: FileOutcome['confirmations'];
-  let corrections: ConfirmationResult[] = [];
+  let results: ConfirmationResult[] = [];
   const committed = commit(
     ctx,
     { kind: c.kind, hash, size: st.size, ino: st.ino },
     (ledgerId, storedAs) => {
-      const now = ctx.clock.now();
-      const base = baseReport(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'processed',
-        format: c.format,
-        kind: c.kind,
-        hash,
-        size: st.size,
-      });
-      const common = {
-        ...base,
-        rowsRead: c.rowsRead,
-        rowsAccepted: c.rowsAccepted,
-        rowsRejected: c.rowsRejected,
-        rejected: c.rejected,
-        rejectedOmitted: c.rejectedOmitted,
-        duplicates: c.duplicates,
-        ignoredColumns: c.ignoredColumns,
-        ...readingOf(ctx, c),
-      };
-      if (c.kind === 'shipment_confirmations') {
-        const results = storeConfirmations(ctx.deps.db, c.confirmations, { fileId: ledgerId, now });
-        const tally = { new: 0, duplicate: 0, conflict: 0 };
-        for (const r of results) tally[r.outcome]++;
-        counts = tally;
-        corrections = results.filter((r) => r.replaced !== undefined);
-        const listed: ConfirmationResult[] = results.slice(0, MAX_CONFIRMATIONS_LISTED);
-        return {
-          ...common,
-          confirmations: { ...tally, rows: listed, rowsOmitted: results.length - listed.length },
-        };
-      }
-      const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
-      // The file's modification time orders files: one applied late (after a crash) never
-      // overwrites the rows of a newer file.
-      const applied = applyDesiredStock(
-        ctx.deps.db,
-        kind,
-        c.stock.values(),
-        `file:${ledgerId}`,
-        now,
-        Math.floor(st.mtimeMs),
-      );
-      pendingKeys = applied.differing;
-      return {
-        ...common,
-        distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
-        stock: {
-          keys: applied.rows,
-          differingFromPortal: applied.differing,
-          newlyPending: applied.newlyPending,
-          failuresReplaced: applied.failuresCleared,
-          supersededByNewerFile: applied.superseded,
+      const b = base(
+        ctx,
+        {
+          ledgerId,
+          storedAs,
+          outcome: 'processed',
+          format: c.format,
+          kind: c.kind,
+          hash,
+          size: st.size,
         },
-      };
+        c,
+      );
+      results = storeConfirmations(ctx.deps.db, c.confirmations, {
+        fileId: ledgerId,
+        now: ctx.clock.now(),
+      });
+      return confirmationsReport(b, c, results);
     },
   );
-  const outcome = await afterCommit(ctx, committed, st);
-  for (const r of corrections) {
+  const outcome = await afterCommit(ctx, committed, st, allRejections(staged, c));
+  for (const r of results) {
     for (const old of r.replaced ?? []) {
       ctx.deps.log.info(
         {
@@ -614,11 +566,10 @@ async function commitCollected(
       );
     }
   }
-  return {
-    ...outcome,
-    ...(pendingKeys === undefined ? {} : { pendingKeys }),
-    ...(counts === undefined ? {} : { confirmations: counts }),
-  };
+  if (typeof committed !== 'object') return outcome;
+  const counts = { new: 0, duplicate: 0, conflict: 0 };
+  for (const r of results) counts[r.outcome]++;
+  return { ...outcome, confirmations: counts };
 }
 
 async function commitUnreadable(
@@ -626,31 +577,31 @@ async function commitUnreadable(
   st: Stats,
   hash: string,
   u: Unreadable,
+  staged?: StagingFile,
 ): Promise<FileOutcome> {
   const committed = commit(
     ctx,
     { kind: u.kind ?? null, hash, size: st.size, ino: st.ino },
-    (ledgerId, storedAs) => ({
-      ...baseReport(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'failed',
-        format: u.format,
-        kind: u.kind,
-        hash,
-        size: st.size,
-      }),
-      reason: u.reason,
-      rowsRead: u.rowsRead,
-      rowsAccepted: u.rowsAccepted ?? 0,
-      rowsRejected: u.rowsRejected ?? 0,
-      rejected: u.rejected ?? [],
-      rejectedOmitted: u.rejectedOmitted ?? 0,
-      ignoredColumns: u.ignoredColumns ?? [],
-      ...readingOf(ctx, u),
-    }),
+    (ledgerId, storedAs) =>
+      failedReport(
+        base(
+          ctx,
+          {
+            ledgerId,
+            storedAs,
+            outcome: 'failed',
+            format: u.format,
+            kind: u.kind,
+            hash,
+            size: st.size,
+          },
+          u,
+        ),
+        u.reason,
+        u,
+      ),
   );
-  return afterCommit(ctx, committed, st);
+  return afterCommit(ctx, committed, st, allRejections(staged, u));
 }
 
 async function commitDuplicate(
@@ -663,19 +614,19 @@ async function commitDuplicate(
   const committed = commit(
     ctx,
     { kind: prior.kind as FileKind | null, hash, size: st.size, ino: st.ino },
-    (ledgerId, storedAs) => ({
-      ...baseReport(ctx, {
-        ledgerId,
-        storedAs,
-        outcome: 'duplicate',
-        format: priorReport?.format ?? formatOf(ctx.name),
-        kind: prior.kind as FileKind | null,
-        hash,
-        size: st.size,
-      }),
-      reason: `same content as ${prior.name} (ledger ${prior.id}), already applied; nothing changed`,
-      duplicateOf: { ledgerId: prior.id, file: prior.name, storedAs: prior.destName },
-    }),
+    (ledgerId, storedAs) =>
+      duplicateReport(
+        base(ctx, {
+          ledgerId,
+          storedAs,
+          outcome: 'duplicate',
+          format: priorReport?.format ?? formatOf(ctx.name),
+          kind: prior.kind as FileKind | null,
+          hash,
+          size: st.size,
+        }),
+        prior,
+      ),
   );
   return afterCommit(ctx, committed, st);
 }
@@ -693,7 +644,7 @@ async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
     ctx,
     { kind: null, hash: `special:${st.ino}`, size: 0, ino: st.ino },
     (ledgerId, storedAs) => ({
-      ...baseReport(ctx, {
+      ...base(ctx, {
         ledgerId,
         storedAs,
         outcome: 'failed',
@@ -734,13 +685,14 @@ async function finishMove(
   entry: LedgerEntry,
   report: FileReport,
   st: Stats,
+  rejections?: Iterable<RejectedRow>,
 ): Promise<FileOutcome> {
   const { deps, ledger } = ctx;
   const paths = dataPaths(deps.dataDir);
   const folder = report.outcome === 'failed' ? paths.failed : paths.processed;
   const destination = join(folder, entry.destName!);
   const reportPath = reportPathFor(destination);
-  await writeFileAtomic(reportPath, `${JSON.stringify(report, null, 2)}\n`);
+  await writeReportFile(reportPath, report, rejections);
   await moveIfSame(ctx, destination, st);
   ledger.finish(entry.id, report.outcome, ctx.clock.now());
 
@@ -796,8 +748,8 @@ function countsOf(report: FileReport) {
 
 /**
  * Moves the inbox file into place (see moveInboxEntry: a rename, or a durable copy when inbox/
- * is another file system), unless it is no longer the file that was read (removed, or replaced
- * by a new file of the same name: that one is left for its own turn).
+ * is another file system), unless it is no longer the file that was read (removed, replaced
+ * by a new file of the same name, or written again since it was read: left for its own turn).
  */
 async function moveIfSame(ctx: Ctx, destination: string, read: Stats): Promise<void> {
   const { log } = ctx.deps;
@@ -806,6 +758,11 @@ async function moveIfSame(ctx: Ctx, destination: string, read: Stats): Promise<v
     log.warn(
       { event: 'file.replaced', file: ctx.name },
       `${ctx.name} was replaced while it was handled; the new file is read on its own`,
+    );
+  } else if (moved === 'rewritten') {
+    log.warn(
+      { event: 'file.rewritten', file: ctx.name },
+      `${ctx.name} was written again after it was read; it stays in inbox/ and is read again`,
     );
   } else if (moved === 'copied') {
     log.info(
@@ -831,6 +788,10 @@ function nothing(status: 'missing' | 'skipped', reason: string): FileOutcome {
     reportPath: null,
     reason,
   };
+}
+
+function unread(name: string) {
+  return { format: formatOf(name), kind: undefined, rowsRead: 0, clamped: 0 } as const;
 }
 
 function isCode(err: unknown, code: string): boolean {

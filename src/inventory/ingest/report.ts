@@ -1,9 +1,13 @@
+import { open } from 'node:fs/promises';
+import { emptyOfferSummary, type OfferSummary } from '../../domain/stockRules.ts';
+import { intoPlace } from '../../files/durable.ts';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
+import type { ApplyResult } from '../../state/desiredStock.ts';
 import { fitName } from '../names.ts';
 import type { TextEncoding } from '../parse/encoding.ts';
-import type { InboxFormat, PositionUnit } from '../parse/records.ts';
+import { type InboxFormat, type PositionUnit, positionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
-import type { DuplicateKey, RejectedRow } from './collect.ts';
+import type { CollectedFile, DuplicateKey, RejectedRow } from './collect.ts';
 
 /** Most per-row confirmation outcomes listed in a report; the rest are counted. */
 export const MAX_CONFIRMATIONS_LISTED = 10_000;
@@ -52,6 +56,8 @@ export interface FileReport extends ReadingFields {
   };
   readonly ignoredColumns: readonly string[];
   readonly distributionCentresChecked?: boolean;
+  /** DC rows whose ERP location code was mapped to a portal DC code (STOCK_RULES_FILE). */
+  readonly locationsMapped?: number;
   readonly stock?: {
     readonly keys: number;
     readonly differingFromPortal: number;
@@ -59,6 +65,8 @@ export interface FileReport extends ReadingFields {
     readonly failuresReplaced: number;
     /** Rows not applied because a newer file (by modification time) or snapshot set the key. */
     readonly supersededByNewerFile: number;
+    /** The ERP's and the offered quantities under the stock rules (STOCK_RULES_FILE). */
+    readonly offers?: OfferSummary;
   };
   readonly confirmations?: {
     readonly new: number;
@@ -129,4 +137,201 @@ export function parseStoredName(
 
 export function reportPathFor(storedPath: string): string {
   return `${storedPath}.report.json`;
+}
+
+/** What every report says, whatever happened to the file. */
+export interface ReportBase {
+  readonly file: string;
+  readonly receivedAt: number;
+  readonly now: number;
+  readonly ledgerId: number;
+  readonly storedAs: string;
+  readonly outcome: ReportOutcome;
+  readonly format: InboxFormat | undefined;
+  readonly kind: FileKind | undefined | null;
+  readonly hash: string | null;
+  readonly size: number;
+}
+
+export function baseReport(b: ReportBase): FileReport {
+  return {
+    file: b.file,
+    storedAs: b.storedAs,
+    ledgerId: b.ledgerId,
+    outcome: b.outcome,
+    kind: b.kind ?? null,
+    format: b.format ?? null,
+    positions: b.format ? positionUnit(b.format) : 'line',
+    contentHash: b.hash === null ? null : `sha256:${b.hash}`,
+    size: b.size,
+    rowsRead: 0,
+    rowsAccepted: 0,
+    rowsRejected: 0,
+    rejected: [],
+    rejectedOmitted: 0,
+    duplicates: { rows: 0, keys: [], keysOmitted: 0 },
+    ignoredColumns: [],
+    profile: null,
+    encoding: null,
+    delimiter: null,
+    headerLine: null,
+    clamped: 0,
+    absentZeroed: 0,
+    timing: {
+      receivedAt: new Date(b.receivedAt).toISOString(),
+      finishedAt: new Date(b.now).toISOString(),
+      ms: b.now - b.receivedAt,
+    },
+  };
+}
+
+/** The counts and lists of a file that was read (processed, or failed as a whole). */
+export interface ReadCounts {
+  readonly rowsRead: number;
+  readonly rowsAccepted?: number;
+  readonly rowsRejected?: number;
+  readonly rejected?: readonly RejectedRow[];
+  readonly rejectedOmitted?: number;
+  readonly ignoredColumns?: readonly string[];
+}
+
+/** A file that cannot be applied as a whole: why, and what was read of it. */
+export function failedReport(base: FileReport, reason: string, u: ReadCounts): FileReport {
+  return {
+    ...base,
+    reason,
+    rowsRead: u.rowsRead,
+    rowsAccepted: u.rowsAccepted ?? 0,
+    rowsRejected: u.rowsRejected ?? 0,
+    rejected: u.rejected ?? [],
+    rejectedOmitted: u.rejectedOmitted ?? 0,
+    ignoredColumns: u.ignoredColumns ?? [],
+  };
+}
+
+/** A processed file: its counts, rejected rows, duplicates and ignored columns. */
+export function readReport(base: FileReport, c: CollectedFile): FileReport {
+  return {
+    ...base,
+    rowsRead: c.rowsRead,
+    rowsAccepted: c.rowsAccepted,
+    rowsRejected: c.rowsRejected,
+    rejected: c.rejected,
+    rejectedOmitted: c.rejectedOmitted,
+    duplicates: c.duplicates,
+    ignoredColumns: c.ignoredColumns,
+  };
+}
+
+/** A processed stock file; `stock` is completed by the merge's last transaction. */
+export function stockReport(base: FileReport, c: CollectedFile, applied?: ApplyResult): FileReport {
+  return {
+    ...readReport(base, c),
+    distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
+    locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
+    stock: stockSummary(
+      applied ?? {
+        rows: 0,
+        differing: 0,
+        newlyPending: 0,
+        failuresCleared: 0,
+        superseded: 0,
+        offers: emptyOfferSummary(),
+      },
+    ),
+  };
+}
+
+/** The `stock` part of a report. */
+export function stockSummary(t: ApplyResult): NonNullable<FileReport['stock']> {
+  return {
+    keys: t.rows,
+    differingFromPortal: t.differing,
+    newlyPending: t.newlyPending,
+    failuresReplaced: t.failuresCleared,
+    supersededByNewerFile: t.superseded,
+    offers: t.offers,
+  };
+}
+
+/** A processed confirmations file, with the outcome of each row (the first 10,000). */
+export function confirmationsReport(
+  base: FileReport,
+  c: CollectedFile,
+  results: readonly ConfirmationResult[],
+): FileReport {
+  const tally = { new: 0, duplicate: 0, conflict: 0 };
+  for (const r of results) tally[r.outcome]++;
+  const listed = results.slice(0, MAX_CONFIRMATIONS_LISTED);
+  return {
+    ...readReport(base, c),
+    confirmations: { ...tally, rows: listed, rowsOmitted: results.length - listed.length },
+  };
+}
+
+/** Content already applied: nothing changed. */
+export function duplicateReport(
+  base: FileReport,
+  prior: { readonly id: number; readonly name: string; readonly destName: string | null },
+): FileReport {
+  return {
+    ...base,
+    reason: `same content as ${prior.name} (ledger ${prior.id}), already applied; nothing changed`,
+    duplicateOf: { ledgerId: prior.id, file: prior.name, storedAs: prior.destName },
+  };
+}
+
+/** A value no report holds, and how JSON.stringify writes it: where the streamed list goes. */
+const REJECTED_MARK = '\u0000rejected\u0000';
+const REJECTED_SLOT = JSON.stringify(REJECTED_MARK);
+
+/**
+ * Writes a report atomically and durably. With `rejections` (every rejected row, read a page at
+ * a time), the `rejected` list is streamed from it into the file, one row per line, instead of
+ * being built as one string: a file with a million bad rows names each of them in bounded
+ * memory; `rejectedOmitted` is then 0.
+ */
+export async function writeReportFile(
+  path: string,
+  report: FileReport,
+  rejections?: Iterable<RejectedRow>,
+): Promise<void> {
+  if (rejections === undefined) {
+    await intoPlace(path, (tmp) => writeAll(tmp, [`${JSON.stringify(report, null, 2)}\n`]));
+    return;
+  }
+  const text = JSON.stringify({ ...report, rejected: REJECTED_MARK, rejectedOmitted: 0 }, null, 2);
+  const at = text.indexOf(REJECTED_SLOT);
+  const head = text.slice(0, at);
+  const tail = `${text.slice(at + REJECTED_SLOT.length)}\n`;
+  await intoPlace(path, (tmp) => writeAll(tmp, streamRejected(head, rejections, tail)));
+}
+
+function* streamRejected(
+  head: string,
+  rows: Iterable<RejectedRow>,
+  tail: string,
+): Generator<string> {
+  yield `${head}[`;
+  let first = true;
+  let chunk = '';
+  for (const r of rows) {
+    chunk += `${first ? '' : ','}\n    ${JSON.stringify(r)}`;
+    first = false;
+    if (chunk.length >= 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  yield `${chunk}${first ? ']' : '\n  ]'}${tail}`;
+}
+
+async function writeAll(path: string, parts: Iterable<string>): Promise<void> {
+  const handle = await open(path, 'w', 0o644);
+  try {
+    for (const part of parts) await handle.write(part);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }

@@ -6,7 +6,12 @@ import { ByteTap } from './byteTap.ts';
 import { detectDelimiter, isBlankLine } from './dialect.ts';
 import { DecodeStream, type EncodingChoice, type TextEncoding } from './encoding.ts';
 import { headerColumns, isBlankRow } from './header.ts';
-import { FileFormatError, type RecordEvent } from './records.ts';
+import {
+  DEFAULT_MAX_RECORD_BYTES,
+  FileFormatError,
+  type RecordEvent,
+  recordTooLong,
+} from './records.ts';
 
 /** How to read one delimited file; every field has the contract's default. */
 export interface DelimitedOptions {
@@ -18,7 +23,8 @@ export interface DelimitedOptions {
   readonly headerLine?: number;
   /**
    * Largest record (and header line) in bytes of decoded text; a longer one makes the file
-   * unreadable instead of filling memory. Unset: no cap (as the plain CSV reader today).
+   * unreadable, naming its line, instead of filling memory. Default DEFAULT_MAX_RECORD_BYTES
+   * (INBOX_MAX_RECORD_BYTES).
    */
   readonly maxRecordBytes?: number;
   /** Called once the header is found, with what the file is read as (for the report). */
@@ -59,13 +65,16 @@ export async function* readDelimited(
   options: DelimitedOptions = {},
 ): AsyncGenerator<RecordEvent[]> {
   const headerLine = options.headerLine ?? 1;
+  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const decoder = new DecodeStream(options.encoding ?? 'auto');
   const decoded = pipeline(source, tap, decoder, () => {});
   const chunks = decoded[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
   let finished = false;
+  let headLineSeen = headerLine;
   try {
-    const head = await findHeader(chunks, headerLine, options.maxRecordBytes);
+    const head = await findHeader(chunks, headerLine, maxRecordBytes);
     if (head === undefined) return; // nothing but blank lines: no header
+    headLineSeen = head.line;
     const delimiter =
       options.delimiter === undefined || options.delimiter === 'auto'
         ? detectDelimiter(head.text)
@@ -78,7 +87,7 @@ export async function* readDelimited(
       relax_column_count: true,
       skip_empty_lines: false,
       info: true,
-      ...(options.maxRecordBytes === undefined ? {} : { max_record_size: options.maxRecordBytes }),
+      max_record_size: maxRecordBytes,
     });
     // Counts line feeds in what csv-parse is fed (from the header on), to turn its byte offsets
     // into lines; its hash is not used.
@@ -124,6 +133,9 @@ export async function* readDelimited(
     finished = true;
   } catch (err) {
     if (err instanceof CsvError) {
+      if (err.code === 'CSV_MAX_RECORD_SIZE') {
+        throw recordTooLong(csvLine(err, headLineSeen), maxRecordBytes);
+      }
       throw new FileFormatError(`not readable as delimited text: ${err.message}`, { cause: err });
     }
     throw err;
@@ -149,20 +161,20 @@ interface Head {
 async function findHeader(
   chunks: AsyncIterator<Buffer>,
   headerLine: number,
-  maxBytes: number | undefined,
+  maxBytes: number,
 ): Promise<Head | undefined> {
   let buf: Buffer = Buffer.alloc(0);
   let line = 1;
   for (;;) {
     // Take every whole line in buf.
     for (let lf = buf.indexOf(10); lf !== -1; lf = buf.indexOf(10)) {
-      if (maxBytes !== undefined && lf > maxBytes) throw tooLong(line, headerLine, maxBytes);
+      if (lf > maxBytes) throw tooLong(line, headerLine, maxBytes);
       const text = buf.subarray(0, lf).toString('utf8');
       if (line >= headerLine && !isBlankLine(text)) return { line, text, rest: buf };
       buf = buf.subarray(lf + 1);
       line++;
     }
-    if (maxBytes !== undefined && buf.length > maxBytes) throw tooLong(line, headerLine, maxBytes);
+    if (buf.length > maxBytes) throw tooLong(line, headerLine, maxBytes);
     const next = await chunks.next();
     if (next.done) {
       const text = buf.toString('utf8');
@@ -180,8 +192,9 @@ async function findHeader(
 }
 
 function tooLong(line: number, headerLine: number, maxBytes: number): FileFormatError {
-  const where = line <= headerLine ? ' (looking for the header)' : '';
-  return new FileFormatError(`line ${line} is longer than ${maxBytes} bytes${where}`);
+  const err = recordTooLong(line, maxBytes);
+  if (line <= headerLine) err.message += ', looking for the header';
+  return err;
 }
 
 /** The bytes already read, then the rest of the chunks. */
@@ -192,4 +205,10 @@ async function* continueWith(first: Buffer, rest: AsyncIterator<Buffer>): AsyncG
     if (next.done) return;
     yield next.value;
   }
+}
+
+/** The line (of the text csv-parse was fed, numbered from `first`) a CsvError happened on. */
+function csvLine(err: CsvError, first: number): number {
+  const lines = (err as CsvError & { lines?: unknown }).lines;
+  return typeof lines === 'number' ? first + lines - 1 : first;
 }

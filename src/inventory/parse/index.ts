@@ -3,7 +3,7 @@ import type { ByteTap } from './byteTap.ts';
 import { type DelimitedOptions, readDelimited } from './delimited.ts';
 import { readJsonArray } from './json.ts';
 import { readJsonLines } from './jsonl.ts';
-import type { InboxFormat, RecordEvent } from './records.ts';
+import { DEFAULT_MAX_RECORD_BYTES, type InboxFormat, type RecordEvent } from './records.ts';
 import { readXlsx, type XlsxOptions } from './xlsx.ts';
 
 export { ByteTap } from './byteTap.ts';
@@ -15,13 +15,16 @@ export * from './records.ts';
 export interface ReaderOptions {
   readonly delimited?: DelimitedOptions;
   readonly xlsx?: XlsxOptions;
+  /** Largest record in bytes (INBOX_MAX_RECORD_BYTES; DEFAULT_MAX_RECORD_BYTES when unset). */
+  readonly maxRecordBytes?: number;
 }
 
 /**
  * Reads the records of a file of the given format from a byte stream that goes through `tap`, in
  * batches (one await per batch, not per row). Delimited text of every dialect and encoding goes
  * through readDelimited (encoding and delimiter detected unless the options say), workbooks
- * through readXlsx.
+ * through readXlsx. A record of delimited text or JSON Lines over `maxRecordBytes` makes the file
+ * unreadable (FileFormatError naming its line) before more than that is held.
  */
 export function readRecords(
   format: InboxFormat,
@@ -29,14 +32,15 @@ export function readRecords(
   tap: ByteTap,
   options: ReaderOptions = {},
 ): AsyncGenerator<RecordEvent[]> {
+  const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   switch (format) {
     case 'csv':
-      return readDelimited(source, tap, options.delimited);
+      return readDelimited(source, tap, { ...options.delimited, maxRecordBytes });
     case 'xlsx':
       return readXlsx(source, tap, options.xlsx);
     case 'json':
       return readJsonArray(source, tap);
     case 'jsonl':
-      return readJsonLines(source, tap);
+      return readJsonLines(source, tap, maxRecordBytes);
   }
 }

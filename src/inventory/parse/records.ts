@@ -38,6 +38,16 @@ export class FileFormatError extends Error {
   }
 }
 
+/** Default largest record (a JSON Lines line, a CSV row) in bytes: INBOX_MAX_RECORD_BYTES. */
+export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
+
+/** The file holds a record over the cap: it is unreadable, and the reason names where. */
+export function recordTooLong(line: number, maxBytes: number): FileFormatError {
+  return new FileFormatError(
+    `line ${line}: a record longer than ${maxBytes} bytes (the INBOX_MAX_RECORD_BYTES limit)`,
+  );
+}
+
 /**
  * The format an inbox file name says, by extension in any case (product contract, "Inbox
  * files"): `.csv` `.txt` `.tsv` delimited text, `.xlsx`, `.json`, `.jsonl` `.ndjson`; undefined

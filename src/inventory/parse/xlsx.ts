@@ -1,5 +1,4 @@
 import { pipeline, type Readable } from 'node:stream';
-import ExcelJS from 'exceljs';
 import { BATCH } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
 import { headerColumns, isBlankRow } from './header.ts';
@@ -49,6 +48,9 @@ export async function* readXlsx(
   options: XlsxOptions = {},
 ): AsyncGenerator<RecordEvent[]> {
   const headerLine = options.headerLine ?? 1;
+  // Loaded on the first workbook, not with every command: exceljs takes a few hundred ms to load,
+  // which `status` or `health` should not pay.
+  const { default: ExcelJS } = await import('exceljs');
   let sourceError: unknown;
   source.once('error', (err) => {
     sourceError = err;

@@ -1,6 +1,13 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import { sourceTime } from '../../domain/sourceTime.ts';
+import {
+  emptyOfferSummary,
+  type LocationMap,
+  mapLocation,
+  type OfferSummary,
+} from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
@@ -13,6 +20,7 @@ import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
 import { applyStagedSet, type BeforeApplyCheck } from '../ingest/apply.ts';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
+import { createYielder } from '../yielder.ts';
 
 export interface SnapshotDeps {
   readonly db: StateDb;
@@ -25,6 +33,8 @@ export interface SnapshotDeps {
   readonly dcQuery: string;
   readonly dcDirectory: DcDirectory;
   readonly maxSkuLength: number;
+  /** ERP location code → portal DC code (STOCK_RULES_FILE), applied before the rows are checked. */
+  readonly locations?: LocationMap;
   /** The data dir: the staged set is written under its staging/ folder. */
   readonly dataDir: string;
   /** The "before apply" step (see src/inventory/ingest/apply.ts). */
@@ -52,6 +62,8 @@ export interface SnapshotCounts {
   readonly rowsRejected: number;
   /** Rows superseded by a later row with the same key (the last one wins). */
   readonly duplicateRows: number;
+  /** Rows whose location code was mapped to a portal DC code (`locations`). */
+  readonly locationsMapped: number;
 }
 
 export type SnapshotOutcome =
@@ -61,8 +73,10 @@ export type SnapshotOutcome =
       readonly dc: SnapshotCounts;
       /** Keys the snapshot did not name, set to 0 (SNAPSHOT_ABSENT=zero), per kind. */
       readonly absentZeroed: { factory: number; dc: number };
-      /** Keys whose desired quantity now differs from the known remote one. */
+      /** Keys whose offered quantity now differs from the known remote one. */
       readonly pendingKeys: number;
+      /** What the stock rules made of the ERP's quantities (both kinds). */
+      readonly offers: OfferSummary;
       readonly ms: number;
     }
   | {
@@ -94,13 +108,10 @@ class SnapshotFailure extends Error {
   }
 }
 
-/** Rows read from the snapshot per step; the event loop runs between steps. */
-const READ_CHUNK = 5000;
-
 /**
  * Reads the ERP snapshot: a fresh read-only connection, both queries in one read transaction
- * (one consistent picture), each read a chunk of rows at a time (`iterate()`, yielding to the
- * event loop between chunks), rows checked like file rows (bad ones logged and counted) and
+ * (one consistent picture), each read row by row (`iterate()`), the event loop running every
+ * 10 ms in between, rows checked like file rows (bad ones logged and counted) and
  * staged in a scratch database; then the staged set is applied as desired stock (source
  * 'snapshot') through the same steps as a file (src/inventory/ingest/apply.ts: the "before
  * apply" checks, one commit point, a chunked merge). SKUs absent from the snapshot are left as
@@ -137,7 +148,8 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     }
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
-    const writtenAt = snapshotWrittenAt(deps.snapshotDb);
+    // Never later than now: a snapshot dated in the future would pin its rows until then.
+    const writtenAt = sourceTime(snapshotWrittenAt(deps.snapshotDb), started).at;
     const applied = await applyStagedSet(
       {
         db: deps.db,
@@ -160,6 +172,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         return { applyId };
       },
     );
+    staging.discard();
     staging = undefined;
     if (applied.status === 'held') {
       deps.log.warn(
@@ -175,6 +188,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       dc: { ...dc },
       absentZeroed,
       pendingKeys: pending,
+      offers: applied.status === 'applied' ? applied.totals.offers : emptyOfferSummary(),
       ms: clock.now() - started,
     };
     if (rejections.length > 0) {
@@ -195,6 +209,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         dc: outcome.dc,
         ...(deps.absent === 'zero' ? { absentZeroed } : {}),
         pendingKeys: pending,
+        offers: outcome.offers,
         ms: outcome.ms,
       },
       'snapshot read',
@@ -233,19 +248,23 @@ async function knowPortalStock(deps: SnapshotDeps): Promise<void> {
   }
 }
 
+/**
+ * The file and its WAL; an empty WAL counts as none: opening a WAL database whose writer closed
+ * cleanly (its WAL checkpointed and removed) creates an empty one, even read-only.
+ */
+function snapshotFiles(path: string) {
+  return [path, `${path}-wal`].map((p, i) => {
+    const st = statSync(p, { throwIfNoEntry: false });
+    return st === undefined || (i === 1 && st.size === 0) ? undefined : st;
+  });
+}
+
 function snapshotWrittenAt(path: string): number {
-  return Math.max(
-    ...[path, `${path}-wal`].map((p) =>
-      Math.floor(statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? 0),
-    ),
-  );
+  return Math.max(...snapshotFiles(path).map((st) => Math.floor(st?.mtimeMs ?? 0)));
 }
 
 function fingerprint(path: string): string {
-  const parts = [path, `${path}-wal`].map((p) => {
-    const st = statSync(p, { throwIfNoEntry: false });
-    return st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-';
-  });
+  const parts = snapshotFiles(path).map((st) => (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-'));
   if (parts[0] === '-') throw new SnapshotFailure('missing', 'the snapshot file does not exist');
   return parts.join('|');
 }
@@ -255,6 +274,7 @@ type Counts = {
   rowsAccepted: number;
   rowsRejected: number;
   duplicateRows: number;
+  locationsMapped: number;
 };
 
 async function readBoth(
@@ -315,7 +335,14 @@ async function gather(
     );
   }
   const kind = which === 'dc' ? 'dc_stock' : 'factory_stock';
-  const counts: Counts = { rowsRead: 0, rowsAccepted: 0, rowsRejected: 0, duplicateRows: 0 };
+  const counts: Counts = {
+    rowsRead: 0,
+    rowsAccepted: 0,
+    rowsRejected: 0,
+    duplicateRows: 0,
+    locationsMapped: 0,
+  };
+  const locations = which === 'dc' ? deps.locations : undefined;
   const reject = (e: RowError) => {
     counts.rowsRejected++;
     if (rejections.length < LOGGED_REJECTIONS) {
@@ -330,43 +357,48 @@ async function gather(
   };
   const rows = stmt.raw(true).iterate() as IterableIterator<unknown[]>;
   try {
-    let done = false;
-    while (!done) {
-      // One chunk of rows, then the event loop runs (the read transaction stays open).
-      for (let n = 0; n < READ_CHUNK; n++) {
-        const next = rows.next();
-        if (next.done) {
-          done = true;
-          break;
+    const yielder = createYielder();
+    for (;;) {
+      // The event loop runs every 10 ms of reading (the read transaction stays open).
+      if (yielder.due()) {
+        staging.flush();
+        await yielder.pause();
+      }
+      const next = rows.next();
+      if (next.done) break;
+      const raw = next.value;
+      counts.rowsRead++;
+      const fields: Record<string, unknown> = {};
+      for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
+      if (locations !== undefined) {
+        const m = mapLocation(fields.distribution_centre_code, locations);
+        if (m.mapped) {
+          fields.distribution_centre_code = m.value;
+          counts.locationsMapped++;
         }
-        const raw = next.value;
-        counts.rowsRead++;
-        const fields: Record<string, unknown> = {};
-        for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
-        const r = validateStockRow(kind, fields, deps);
-        if (!r.ok) {
-          reject(r);
+      }
+      const r = validateStockRow(kind, fields, deps);
+      if (!r.ok) {
+        reject(r);
+        continue;
+      }
+      const row = r.row;
+      if (dcCheck !== undefined) {
+        const checked = dcCheck.status(row.dc);
+        const status = typeof checked === 'string' ? checked : await checked;
+        if (status !== 'active') {
+          reject({
+            field: 'distribution_centre_code',
+            reason: dcRejection(status),
+            value: row.dc,
+          });
           continue;
         }
-        const row = r.row;
-        if (dcCheck !== undefined) {
-          const checked = dcCheck.status(row.dc);
-          const status = typeof checked === 'string' ? checked : await checked;
-          if (status !== 'active') {
-            reject({
-              field: 'distribution_centre_code',
-              reason: dcRejection(status),
-              value: row.dc,
-            });
-            continue;
-          }
-        }
-        counts.rowsAccepted++;
-        staging.put(which, row.dc, row.sku, row.quantity, counts.rowsRead);
       }
-      staging.flush();
-      if (!done) await new Promise<void>((resolve) => setImmediate(resolve));
+      counts.rowsAccepted++;
+      staging.put(which, row.dc, row.sku, row.quantity, counts.rowsRead);
     }
+    staging.flush();
   } catch (err) {
     rows.return?.();
     if (err instanceof SnapshotFailure) throw err;

@@ -3,6 +3,7 @@ import { link, lstat, readdir, unlink } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { type FSWatcher, watch } from 'chokidar';
 import { dataPaths, ensureDataDirs } from '../../config/dataPaths.ts';
+import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { Logger } from '../../log/logger.ts';
 import { fitName, type InboxEntry, isIgnoredName } from '../names.ts';
 
@@ -22,6 +23,8 @@ export interface InboxWatcherOptions {
    */
   readonly onFile: (entry: InboxEntry) => void | Promise<void>;
   readonly log: Logger;
+  /** Measures the stability delay (the checks themselves run on real timers). Default: system. */
+  readonly clock?: Clock;
 }
 
 interface Pending {
@@ -45,9 +48,11 @@ export class InboxWatcher {
   #tick: NodeJS.Timeout | undefined;
   #scan: NodeJS.Timeout | undefined;
   #stopped = true;
+  readonly #clock: Clock;
 
   constructor(options: InboxWatcherOptions) {
     this.#opts = options;
+    this.#clock = options.clock ?? systemClock;
     this.#inbox = dataPaths(options.dataDir).inbox;
   }
 
@@ -118,7 +123,7 @@ export class InboxWatcher {
       return;
     }
     // One time for the whole scan: files found together become ready together, oldest first.
-    const now = Date.now();
+    const now = this.#clock.now();
     for (const raw of names) {
       const name = raw.toString('utf8');
       if (Buffer.from(name).equals(raw)) await this.#observe(name, true, now);
@@ -179,7 +184,7 @@ export class InboxWatcher {
     }
   }
 
-  async #observe(name: string, rescan: boolean, now = Date.now()): Promise<void> {
+  async #observe(name: string, rescan: boolean, now = this.#clock.now()): Promise<void> {
     if (this.#stopped || isIgnoredName(name)) return;
     const path = join(this.#inbox, name);
     const st = await this.#stat(name);
@@ -203,7 +208,10 @@ export class InboxWatcher {
       return;
     }
     const p = this.#pending.get(name);
-    if (p === undefined || p.sig !== sig) this.#pending.set(name, { sig, since: now });
+    if (p === undefined || p.sig !== sig) {
+      this.#pending.set(name, { sig, since: now });
+      this.#settling(name, st, rescan ? 'scan' : 'event');
+    }
     this.#schedule();
   }
 
@@ -219,7 +227,7 @@ export class InboxWatcher {
   /** Re-reads each pending file's signature; offers those unchanged for the stability delay. */
   async #check(): Promise<void> {
     const ready: InboxEntry[] = [];
-    const now = Date.now();
+    const now = this.#clock.now();
     for (const [name, p] of [...this.#pending]) {
       const path = join(this.#inbox, name);
       const st = await this.#stat(name);
@@ -229,11 +237,20 @@ export class InboxWatcher {
       if (sig !== p.sig) {
         p.sig = sig;
         p.since = now;
+        this.#settling(name, st, 'check');
       } else if (now - p.since >= this.#opts.stabilityMs) {
         ready.push({ path, name, size: st.size, mtimeMs: st.mtimeMs, ino: st.ino });
       }
     }
     this.#offer(ready);
+  }
+
+  /** A file seen new or changed: it is offered once it stays so for the stability delay. */
+  #settling(name: string, st: Stats, seenBy: 'event' | 'scan' | 'check'): void {
+    this.#opts.log.debug(
+      { event: 'inbox.settling', file: name, size: st.size, seenBy },
+      'file seen; waiting for it to stop changing',
+    );
   }
 
   #offer(entries: InboxEntry[]): void {

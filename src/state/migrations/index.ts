@@ -5,6 +5,9 @@ import { outboxHandovers } from './005-outbox-handovers.ts';
 import { retentionIndexes } from './007-retention-indexes.ts';
 import { shipmentWatch } from './009-shipment-watch.ts';
 import { stagedApply } from './010-staged-apply.ts';
+import { inboxAttempts } from './011-inbox-attempts.ts';
+import { stockPushes } from './013-stock-pushes.ts';
+import { stockRules } from './016-stock-rules.ts';
 
 export interface Migration {
   readonly version: number;
@@ -21,4 +24,7 @@ export const migrations: readonly Migration[] = [
   { version: 7, name: 'retention-indexes', sql: retentionIndexes },
   { version: 9, name: 'shipment-watch', sql: shipmentWatch },
   { version: 10, name: 'staged-apply', sql: stagedApply },
+  { version: 11, name: 'inbox-attempts', sql: inboxAttempts },
+  { version: 13, name: 'stock-pushes', sql: stockPushes },
+  { version: 16, name: 'stock-rules', sql: stockRules },
 ];

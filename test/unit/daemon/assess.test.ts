@@ -20,9 +20,11 @@ function status(over: Partial<Status> = {}): Status {
       freesAt: null,
       server: null,
     },
+    callsByLane: { shipments: 0, operator: 0, stock: 0, reconcile: 0 },
     eta: { calls: 0, at: null },
     token: null,
     loginBlock: null,
+    foreignLogins: { lastHour: 0, lastAt: null },
     shipments: {
       open: 0,
       exported: 0,
@@ -61,6 +63,18 @@ describe('assess', () => {
       'stock differences are pending with no successful push for long',
       '3 stock item(s) rejected by the portal, retried with back-off: see `supplier-sync failures`',
     ]);
+  });
+
+  it('is degraded by repeated foreign logins, not by one', () => {
+    const one = { foreignLogins: { lastHour: 1, lastAt: now - 1000 } };
+    expect(assess({ status: status(one) }).verdict).toBe('healthy');
+    const a = assess({ status: status({ foreignLogins: { lastHour: 3, lastAt: now - 1000 } }) });
+    expect(a).toEqual({
+      verdict: 'degraded',
+      reasons: [
+        'the portal invalidated our token 3 times in the last hour: another client is logging in with this account',
+      ],
+    });
   });
 
   it('needs a person for what waiting cannot mend, those reasons first', () => {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileGlob, globMatches } from '../../../src/domain/glob.ts';
 
@@ -38,5 +39,55 @@ describe('glob matcher', () => {
     expect(compileGlob('*a*a*a*a*a*a*a*b')(text)).toBe(false);
     // Not a timing assertion of speed, a guard against catastrophic backtracking (seconds+).
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe('glob matcher without ?', () => {
+  /** The character walk every pattern used before the fast path for patterns without `?`. */
+  const walk = (pattern: string, text: string): boolean => {
+    const p = Array.from(pattern.toLowerCase());
+    const t = Array.from(text.toLowerCase());
+    let pi = 0;
+    let ti = 0;
+    let star = -1;
+    let resume = 0;
+    while (ti < t.length) {
+      const c = p[pi];
+      if (c === '*') {
+        star = pi++;
+        resume = ti;
+      } else if (c !== undefined && c === t[ti]) {
+        pi++;
+        ti++;
+      } else if (star >= 0) {
+        pi = star + 1;
+        ti = ++resume;
+      } else return false;
+    }
+    while (p[pi] === '*') pi++;
+    return pi === p.length;
+  };
+
+  it('agrees with the character walk on random patterns and texts', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[ab*é]{0,8}$/),
+        fc.stringMatching(/^[abAé]{0,10}$/),
+        (pattern, text) => compileGlob(pattern)(text) === walk(pattern, text),
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  it.each([
+    ['ab*ab', 'ab', false],
+    ['ab*ba', 'aba', false],
+    ['a*a', 'a', false],
+    ['*a*a*', 'aa', true],
+    ['SKU-00001*', 'sku-000012', true],
+    ['*7', 'SKU-0000007', true],
+    ['*7', 'SKU-0000070', false],
+  ])('%s matches %s: %s', (pattern, text, expected) => {
+    expect(compileGlob(pattern)(text)).toBe(expected);
   });
 });

@@ -1,0 +1,150 @@
+import { keyString, parseKeyString, type StockKey } from '../domain/stock.ts';
+import type { StateDb } from '../state/db.ts';
+import {
+  readShipmentFacts,
+  readStockFacts,
+  type ShipmentFacts,
+  type StockFacts,
+} from '../state/keyFacts.ts';
+
+/**
+ * `explain KEY`: the story of one stock key or one shipment, read from state.db at one moment.
+ * `explainKey` gives plain data with epoch-ms times (the text output renders them as local
+ * times); `explanationJson` is the stable `--json` shape, times as ISO 8601.
+ */
+
+export type ExplainTarget =
+  | { readonly type: 'stock'; readonly key: StockKey }
+  | { readonly type: 'shipment'; readonly orderNumber: string };
+
+/**
+ * `factory:SKU`, `dc:CODE:SKU` or `shipment:ORDER` (a trailing `:shipped` / `:collected`, as
+ * `failures` prints confirmation keys, names the same order); undefined when it is none of them.
+ */
+export function parseExplainKey(text: string): ExplainTarget | undefined {
+  const s = /^shipment:(.+?)(?::(?:shipped|collected))?$/.exec(text);
+  if (s) return s[1]!.trim() === '' ? undefined : { type: 'shipment', orderNumber: s[1]! };
+  const key = parseKeyString(text);
+  if (key === undefined || key.sku.trim() === '') return undefined;
+  return { type: 'stock', key };
+}
+
+export interface StockExplanation {
+  readonly type: 'stock';
+  readonly key: StockKey;
+  readonly facts: StockFacts;
+  /** The id of a held file (or snapshot read) that names the key; null when none. */
+  readonly held: number | null;
+}
+
+export interface ShipmentExplanation {
+  readonly type: 'shipment';
+  readonly facts: ShipmentFacts;
+}
+
+export type Explanation = StockExplanation | ShipmentExplanation;
+
+/** What state.db knows of the target; undefined when it knows nothing at all of it. */
+export function explainKey(db: StateDb, target: ExplainTarget): Explanation | undefined {
+  if (target.type === 'shipment') {
+    const facts = readShipmentFacts(db, target.orderNumber);
+    if (facts.shipment === null && facts.confirmations.length === 0) return undefined;
+    return { type: 'shipment', facts };
+  }
+  const facts = readStockFacts(db, target.key);
+  const known =
+    facts.desired !== null ||
+    facts.remote !== null ||
+    facts.pendingSince !== null ||
+    facts.failure !== null ||
+    facts.lastPush !== null;
+  if (!known) return undefined;
+  return { type: 'stock', key: target.key, facts, held: null };
+}
+
+const iso = (ms: number | null | undefined): string | null =>
+  ms === null || ms === undefined || ms === 0 ? null : new Date(ms).toISOString();
+
+/** The `explain --json` object (stable field names; times as ISO 8601 or null). */
+export function explanationJson(e: Explanation): Record<string, unknown> {
+  if (e.type === 'shipment') return shipmentJson(e.facts);
+  const f = e.facts;
+  const d = f.desired;
+  return {
+    key: keyString(e.key),
+    kind: e.key.kind,
+    dc: e.key.kind === 'dc' ? e.key.dc : null,
+    sku: e.key.sku,
+    erpQuantity: d?.erpQuantity ?? null,
+    offeredQuantity: d === null ? null : d.excluded ? null : d.quantity,
+    excluded: d?.excluded ?? false,
+    portalQuantity: f.remote?.quantity ?? null,
+    portalSeenAt: iso(f.remote?.seenAt),
+    pending: f.pendingSince !== null,
+    pendingSince: iso(f.pendingSince),
+    source:
+      d === null
+        ? null
+        : d.sourceFileId === null
+          ? { snapshot: true, at: iso(d.sourceAt), appliedAt: iso(d.appliedAt) }
+          : {
+              file: f.file?.name ?? null,
+              line: d.sourceLine,
+              at: iso(d.sourceAt),
+              appliedAt: iso(d.appliedAt),
+              fileId: d.sourceFileId,
+              storedAs: f.file?.storedAs ?? null,
+            },
+    rule: d?.rule ?? null,
+    failure: f.failure && {
+      error: f.failure.error,
+      attempts: f.failure.attempts,
+      nextAttemptAt: iso(f.failure.nextAttemptAt),
+      quantity: f.failure.quantity,
+      notFound: f.failure.notFound,
+      firstFailedAt: iso(f.failure.firstFailedAt),
+      lastFailedAt: iso(f.failure.lastFailedAt),
+    },
+    lastPush: f.lastPush && {
+      at: iso(f.lastPush.at),
+      outcome: f.lastPush.outcome,
+      quantity: f.lastPush.quantity,
+      portalHeld: f.lastPush.held,
+      error: f.lastPush.error,
+    },
+    held: e.held,
+  };
+}
+
+function shipmentJson(f: ShipmentFacts): Record<string, unknown> {
+  const s = f.shipment;
+  return {
+    key: `shipment:${f.orderNumber}`,
+    orderNumber: f.orderNumber,
+    shipment: s?.record ?? null,
+    listed: s && {
+      firstSeenAt: iso(s.firstSeenAt),
+      lastSeenAt: iso(s.lastSeenAt),
+      leftListAt: iso(s.leftListAt),
+    },
+    outboxFile: s?.exportFile
+      ? { name: s.exportFile, at: iso(s.exportedAt), inOutbox: !s.exportUnfinished }
+      : null,
+    confirmedAt: iso(s?.confirmedAt),
+    unconfirmedWarnedAt: iso(s?.unconfirmedWarnedAt),
+    confirmations: f.confirmations.map((c) => ({
+      action: c.action,
+      carrier: c.carrier,
+      trackingNumber: c.trackingNumber,
+      isCollected: c.isCollected,
+      outcome: c.status,
+      error: c.error,
+      attempts: c.attempts,
+      nextAttemptAt: c.status === 'pending' ? iso(c.nextAttemptAt) : null,
+      file: c.file?.name ?? null,
+      line: c.line,
+      receivedAt: iso(c.receivedAt),
+      confirmedAt: iso(c.confirmedAt),
+    })),
+  };
+}

@@ -1,0 +1,240 @@
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStateDb, type StateDb } from '../../src/state/db.ts';
+import { applyDesiredStock } from '../../src/state/desiredStock.ts';
+import { PendingStock } from '../../src/state/pendingStock.ts';
+import { RemoteStock } from '../../src/state/remoteStock.ts';
+import { StockFailures } from '../../src/state/stockFailures.ts';
+import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
+import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
+
+let box: Sandbox;
+let db: StateDb;
+afterEach(async () => {
+  db?.close();
+  await box.cleanup();
+});
+
+function open(label: string) {
+  box = makeSandbox(label);
+  db = openStateDb(join(box.dataDir, 'state.db'));
+  return db;
+}
+
+const rowsOf = (kind: string) =>
+  db
+    .prepare(
+      'SELECT dc, sku, erp_quantity AS erp, quantity, rule, excluded FROM desired_stock WHERE kind = ? ORDER BY dc, sku',
+    )
+    .all(kind);
+const pendingKeys = () =>
+  db
+    .prepare("SELECT kind || ':' || dc || ':' || sku AS k FROM pending_stock ORDER BY 1")
+    .pluck()
+    .all();
+
+const RULES = [
+  { sku: 'DISC-*', exclude: true },
+  { kind: 'dc' as const, dc: 'DC-LON', buffer: 2 },
+  { sku: 'SKU-1*', buffer: 5, percent: 50, max: 100 },
+];
+
+describe('desired stock under stock rules (real SQLite)', () => {
+  it('stores ERP and offered quantities and the rule; excluded keys are never pending', () => {
+    open('rules-apply');
+    setStockRules(db, RULES);
+    rederiveOffers(db, 1);
+    const applied = applyDesiredStock(
+      db,
+      'dc',
+      [
+        { dc: 'DC-LON', sku: 'A', quantity: 10 },
+        { dc: 'DC-BER', sku: 'A', quantity: 10 },
+        { dc: 'DC-BER', sku: 'SKU-100', quantity: 300 },
+        { dc: 'DC-BER', sku: 'DISC-1', quantity: 7 },
+      ],
+      'file:1',
+      10,
+    );
+    expect(rowsOf('dc')).toEqual([
+      { dc: 'DC-BER', sku: 'A', erp: 10, quantity: 10, rule: null, excluded: 0 },
+      {
+        dc: 'DC-BER',
+        sku: 'DISC-1',
+        erp: 7,
+        quantity: 7,
+        rule: 'rules[0]: sku DISC-* → exclude',
+        excluded: 1,
+      },
+      {
+        dc: 'DC-BER',
+        sku: 'SKU-100',
+        erp: 300,
+        quantity: 100,
+        rule: 'rules[2]: sku SKU-1* → buffer 5, percent 50, max 100',
+        excluded: 0,
+      },
+      {
+        dc: 'DC-LON',
+        sku: 'A',
+        erp: 10,
+        quantity: 8,
+        rule: 'rules[1]: kind dc, dc DC-LON → buffer 2',
+        excluded: 0,
+      },
+    ]);
+    expect(applied.differing).toBe(3);
+    expect(pendingKeys()).toEqual(['dc:DC-BER:A', 'dc:DC-BER:SKU-100', 'dc:DC-LON:A']);
+    expect(applied.offers).toMatchObject({
+      erpUnits: 327,
+      offeredUnits: 118,
+      adjusted: 2,
+      excluded: 1,
+      byRule: [
+        { rule: 'rules[0]: sku DISC-* → exclude', keys: 1 },
+        { rule: 'rules[1]: kind dc, dc DC-LON → buffer 2', keys: 1 },
+        { rule: 'rules[2]: sku SKU-1* → buffer 5, percent 50, max 100', keys: 1 },
+      ],
+    });
+    expect(applied.offers.examples).toContainEqual({
+      key: 'dc:DC-BER:DISC-1',
+      erp: 7,
+      offered: null,
+      rule: 'rules[0]: sku DISC-* → exclude',
+    });
+  });
+
+  it('compares the offered quantity with the portal; reads never make an excluded key pending', () => {
+    open('rules-remote');
+    setStockRules(db, RULES);
+    rederiveOffers(db, 1);
+    const remote = new RemoteStock(db);
+    remote.storeRead(
+      [
+        { kind: 'factory', dc: '', sku: 'SKU-1', quantity: 100, platformSku: null },
+        { kind: 'factory', dc: '', sku: 'DISC-2', quantity: 3, platformSku: null },
+      ],
+      5,
+    );
+    applyDesiredStock(
+      db,
+      'factory',
+      [
+        { dc: '', sku: 'SKU-1', quantity: 900 }, // offers 100: what the portal holds
+        { dc: '', sku: 'DISC-2', quantity: 50 },
+      ],
+      'file:1',
+      10,
+    );
+    expect(pendingKeys()).toEqual([]);
+    expect(
+      remote.storeRead(
+        [{ kind: 'factory', dc: '', sku: 'DISC-2', quantity: 4, platformSku: null }],
+        20,
+      ),
+    ).toBe(0);
+    expect(pendingKeys()).toEqual([]);
+    // A key made pending otherwise (a failure retry) is settled, never sent.
+    new PendingStock(db).mark([{ kind: 'factory', dc: '', sku: 'DISC-2' }], 30);
+    const next = new PendingStock(db).next('factory', 10);
+    expect(next).toEqual([
+      { kind: 'factory', dc: '', sku: 'DISC-2', desired: 4, remote: 4, failure: null },
+    ]);
+  });
+
+  it('re-derives every key when the rules change, making pending only keys whose offer changed', () => {
+    open('rules-rederive');
+    applyDesiredStock(
+      db,
+      'factory',
+      [
+        { dc: '', sku: 'A-1', quantity: 10 },
+        { dc: '', sku: 'A-2', quantity: 0 },
+        { dc: '', sku: 'B-1', quantity: 10 },
+        { dc: '', sku: 'C-1', quantity: 10 },
+      ],
+      'file:1',
+      10,
+    );
+    db.exec('DELETE FROM pending_stock');
+    const failures = new StockFailures(db);
+    const retry = { baseMs: 1000, maxMs: 10_000, notFoundMs: 10_000 };
+    failures.record(
+      { kind: 'factory', dc: '', sku: 'C-1', quantity: 10 },
+      'boom',
+      false,
+      11,
+      retry,
+    );
+    failures.record(
+      { kind: 'factory', dc: '', sku: 'B-1', quantity: 10 },
+      'boom',
+      false,
+      11,
+      retry,
+    );
+
+    // Unchanged rules: nothing to do.
+    expect(rederiveOffers(db, 20).ran).toBe(false);
+
+    setStockRules(db, [
+      { sku: 'A-*', buffer: 2 },
+      { sku: 'C-*', exclude: true },
+    ]);
+    const r = rederiveOffers(db, 30);
+    // A-2 offered 0 → 0 (buffer 2 on 0): its rule changed, its offer did not.
+    expect(r).toEqual({
+      changed: 3,
+      offerChanged: 1,
+      newlyPending: 1,
+      newlyExcluded: 1,
+      noLongerExcluded: 0,
+      failuresCleared: 1,
+      ran: true,
+    });
+    expect(pendingKeys()).toEqual(['factory::A-1']);
+    expect(failures.list().map((f) => f.sku)).toEqual(['B-1']);
+    expect(rowsOf('factory')).toEqual([
+      {
+        dc: '',
+        sku: 'A-1',
+        erp: 10,
+        quantity: 8,
+        rule: 'rules[0]: sku A-* → buffer 2',
+        excluded: 0,
+      },
+      {
+        dc: '',
+        sku: 'A-2',
+        erp: 0,
+        quantity: 0,
+        rule: 'rules[0]: sku A-* → buffer 2',
+        excluded: 0,
+      },
+      { dc: '', sku: 'B-1', erp: 10, quantity: 10, rule: null, excluded: 0 },
+      {
+        dc: '',
+        sku: 'C-1',
+        erp: 10,
+        quantity: 10,
+        rule: 'rules[1]: sku C-* → exclude',
+        excluded: 1,
+      },
+    ]);
+
+    // The same rules again (a restart): nothing runs.
+    expect(rederiveOffers(db, 40).ran).toBe(false);
+
+    // Back to no rules: C-1 is offered again, A-1 back to 10; A-2 stays 0.
+    db.exec('DELETE FROM pending_stock');
+    setStockRules(db, []);
+    const back = rederiveOffers(db, 50);
+    expect(back).toMatchObject({
+      changed: 3,
+      offerChanged: 2,
+      noLongerExcluded: 1,
+      newlyPending: 2,
+    });
+    expect(pendingKeys()).toEqual(['factory::A-1', 'factory::C-1']);
+  });
+});
