@@ -34,6 +34,12 @@ function status(over: Partial<Status> = {}): Status {
     },
     last: { ingest: null, push: null, pushSuccess: null, reconcile: null, poll: null },
     stale: false,
+    reconcile: {
+      minIntervalMs: 900_000,
+      lastFullRead: { factory: null, dc: null },
+      inProgress: { factory: null, dc: null },
+      driftedKeys: { factory: 0, dc: 0 },
+    },
     ...over,
   };
 }
