@@ -16,7 +16,12 @@
  * real SQLite state.db in a temp dir. Each scenario runs once per portal bulk limit (default: 1000,
  * equal to BULK_BATCH_SIZE, and 400, below it, which makes the client learn the limit).
  *
- *   node bench/economy.ts [--skus 100000] [--portal-limits 1000,400] [--quick | --scale S] [--json]
+ * - drift (issue #15, bench/lib/drift.ts): the daemon's lanes in virtual time with the real budget
+ *   of 3,600 calls an hour: how long until 1 % drift made behind an otherwise idle daemon's back is
+ *   repaired, what a full pass costs, and whether a backlog of pushes is slowed by re-reading.
+ *
+ *   node bench/economy.ts [--skus 100000] [--portal-limits 1000,400] [--only calls,drift,backlog]
+ *                         [--quick | --scale S] [--json]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,9 +41,15 @@ import { pushPending } from '../src/sync/push.ts';
 import { reconcileAll } from '../src/sync/reconcile.ts';
 import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
+import { backlogScenario, driftScenario } from './lib/drift.ts';
 import { type BenchRow, emitResult, fmtInt, fmtRatio, peakRssMiB } from './lib/result.ts';
 
-const args = benchArgs({ skus: { type: 'string' }, 'portal-limits': { type: 'string' } });
+const args = benchArgs({
+  skus: { type: 'string' },
+  'portal-limits': { type: 'string' },
+  only: { type: 'string' },
+});
+const only = new Set(String(args.values.only ?? 'calls,drift,backlog').split(','));
 const skus = sized(args.values.skus, 100_000, args.scale, 100);
 const portalLimits = String(args.values['portal-limits'] ?? '1000,400')
   .split(',')
@@ -300,11 +311,23 @@ async function firstStart(portalLimit: number) {
 
 const steady = [];
 const first = [];
-for (const limit of portalLimits) {
+for (const limit of only.has('calls') ? portalLimits : []) {
   console.error(`economy: ${fmtInt(skus)} SKUs × 3 DCs, portal bulk limit ${limit}: steady state…`);
   steady.push(await steadyState(limit));
   console.error(`economy: portal bulk limit ${limit}: first start…`);
   first.push(await firstStart(limit));
+}
+let drift: Awaited<ReturnType<typeof driftScenario>> | undefined;
+const backlog: Awaited<ReturnType<typeof backlogScenario>>[] = [];
+if (only.has('drift')) {
+  console.error(`economy: drift, ${fmtInt(skus)} SKUs × 3 DCs, 3,600 calls/h, virtual time…`);
+  drift = await driftScenario(dir, skus, log);
+}
+if (only.has('backlog')) {
+  for (const rereading of [true, false]) {
+    console.error(`economy: backlog of pushes, re-reading ${rereading ? 'on' : 'off'}…`);
+    backlog.push(await backlogScenario(dir, skus, log, rereading));
+  }
 }
 await removeDir();
 
@@ -348,6 +371,48 @@ for (const [i, s] of steady.entries()) {
   });
 }
 
+if (drift) {
+  const d = drift;
+  const c = d.callsUntilRepaired;
+  rows.push({
+    measure: `full pass, idle re-reading: factory / DC pages (${fmtInt(skus)} SKUs × 3 DCs)`,
+    result: `${fmtInt(d.passPages.factory)} + ${fmtInt(d.passPages.dc)} calls`,
+    reference: `min ${fmtInt(Math.ceil(skus / READ_PAGE_SIZE.factory))} + ${fmtInt(Math.ceil((3 * skus) / READ_PAGE_SIZE.dc))}`,
+    ratio: fmtRatio(
+      d.passPages.factory + d.passPages.dc,
+      Math.ceil(skus / READ_PAGE_SIZE.factory) + Math.ceil((3 * skus) / READ_PAGE_SIZE.dc),
+    ),
+  });
+  rows.push({
+    measure: `1 % drift behind an idle daemon's back (${fmtInt(d.drifted.factory)} factory + ${fmtInt(d.drifted.dc)} DC keys), 3,600 calls/h: time until repaired`,
+    result: `factory median ${d.repairMin.factory.median.toFixed(0)} min, all ${d.repairMin.factory.max.toFixed(0)} min; DC median ${d.repairMin.dc.median.toFixed(0)} min, all ${d.repairMin.dc.max.toFixed(0)} min`,
+    reference: `one DC pass at the lane's 2,700 calls/h ≈ ${((d.passPages.dc / 2700) * 60).toFixed(0)} min`,
+    ratio: '–',
+  });
+  rows.push({
+    measure: 'calls until the drift was repaired (reads; pushes)',
+    result: `${fmtInt(c.read.factory + c.read.dc)} reads (${fmtInt(c.read.factory)} + ${fmtInt(c.read.dc)}); ${fmtInt(c.write.factory + c.write.dc)} pushes (${c.write.factory} + ${c.write.dc}), ${c.rateLimited} × 429`,
+    reference: `min pushes ${Math.ceil(d.drifted.factory / BATCH) + Math.ceil(d.drifted.dc / BATCH)}`,
+    ratio: fmtRatio(
+      c.write.factory + c.write.dc,
+      Math.ceil(d.drifted.factory / BATCH) + Math.ceil(d.drifted.dc / BATCH),
+    ),
+  });
+}
+for (const b of backlog) {
+  const h = b.firstHour;
+  const off = backlog.find((x) => !x.rereading);
+  rows.push({
+    measure: `backlog of ${fmtInt(b.calls)} bulk calls (batch 100), re-reading ${b.rereading ? 'on for 2 h before' : 'off'}: first hour's calls, pushes / reads`,
+    result: `${fmtInt(h.write.factory + h.write.dc)} / ${fmtInt(h.read.factory + h.read.dc)}, done after ${b.doneMin.toFixed(0)} min, ${h.rateLimited} × 429`,
+    reference:
+      b.rereading && off
+        ? `off: ${fmtInt(off.firstHour.write.factory + off.firstHour.write.dc)} / 0, ${off.doneMin.toFixed(0)} min`
+        : 'push lane 3,300/h',
+    ratio: b.rereading && off ? fmtRatio(b.doneMin, off.doneMin) : '–',
+  });
+}
+
 const wallS = (performance.now() - started) / 1000;
 console.log(`economy: ${fmtInt(skus)} SKUs × 3 DCs, 1 % of keys changed, BULK_BATCH_SIZE ${BATCH}`);
 console.log('');
@@ -368,6 +433,6 @@ if (args.json) {
     wallS,
     peakRssMiB: peakRssMiB(),
     rows,
-    data: { skus, batch: BATCH, steady, first },
+    data: { skus, batch: BATCH, steady, first, drift, backlog },
   });
 }

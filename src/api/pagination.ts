@@ -17,6 +17,8 @@ export interface Page<T> {
   readonly prevCursor: string | null;
   /** meta.per_page as the portal said, when it did. */
   readonly perPage: number | undefined;
+  /** meta.total (rows in the whole list), when the portal says it; the spec does not show it. */
+  readonly total: number | undefined;
 }
 
 export interface WalkOptions extends CallOptions {
@@ -47,6 +49,7 @@ export async function fetchPage<S extends z.ZodType>(
     nextCursor: body.meta?.next_cursor ?? null,
     prevCursor: body.meta?.prev_cursor ?? null,
     perPage: body.meta?.per_page,
+    total: body.meta?.total,
   };
 }
 

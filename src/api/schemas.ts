@@ -171,6 +171,8 @@ export const pageMetaSchema = z.looseObject({
   per_page: int.optional(),
   next_cursor: nullableString.optional().default(null),
   prev_cursor: nullableString.optional().default(null),
+  /** Not in the spec: some portals say how many rows the whole list holds. */
+  total: int.optional().catch(undefined),
 });
 
 export const pageLinksSchema = z.looseObject({

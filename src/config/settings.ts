@@ -239,6 +239,12 @@ export const settings = {
     '17 3 * * *',
     'Full re-read of the portal stock (daily at 03:17 by default: a full read of a large catalogue costs many calls).',
   ),
+  reconcileMinIntervalMs: setting(
+    'RECONCILE_MIN_INTERVAL_MS',
+    int(0),
+    900_000,
+    "Budget left idle by shipments and pushes re-reads the portal stock page by page, to find and push back what changed behind the daemon's back: each kind's pass starts at most once per this many milliseconds (factory, cheap to read, up to 5 times as often as DC). 0 turns idle re-reading off (RECONCILE_CRON only).",
+  ),
   failureRetryCron: setting(
     'FAILURE_RETRY_CRON',
     cron,

@@ -16,7 +16,7 @@ import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { processors } from '../jobs/processors/index.ts';
 import { recoverWork } from '../jobs/processors/maintenance.ts';
-import { closeQueues, createQueues, liftPauses } from '../jobs/queues.ts';
+import { closeQueues, createQueues, liftPauses, pushDue } from '../jobs/queues.ts';
 import { watchRedis } from '../jobs/redisWatch.ts';
 import { type Schedule, startSchedules } from '../jobs/schedules.ts';
 import { startWorkers } from '../jobs/workers.ts';
@@ -127,6 +127,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     clock,
     signal: stopping.signal,
     nudges,
+    pushDue: () => pushDue(queues),
     writer: stockWriter(client),
     reader: stockReader(client),
     shipments: shipmentsPort(client),

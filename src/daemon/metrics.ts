@@ -1,4 +1,4 @@
-import { Gauge, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { oneAtATime } from '../domain/timeout.ts';
 import { type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
@@ -112,6 +112,17 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'held_oldest_age_seconds',
     'Age of the oldest held file or snapshot read; absent when nothing is held.',
   );
+  const drifted = new Counter({
+    name: `${P}drifted_keys_total`,
+    help: 'Stock keys a reconciliation found changed on the portal behind the daemon (reconcile.drift), pushed back.',
+    labelNames: ['kind'],
+    registers: [registry],
+  });
+  const fullRead = gauge(
+    'last_full_read_timestamp_seconds',
+    "Unix time each kind's stock was last read whole from the portal; absent when never.",
+    ['kind'],
+  );
   const redisUp = queues
     ? gauge('redis_up', '1 when Redis answered the queue-depth query of this scrape.')
     : undefined;
@@ -163,6 +174,13 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     held.set({ source: 'snapshot' }, s.held.snapshots);
     if (s.held.oldestAt === null) heldAge.remove();
     else heldAge.set(Math.max(0, t - s.held.oldestAt) / 1000);
+    drifted.reset();
+    fullRead.reset();
+    for (const kind of ['factory', 'dc'] as const) {
+      drifted.inc({ kind }, s.reconcile.driftedKeys[kind]);
+      const pass = s.reconcile.lastFullRead[kind];
+      if (pass !== null) fullRead.set({ kind }, pass.completedAt / 1000);
+    }
     if (s.daemon === null) heartbeatAge.remove();
     else heartbeatAge.set(Math.max(0, t - s.daemon.at) / 1000);
 

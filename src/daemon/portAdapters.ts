@@ -29,38 +29,41 @@ export function stockWriter(client: PortalClient): StockWriter {
   };
 }
 
-/** Reconciliation reads through the client, in the 'reconcile' lane. */
+/**
+ * Stock reads through the client, one page a call: in the 'reconcile' lane, or in the 'stock'
+ * lane when the read serves a push (a first start).
+ */
 export function stockReader(client: PortalClient): StockReader {
   return {
-    async *pages(kind, cursor, signal) {
-      const options = { lane: 'reconcile' as const, signal, cursor: cursor ?? undefined };
+    async page(kind, cursor, { signal, forPush } = {}) {
+      const options = { lane: forPush ? ('stock' as const) : ('reconcile' as const), signal };
+      const query = cursor === null ? {} : { cursor };
       if (kind === 'factory') {
-        for await (const page of client.factoryStock.pages({}, options)) {
-          yield {
-            nextCursor: page.nextCursor,
-            rows: page.items.map((i) => ({
-              kind,
-              dc: '',
-              sku: i.sku,
-              quantity: i.stock_quantity,
-              platformSku: i.platform_sku ?? null,
-            })),
-          };
-        }
-      } else {
-        for await (const page of client.dcStock.pages(options)) {
-          yield {
-            nextCursor: page.nextCursor,
-            rows: page.items.map((i) => ({
-              kind,
-              dc: i.distribution_centre_code,
-              sku: i.sku,
-              quantity: i.stock_quantity,
-              platformSku: i.platform_sku ?? null,
-            })),
-          };
-        }
+        const page = await client.factoryStock.list(query, options);
+        return {
+          nextCursor: page.nextCursor,
+          total: page.total,
+          rows: page.items.map((i) => ({
+            kind,
+            dc: '',
+            sku: i.sku,
+            quantity: i.stock_quantity,
+            platformSku: i.platform_sku ?? null,
+          })),
+        };
       }
+      const page = await client.dcStock.list(query, options);
+      return {
+        nextCursor: page.nextCursor,
+        total: page.total,
+        rows: page.items.map((i) => ({
+          kind,
+          dc: i.distribution_centre_code,
+          sku: i.sku,
+          quantity: i.stock_quantity,
+          platformSku: i.platform_sku ?? null,
+        })),
+      };
     },
   };
 }

@@ -11,6 +11,7 @@ import {
 } from '../api/budget/store.ts';
 import type { Config } from '../config/index.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
+import type { StockKind } from '../domain/stock.ts';
 import { withTimeout } from '../domain/timeout.ts';
 import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
@@ -21,15 +22,30 @@ import { ConfirmationSends } from '../state/confirmationSends.ts';
 import type { StateDb } from '../state/db.ts';
 import { HeldStore } from '../state/held.ts';
 import { KeyValueStore } from '../state/kv.ts';
-import type { Heartbeat, KvValue } from '../state/kvKeys.ts';
+import { type Heartbeat, type KvValue, kvKey, type ReconcilePass } from '../state/kvKeys.ts';
 import { PendingStock } from '../state/pendingStock.ts';
 import { ShipmentStore } from '../state/shipments.ts';
 import { StockFailures } from '../state/stockFailures.ts';
+import { readTotals } from '../sync/reconcile.ts';
 import { checkStale } from './staleWatch.ts';
 
 /** The settings the status read needs (a frozen Config satisfies this). */
 export type StatusSettings = BudgetSettings &
-  Pick<Config, 'staleAfterMs' | 'timezone' | 'bulkBatchSize' | 'shipmentsDeadline'>;
+  Pick<
+    Config,
+    'staleAfterMs' | 'timezone' | 'bulkBatchSize' | 'shipmentsDeadline' | 'reconcileMinIntervalMs'
+  >;
+
+/** A pass of a kind in progress, as `status` shows it. */
+export interface PassInProgress {
+  readonly startedAt: number;
+  readonly reason: string;
+  readonly pages: number;
+  readonly rowsRead: number;
+  /** Rows of the whole list, when the portal says (meta.total). */
+  readonly total: number | null;
+  readonly drift: number;
+}
 
 /**
  * The operational status, read from state.db at one moment: plain data. `status`, `status
@@ -99,6 +115,29 @@ export interface Status {
     /** Epoch ms of the oldest held entry; null when nothing is held. */
     readonly oldestAt: number | null;
   };
+  /** Re-reading the portal: when each kind was last fully read, what is being read now. */
+  readonly reconcile: {
+    /** RECONCILE_MIN_INTERVAL_MS (0: idle re-reading off). */
+    readonly minIntervalMs: number;
+    /** The last complete pass of each kind (its `completedAt`: last fully read); null: never. */
+    readonly lastFullRead: Readonly<Record<StockKind, ReconcilePass | null>>;
+    readonly inProgress: Readonly<Record<StockKind, PassInProgress | null>>;
+    /** Keys found drifted (changed behind the daemon's back) since state.db was created. */
+    readonly driftedKeys: Readonly<Record<StockKind, number>>;
+  };
+}
+
+function passInProgress(kv: KeyValueStore, kind: StockKind): PassInProgress | null {
+  const read = kv.get(kvKey.reconcileRead(kind));
+  if (!read) return null;
+  return {
+    startedAt: read.startedAt,
+    reason: read.reason ?? 'reconcile',
+    pages: read.pages,
+    rowsRead: read.rowsRead,
+    total: read.total ?? null,
+    drift: read.drift ?? 0,
+  };
 }
 
 /** Reads the status from state.db (no Redis, no writes). */
@@ -146,6 +185,15 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
     },
     stale: stale.stale,
     held: new HeldStore(db).counts(),
+    reconcile: {
+      minIntervalMs: settings.reconcileMinIntervalMs,
+      lastFullRead: {
+        factory: kv.get(kvKey.reconcilePass('factory')) ?? null,
+        dc: kv.get(kvKey.reconcilePass('dc')) ?? null,
+      },
+      inProgress: { factory: passInProgress(kv, 'factory'), dc: passInProgress(kv, 'dc') },
+      driftedKeys: readTotals(db).drift,
+    },
   };
 }
 

@@ -25,6 +25,11 @@ export interface JobDeps {
   /** Aborts on shutdown: long jobs stop between calls. */
   readonly signal: AbortSignal;
   readonly nudges: Nudges;
+  /**
+   * True while a push runs or waits to run (and is not held back by its lane's pause): reading
+   * stops between pages and leaves the budget to it.
+   */
+  readonly pushDue: () => Promise<boolean>;
   readonly writer: StockWriter;
   readonly reader: StockReader;
   readonly shipments: ShipmentsPort;

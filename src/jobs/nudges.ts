@@ -54,8 +54,24 @@ export class Nudges {
   reconcile(reason: string, slot?: string): Promise<unknown> {
     const opts = slot
       ? { jobId: jobId('reconcile', slot) }
-      : { deduplication: { id: 'reconcile' } };
+      : { deduplication: { id: 'reconcile', keepLastIfActive: true } };
     return this.#queues.reconcile.add('reconcile', { reason, slot }, opts);
+  }
+
+  /**
+   * Wakes the reconciliation lane at `at` (epoch ms): when its next pass is due. One such timer
+   * at a time (a later ask is dropped while one waits); the periodic recovery also sets the lane
+   * going whenever something is due, so a dropped ask costs 30 s at most.
+   */
+  reconcileAt(at: number, reason: string): Promise<unknown> {
+    const delay = Math.max(0, at - Date.now());
+    // Throttle mode: the id is taken until the timer fires, not until its job ends, so the job it
+    // starts can set the next timer.
+    return this.#queues.reconcile.add(
+      'reconcile',
+      { reason },
+      { deduplication: { id: 'reconcile-timer', ttl: Math.max(1, delay) }, delay },
+    );
   }
 
   maintenance(

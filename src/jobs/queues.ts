@@ -101,6 +101,18 @@ export async function liftPauses(queues: Queues): Promise<void> {
   await Promise.all(Object.values(queues).map((q: Queue) => q.removeRateLimitKey()));
 }
 
+/**
+ * Whether a push runs, or waits to run and may run now (its queue is not paused for a spent
+ * budget, a login wait or a lane stopped until a person acts): the reconciliation lane then
+ * stops between two pages and leaves the budget to it.
+ */
+export async function pushDue(queues: Queues): Promise<boolean> {
+  const counts = await queues.push.getJobCounts('active', 'waiting', 'prioritized');
+  if ((counts.active ?? 0) > 0) return true;
+  if ((counts.waiting ?? 0) + (counts.prioritized ?? 0) === 0) return false;
+  return (await queues.push.getRateLimitTtl()) <= 0;
+}
+
 export async function closeQueues(queues: Queues): Promise<void> {
   await Promise.allSettled(Object.values(queues).map((q: Queue) => q.close()));
 }

@@ -3,7 +3,8 @@
  * 500, 429; then the random rates are drawn from a seeded PRNG so runs are reproducible. The other
  * knobs give answers the spec leaves open ("not shown") that a real portal may give: refusals of a
  * route, every token refused, a collected that needs a shipped, DC errors without the centre's
- * code, whole-request validation of bulk bodies, page-numbered shipment lists, clamped quantities.
+ * code, whole-request validation of bulk bodies, page-numbered shipment lists, clamped quantities,
+ * expiring cursors, list totals.
  */
 import { hash32, mulberry32 } from './prng.ts';
 
@@ -54,6 +55,13 @@ export interface FaultSettings {
   shipmentsPerPage: number | null;
   /** Quantities above this are stored, and echoed in `updated`, as this (a portal that clamps). */
   stockQuantityCap: number | null;
+  /**
+   * A list cursor handed out longer ago than this (ms, simulator clock) is refused: 400
+   * `invalid_parameter` field `cursor` "The cursor has expired." (a portal whose cursors expire).
+   */
+  cursorTtlMs: number | null;
+  /** Stock lists carry meta.total, the rows of the whole (unfiltered) list (not in the spec). */
+  listTotals: boolean;
 }
 
 export interface FaultControls {
@@ -81,6 +89,8 @@ export const NO_FAULTS: Readonly<FaultSettings> = Object.freeze({
   bulkRejectsInvalidItem: false,
   shipmentsPerPage: null,
   stockQuantityCap: null,
+  cursorTtlMs: null,
+  listTotals: false,
 });
 
 /** Validates a partial settings object (from the admin endpoint); returns an error text or null. */
@@ -113,7 +123,13 @@ export function validateFaults(input: unknown): string | null {
           return `${key} must be a positive integer or null`;
         }
         break;
+      case 'cursorTtlMs':
+        if (value !== null && (!Number.isInteger(value) || (value as number) < 0)) {
+          return 'cursorTtlMs must be a non-negative integer or null';
+        }
+        break;
       case 'refuseTokens':
+      case 'listTotals':
       case 'collectedNeedsShipped':
       case 'dcErrorsWithoutCode':
       case 'bulkRejectsInvalidItem':

@@ -14,6 +14,8 @@ export interface Cursor {
   kind: string;
   position: number;
   direction: CursorDirection;
+  /** When the page that handed it out was answered (simulator clock, ms); absent in old cursors. */
+  issuedAt?: number | undefined;
 }
 
 export interface PageSlice {
@@ -34,8 +36,13 @@ export interface PageRequest {
   maxScan: number;
 }
 
-export function encodeCursor(c: Cursor): string {
-  const json = JSON.stringify({ k: c.kind, p: c.position, d: c.direction === 'next' ? 'n' : 'p' });
+export function encodeCursor(c: Cursor, issuedAt?: number): string {
+  const json = JSON.stringify({
+    k: c.kind,
+    p: c.position,
+    d: c.direction === 'next' ? 'n' : 'p',
+    ...(issuedAt === undefined ? {} : { t: issuedAt }),
+  });
   return Buffer.from(json).toString('base64url');
 }
 
@@ -49,10 +56,11 @@ export function decodeCursor(text: string, kind: string): Cursor {
     throw bad();
   }
   if (typeof parsed !== 'object' || parsed === null) throw bad();
-  const { k, p, d } = parsed as Record<string, unknown>;
+  const { k, p, d, t } = parsed as Record<string, unknown>;
   if (k !== kind || typeof p !== 'number' || !Number.isInteger(p) || p < 0) throw bad();
   if (d !== 'n' && d !== 'p') throw bad();
-  return { kind, position: p, direction: d === 'n' ? 'next' : 'prev' };
+  if (t !== undefined && typeof t !== 'number') throw bad();
+  return { kind, position: p, direction: d === 'n' ? 'next' : 'prev', issuedAt: t };
 }
 
 export function paginate(req: PageRequest): PageSlice {

@@ -54,13 +54,51 @@ const learntBatchSize = z.object({
   learntAt: epochMs.optional(),
 });
 
-/** A reconciliation read in progress, saved after every page so a crash resumes it. */
+/** A key the portal changed behind the daemon's back, as logged in `reconcile.drift`. */
+const driftExample = z.object({
+  dc: z.string().optional(),
+  sku: z.string(),
+  /** What the daemon believed the portal held. */
+  was: z.number(),
+  /** What the portal holds. */
+  portal: z.number(),
+  /** What the ERP asks for (offered quantity). */
+  desired: z.number(),
+});
+
+/**
+ * A read of a kind's stock (a pass) in progress, saved after every page so a crash, a shutdown or
+ * a push that pre-empts it resumes it. Fields after `differences` are absent in values written
+ * before idle re-reading (they read as 0 / none).
+ */
 const reconcileRead = z.object({
   startedAt: epochMs,
   cursor: z.string().nullable(),
   pages: z.number(),
   rowsRead: z.number(),
   differences: z.number(),
+  /** Why it started: `schedule` (RECONCILE_CRON), `idle`, `first start`. */
+  reason: z.string().optional(),
+  /** Keys found drifted so far, and the first few of them. */
+  drift: z.number().optional(),
+  driftExamples: z.array(driftExample).optional(),
+  /** meta.total of the last page, when the portal says how many rows the list holds. */
+  total: z.number().optional(),
+  /** The other kind's running page count when this pass started (see reconcile.totals). */
+  otherPagesAtStart: z.number().optional(),
+});
+
+/** The last complete pass of a kind: when each kind was last fully read. */
+const reconcilePass = z.object({
+  startedAt: epochMs,
+  completedAt: epochMs,
+  reason: z.string(),
+  pages: z.number(),
+  rowsRead: z.number(),
+  differences: z.number(),
+  drift: z.number(),
+  unknownSkus: z.number(),
+  otherPagesAtStart: z.number(),
 });
 
 const lastReconcile = z.object({
@@ -70,6 +108,11 @@ const lastReconcile = z.object({
   differences: z.number(),
   unknownSkus: z.number(),
 });
+
+const perKind = z.object({ factory: z.number(), dc: z.number() });
+
+/** Running totals since the state was created: pages read, keys found drifted (for metrics). */
+const reconcileTotals = z.object({ pages: perKind, drift: perKind });
 
 const lastIngest = z.object({ at: epochMs, file: z.string(), outcome: z.string() });
 
@@ -113,6 +156,9 @@ export const KV_KEYS = {
   'remote.read_at.dc': epochMs,
   'reconcile.read.factory': reconcileRead,
   'reconcile.read.dc': reconcileRead,
+  'reconcile.pass.factory': reconcilePass,
+  'reconcile.pass.dc': reconcilePass,
+  'reconcile.totals': reconcileTotals,
   /** The last complete reconciliation. */
   'reconcile.last': lastReconcile,
   'last.ingest': lastIngest,
@@ -139,6 +185,7 @@ export const kvKey = {
   established: (kind: StockKind) => `remote.established.${kind}` as const,
   readAt: (kind: StockKind) => `remote.read_at.${kind}` as const,
   reconcileRead: (kind: StockKind) => `reconcile.read.${kind}` as const,
+  reconcilePass: (kind: StockKind) => `reconcile.pass.${kind}` as const,
 };
 
 export type Heartbeat = KvValue<'daemon.heartbeat'>;
@@ -147,4 +194,7 @@ export type ServerHint = KvValue<'api.server_rate'>;
 export type Relogin = KvValue<'api.relogin'>;
 export type LearntBatchSize = KvValue<'api.bulk_max.factory'>;
 export type ReconcileRead = KvValue<'reconcile.read.factory'>;
+export type ReconcilePass = KvValue<'reconcile.pass.factory'>;
+export type ReconcileTotals = KvValue<'reconcile.totals'>;
+export type DriftExample = z.infer<typeof driftExample>;
 export type LastPush = KvValue<'last.push'>;

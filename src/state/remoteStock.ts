@@ -6,6 +6,26 @@ export interface RemoteRow extends StockRow {
   readonly platformSku: string | null;
 }
 
+/** A key whose portal quantity is not what the daemon believed, nor what the ERP asks for. */
+export interface DriftedKey {
+  readonly kind: StockKind;
+  readonly dc: string;
+  readonly sku: string;
+  readonly was: number;
+  readonly portal: number;
+  readonly desired: number;
+}
+
+export interface StoredRead {
+  /** Keys where the portal differs from the desired (offered) quantity: now pending. */
+  readonly differences: number;
+  /**
+   * Those of them the daemon believed held something else than the portal shows: changed
+   * behind its back (an edit in the portal's web interface, the portal moving stock).
+   */
+  readonly drifted: readonly DriftedKey[];
+}
+
 /** What the portal is known to hold: written by pushes that landed and by reconciliation reads. */
 export class RemoteStock {
   readonly #db: StateDb;
@@ -16,6 +36,7 @@ export class RemoteStock {
   readonly #count;
   readonly #deleteUnseen;
   readonly #unknown;
+  readonly #known;
 
   constructor(db: StateDb) {
     this.#db = db;
@@ -26,6 +47,9 @@ export class RemoteStock {
     );
     this.#desired = db.prepare<[StockKind, string, string], { quantity: number }>(
       'SELECT quantity FROM desired_stock WHERE kind = ? AND dc = ? AND sku = ? AND excluded = 0',
+    );
+    this.#known = db.prepare<[StockKind, string, string], { quantity: number }>(
+      'SELECT quantity FROM remote_stock WHERE kind = ? AND dc = ? AND sku = ?',
     );
     this.#markPending = db.prepare<[StockKind, string, string, number]>(MARK_PENDING_SQL);
     this.#wakeNotFound = db.prepare<[number, StockKind, string, string]>(
@@ -47,13 +71,16 @@ export class RemoteStock {
 
   /**
    * Stores rows read from the portal (one page, one transaction) and makes every key pending whose
-   * offered quantity differs from what the portal holds (excluded keys never). A "Product not found" failure for a SKU
-   * the portal now shows is due at once. Returns how many differ.
+   * offered quantity differs from what the portal holds (excluded keys never). A "Product not
+   * found" failure for a SKU the portal now shows is due at once. Says how many differ, and which
+   * of them drifted: the portal holds neither what the daemon believed nor what the ERP asks for.
    */
-  storeRead(rows: readonly RemoteRow[], now: number): number {
+  storeRead(rows: readonly RemoteRow[], now: number): StoredRead {
     let differences = 0;
+    const drifted: DriftedKey[] = [];
     this.#db.transaction(() => {
       for (const r of rows) {
+        const was = this.#known.get(r.kind, r.dc, r.sku)?.quantity;
         this.#upsert.run(r.kind, r.dc, r.sku, r.quantity, r.platformSku, now);
         if (this.#wakeNotFound.run(now, r.kind, r.dc, r.sku).changes > 0) {
           this.#markPending.run(r.kind, r.dc, r.sku, now);
@@ -62,10 +89,20 @@ export class RemoteStock {
         if (desired !== undefined && desired.quantity !== r.quantity) {
           differences++;
           this.#markPending.run(r.kind, r.dc, r.sku, now);
+          if (was !== undefined && was !== r.quantity) {
+            drifted.push({
+              kind: r.kind,
+              dc: r.dc,
+              sku: r.sku,
+              was,
+              portal: r.quantity,
+              desired: desired.quantity,
+            });
+          }
         }
       }
     })();
-    return differences;
+    return { differences, drifted };
   }
 
   /** A push landed: the portal now holds what was sent. */

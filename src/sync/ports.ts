@@ -23,10 +23,21 @@ export interface RemotePage {
   readonly rows: readonly RemoteRow[];
   /** Cursor of the page after this one; null at the end. */
   readonly nextCursor: string | null;
+  /** Rows in the whole list, when the portal says so (meta.total; the spec does not show it). */
+  readonly total?: number | undefined;
+}
+
+export interface ReadOptions {
+  readonly signal?: AbortSignal | undefined;
+  /**
+   * The read serves a push (learning the portal on a first start): it spends the push's share of
+   * the budget, not the reconciliation's.
+   */
+  readonly forPush?: boolean | undefined;
 }
 
 /** What reconciliation needs of the portal to read stock. */
 export interface StockReader {
-  /** Pages of a kind's stock list, starting at `cursor` (null: the first page). */
-  pages(kind: StockKind, cursor: string | null, signal?: AbortSignal): AsyncIterable<RemotePage>;
+  /** One page of a kind's stock list, at `cursor` (null: the first page). */
+  page(kind: StockKind, cursor: string | null, options?: ReadOptions): Promise<RemotePage>;
 }

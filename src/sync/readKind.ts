@@ -18,14 +18,18 @@ export async function readWholeKind(kind: StockKind, deps: ReconcileDeps): Promi
   const started = deps.clock.now();
   let rows = 0;
   let complete = false;
-  for await (const page of deps.reader.pages(kind, null, deps.signal)) {
+  let cursor: string | null = null;
+  while (!deps.signal?.aborted) {
+    const page = await deps.reader.page(kind, cursor, { signal: deps.signal });
     remote.storeRead(page.rows, deps.clock.now());
     rows += page.rows.length;
-    if (page.nextCursor === null) {
+    if (page.nextCursor === null || page.nextCursor === '') {
       complete = true;
       break;
     }
-    if (deps.signal?.aborted) break;
+    if (page.nextCursor === cursor)
+      throw new Error('the portal answered a page with its own cursor as the next one');
+    cursor = page.nextCursor;
   }
   if (!complete) return false;
   deps.db.transaction(() => {

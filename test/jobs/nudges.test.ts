@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redisConnection } from '../../src/jobs/connection.ts';
 import { Nudges } from '../../src/jobs/nudges.ts';
-import { closeQueues, createQueues, type Queues } from '../../src/jobs/queues.ts';
+import { closeQueues, createQueues, pushDue, type Queues } from '../../src/jobs/queues.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 
 let box: Sandbox;
@@ -51,5 +51,17 @@ describe('nudges (real Redis)', () => {
     await new Nudges(a.queues).ingest('f.csv', 'inbox-abc');
     await new Nudges(b.queues).ingest('f.csv', 'inbox-abc');
     expect(await a.queues.ingest.count()).toBe(1);
+  });
+  it('one reading timer waits at a time; a push that waits to run is due, one held by its pause is not', async () => {
+    const now = Date.now();
+    await new Nudges(a.queues).reconcileAt(now + 60_000, 'interval');
+    await new Nudges(b.queues).reconcileAt(now + 30_000, 'interval');
+    expect(await a.queues.reconcile.getDelayedCount()).toBe(1);
+
+    expect(await pushDue(a.queues)).toBe(false);
+    await new Nudges(a.queues).push('file');
+    expect(await pushDue(a.queues)).toBe(true);
+    await a.queues.push.rateLimit(60_000);
+    expect(await pushDue(b.queues)).toBe(false);
   });
 });

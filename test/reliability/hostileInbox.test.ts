@@ -173,6 +173,12 @@ describe('hostile inbox entries through the daemon', { timeout: 60_000 }, () => 
       timeoutMs: 10_000,
       message: 'a file dropped after the FIFO',
     });
+    // The report is written before the file is moved (and the folders flushed): wait for the
+    // move of the last one too before counting.
+    await waitUntil(() => readdirSync(inbox).length === 1, {
+      timeoutMs: 10_000,
+      message: 'every regular file moved out of inbox/ (the folder sub/ stays)',
+    });
 
     const failed = reports(h.box.dataDir, 'failed');
     expect([...failed.keys()].sort()).toEqual([...specials].sort());

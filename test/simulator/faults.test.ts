@@ -189,4 +189,28 @@ describe('knobs for answers the spec leaves open', () => {
     expect(r.body.updated[0].stock_quantity).toBe(10);
     expect(client.sim.store.factoryStock('SKU-0000001')?.stock_quantity).toBe(10);
   });
+  it('cursorTtlMs refuses a cursor handed out longer ago (400 field cursor); listTotals adds meta.total', async () => {
+    let now = 1_000_000;
+    const client = await start({ now: () => now });
+    const first = await client.get('/distribution-centre-stocks?per_page=5');
+    expect(first.body.meta.total).toBeUndefined();
+    client.sim.faults.set({ cursorTtlMs: 60_000, listTotals: true });
+    now += 60_000;
+    expect(
+      (await client.get(`/distribution-centre-stocks?cursor=${first.body.meta.next_cursor}`))
+        .status,
+    ).toBe(200);
+    now += 1;
+    const refused = await client.get(
+      `/distribution-centre-stocks?cursor=${first.body.meta.next_cursor}`,
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'invalid_parameter', field: 'cursor' });
+    const fresh = await client.get('/factory-stocks');
+    expect(fresh.body.meta.total).toBe(10);
+    expect((await client.get('/distribution-centre-stocks')).body.meta.total).toBe(30);
+    expect(
+      (await client.get('/factory-stocks?stock_quantity_gte=1')).body.meta.total,
+    ).toBeUndefined();
+  });
 });

@@ -8,6 +8,7 @@ import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { ACTIVE_DC_CODES, SEED_BRANDS } from '../../src/simulator/seed.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import { applyDesiredStock } from '../../src/state/desiredStock.ts';
+import { KeyValueStore } from '../../src/state/kv.ts';
 import { PendingStock } from '../../src/state/pendingStock.ts';
 import { StockFailures } from '../../src/state/stockFailures.ts';
 import { establishRemote } from '../../src/sync/establish.ts';
@@ -164,12 +165,11 @@ describe('push against the simulator', () => {
     const reader = stockReader(client);
     let pages = 0;
     // The real reader, cut after its second page as a crash or a shutdown would.
-    const cut = {
-      async *pages(kind: 'factory' | 'dc', cursor: string | null, signal?: AbortSignal) {
-        for await (const page of reader.pages(kind, cursor, signal)) {
-          yield page;
-          if (++pages === 2) stop.abort();
-        }
+    const cut: typeof reader = {
+      async page(kind, cursor, options) {
+        const page = await reader.page(kind, cursor, options);
+        if (++pages === 2) stop.abort();
+        return page;
       },
     };
     sim.resetStats();
@@ -206,6 +206,57 @@ describe('push against the simulator', () => {
     const totals = await pushPending(deps());
     expect(totals.sent).toBe(2); // one factory difference, one DC row
     expect(bulkCalls('GET /factory-stocks')).toBe(1);
+  });
+});
+
+describe('a first start against a catalogue far larger than the file', () => {
+  let log: ReturnType<typeof createLogger>;
+  beforeEach(async () => {
+    log = await setup()();
+  });
+  const deps = () => ({
+    db,
+    writer: stockWriter(client),
+    reader: stockReader(client),
+    log,
+    clock: systemClock,
+    retry,
+  });
+  // 200 DC rows: reading looks cheaper (2 pages against 4 batches of 50), but the portal holds
+  // 900 rows (9 pages).
+  const rows = () =>
+    Array.from({ length: 200 }, (_, i) => ({
+      dc: ACTIVE_DC_CODES[i % 3]!,
+      sku: sku(Math.floor(i / 3)),
+      quantity: 10_000 + i,
+    }));
+
+  it.each([
+    ['says its size (meta.total): one page, then the push', true, 1],
+    ['does not say: at most as many pages as the push takes calls, less one', false, 3],
+  ])('when the portal %s', async (_what, totals, pages) => {
+    sim.faults.set({ listTotals: totals });
+    applyDesiredStock(db, 'dc', rows(), 'test', Date.now());
+    sim.resetStats();
+    const [choice] = await establishRemote(deps());
+    expect(choice).toMatchObject({ kind: 'dc', choice: 'read', readCalls: 2, pushCalls: 4 });
+    expect(bulkCalls('GET /distribution-centre-stocks')).toBe(pages);
+    const switched = logText
+      .join('')
+      .split('\n')
+      .find((l) => l.includes('first_start_switched'));
+    expect(JSON.parse(switched!)).toMatchObject({
+      kind: 'dc',
+      pagesRead: pages,
+      portalRows: totals ? 900 : null,
+    });
+    const totalsPushed = await pushPending(deps());
+    expect(totalsPushed).toMatchObject({ calls: 4, updated: 200 });
+    for (const r of rows()) expect(sim.store.dcStock(r.dc, r.sku)?.stock_quantity).toBe(r.quantity);
+    // The read is left in progress for the reconciliation lane, from where it stopped.
+    const read = new KeyValueStore(db).get('reconcile.read.dc');
+    expect(read).toMatchObject({ pages, reason: 'first start' });
+    expect(read?.cursor).not.toBeNull();
   });
 });
 

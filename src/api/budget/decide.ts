@@ -6,8 +6,11 @@ import type { ServerHint } from '../../state/kvKeys.ts';
  *
  * Two views are combined and the stricter wins:
  * - the client's: fewer than `limit − reserve` calls in the rolling window (now − 1 h, now];
- * - the server's (x-ratelimit-remaining at `hint.at`, minus the calls made since): more than the
- *   lane's reserve left. The server's window alignment is unknown (fixed or sliding, reset time not
+ * - the server's (x-ratelimit-remaining at `hint.at`, minus the calls made since, plus those of
+ *   ours that have left the rolling hour since — with a sliding window the server has given them
+ *   back; with a fixed one it has reset by then, for every call it counted): more than the lane's
+ *   reserve left. Without that, a hint taken while the hour was full kept a lane held by its
+ *   reserve waiting for a whole window, until another lane's call brought a fresher count. The server's window alignment is unknown (fixed or sliding, reset time not
  *   shown), so a hint is trusted for at most one window, and once it says nothing is left the next
  *   call is a probe, allowed after a back-off that doubles with each consecutive "0 remaining".
  */
@@ -31,7 +34,10 @@ export interface ProbeSchedule {
 export const DEFAULT_PROBE: ProbeSchedule = { baseMs: 60_000, maxMs: 15 * 60_000 };
 
 export interface CallDecisionInput {
-  /** Times (epoch ms) of recorded calls; order does not matter, old ones are ignored. */
+  /**
+   * Times (epoch ms) of recorded calls; order does not matter. Those before the window count
+   * only for the server hint (calls given back since it), so pass those since `hint.at − window`.
+   */
   readonly calls: readonly number[];
   /** Calls allowed in any rolling window. */
   readonly limit: number;
@@ -82,10 +88,12 @@ export function decideCall(input: CallDecisionInput): CallDecision {
   let serverRetryAt = now;
   if (server !== undefined && !input.ignoreServer && now < server.at + windowMs) {
     const madeSince = inWindow.filter((t) => t > server.at);
+    // Counted by the server at `hint.at` (within its window then), out of the rolling hour now.
+    const givenBack = input.calls.filter((t) => t > server.at - windowMs && t <= since).length;
     const serverLimit = server.limit ?? limit;
     const serverReserve =
       serverLimit < limit ? Math.floor((reserve * serverLimit) / limit) : reserve;
-    const serverTotalLeft = server.remaining - madeSince.length;
+    const serverTotalLeft = server.remaining - madeSince.length + givenBack;
     serverLeft = serverTotalLeft - serverReserve;
     if (serverLeft <= 0 && serverTotalLeft > 0) {
       // Only this lane's reserve stops it: those calls belong to others (shipments). Look again

@@ -28,6 +28,11 @@ export interface BudgetSettings {
 
 const SERVER_HINT_KEY = 'api.server_rate';
 const PRUNE_EVERY_MS = 60_000;
+/**
+ * Calls are kept two hours: the last hour is the budget's window; the hour before it says which
+ * calls the portal has given back since its last x-ratelimit-remaining (a hint lives an hour).
+ */
+const KEPT_MS = 2 * HOUR_MS;
 
 /**
  * What each lane leaves unspent. 'operator' (the `api` CLI) is ranked with stock pushes: a person
@@ -77,11 +82,11 @@ export class CallBudget {
     this.#reserveTx = db.transaction(
       (lane: Lane, now: number, ignoreServer: boolean): CallDecision => {
         if (now - this.#lastPrune > PRUNE_EVERY_MS) {
-          this.#log.prune(now - HOUR_MS);
+          this.#log.prune(now - KEPT_MS);
           this.#lastPrune = now;
         }
         const decision = decideCall({
-          calls: this.#log.timesSince(now - HOUR_MS),
+          calls: this.#log.timesSince(now - KEPT_MS),
           limit: settings.requestsPerHour,
           reserve: laneReserve(lane, settings),
           now,
@@ -165,13 +170,14 @@ export function budgetStatus(
   now: number,
   probe: ProbeSchedule = DEFAULT_PROBE,
 ): BudgetStatus {
-  const calls = new CallLog(db).timesSince(now - HOUR_MS);
+  const kept = new CallLog(db).timesSince(now - KEPT_MS);
+  const calls = kept.filter((t) => t > now - HOUR_MS);
   const hint = new KeyValueStore(db).get(SERVER_HINT_KEY);
   const server = hint !== undefined && now < hint.at + HOUR_MS ? hint : undefined;
   const remainingByLane = Object.fromEntries(
     LANES.map((lane) => {
       const decision = decideCall({
-        calls,
+        calls: kept,
         limit: config.requestsPerHour,
         reserve: laneReserve(lane, config),
         now,

@@ -13,7 +13,8 @@ const usage = `Usage: supplier-sync status [--json]
 First line: healthy, degraded, or NEEDS A PERSON, and why. Then the pending stock differences
 and when they will be on the portal at the budget left, rejected items, shipments awaiting
 confirmation, calls used in the last hour, the token, queue depths, and the last ingest, push,
-reconciliation and poll. Times are local (SYNC_TIMEZONE). Exits 0 whenever state.db can be read,
+reconciliation and poll, and when each kind of stock was last fully read from the portal
+(and what is being read now). Times are local (SYNC_TIMEZONE). Exits 0 whenever state.db can be read,
 degraded or not: \`supplier-sync health\` tells health by its exit code.
 
 --json prints the same as one object: health {verdict, reasons}, the figures (times in epoch
@@ -186,6 +187,25 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
     l.reconcile
       ? `${at(l.reconcile.at)}: ${l.reconcile.rowsRead} rows read, ${l.reconcile.differences} differences`
       : 'never',
+  );
+  const r = s.reconcile;
+  const kindRead = (kind: 'factory' | 'dc', label: string) => {
+    const pass = r.lastFullRead[kind];
+    const now = r.inProgress[kind];
+    const last = pass
+      ? `${label} fully read ${at(pass.completedAt)} (${pass.pages} pages, ${pass.drift} drifted)`
+      : `${label} never fully read`;
+    if (!now) return last;
+    const of = now.total === null ? '' : ` of ${now.total}`;
+    return `${last}, reading now: ${now.rowsRead}${of} rows (${now.reason})`;
+  };
+  row(
+    'portal read',
+    `${kindRead('factory', 'factory')}; ${kindRead('dc', 'DC')}; ` +
+      (r.minIntervalMs > 0
+        ? `re-read while the budget is idle, each kind at most every ${r.minIntervalMs >= 60_000 ? `${Math.round(r.minIntervalMs / 60_000)} min` : `${Math.round(r.minIntervalMs / 1000)} s`}`
+        : 'idle re-reading off (RECONCILE_CRON only)') +
+      `; ${r.driftedKeys.factory + r.driftedKeys.dc} drifted keys pushed back in all`,
   );
   row(
     'last poll',

@@ -3,6 +3,7 @@ import { checkDeadline, checkUnconfirmed, type ShipmentWatchDeps } from '../../s
 import { ConfirmationSends } from '../../state/confirmationSends.ts';
 import { PendingStock } from '../../state/pendingStock.ts';
 import { StockFailures } from '../../state/stockFailures.ts';
+import { nextReconcileStep } from '../../sync/readWhileIdle.ts';
 import type { JobDeps } from '../deps.ts';
 import type { JobPayloads } from '../queues.ts';
 import { pruneRetained } from './retention.ts';
@@ -12,16 +13,26 @@ import { pruneRetained } from './retention.ts';
  * confirmations due — and asks for it; so a Redis that lost every job costs a minute at most.
  */
 export async function recoverWork(
-  deps: Pick<JobDeps, 'db' | 'clock' | 'nudges' | 'log'>,
+  deps: Pick<JobDeps, 'db' | 'clock' | 'nudges' | 'log' | 'config'>,
   reason: string,
 ) {
   const now = deps.clock.now();
   const due = new StockFailures(deps.db).markDuePending(now);
   const pending = new PendingStock(deps.db).counts();
   const confirmAt = new ConfirmationSends(deps.db).nextDueAt();
+  const reading = nextReconcileStep(deps.db, now, deps.config.reconcileMinIntervalMs);
   if (pending.factory + pending.dc > 0) await deps.nudges.push(reason);
   if (confirmAt !== null && confirmAt <= now) await deps.nudges.confirm(reason);
-  return { failuresDue: due, pending, confirmationsDue: confirmAt !== null && confirmAt <= now };
+  // Pushes first: with pending keys, the push's end asks for the reading.
+  if (reading.action === 'read' && pending.factory + pending.dc === 0) {
+    await deps.nudges.reconcile(reason);
+  }
+  return {
+    failuresDue: due,
+    pending,
+    confirmationsDue: confirmAt !== null && confirmAt <= now,
+    reading: reading.action === 'read',
+  };
 }
 
 function shipmentWatchDeps(deps: JobDeps): ShipmentWatchDeps {

@@ -2,6 +2,7 @@ import type { Job } from 'bullmq';
 import { KeyValueStore } from '../../state/kv.ts';
 import { establishRemote } from '../../sync/establish.ts';
 import { pushPending } from '../../sync/push.ts';
+import { nextReconcileStep } from '../../sync/readWhileIdle.ts';
 import type { JobDeps } from '../deps.ts';
 import type { JobPayloads } from '../queues.ts';
 
@@ -26,6 +27,9 @@ export function pushProcessor(deps: JobDeps) {
       }
       kv.set('last.push', { at: deps.clock.now(), outcome: 'ok', ...totals });
       if (totals.calls > 0 || totals.failed > 0) kv.set('last.push_success', deps.clock.now());
+      // Reading stopped for this push (or is due): it goes on now.
+      const step = nextReconcileStep(deps.db, deps.clock.now(), deps.config.reconcileMinIntervalMs);
+      if (step.action === 'read') await deps.nudges.reconcile('after push');
       return totals;
     } catch (err) {
       kv.set('last.push', {

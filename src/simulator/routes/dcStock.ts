@@ -16,10 +16,13 @@ function list(req: ApiRequest, ctx: ApiContext): ApiResponse {
     kind: 'distribution-centre-stocks',
     total: store.dcRecordCount,
     perPage,
-    cursor: cursorFrom(req, 'distribution-centre-stocks'),
+    cursor: cursorFrom(req, 'distribution-centre-stocks', ctx),
     maxScan: ctx.maxScan,
   });
-  return { status: 200, body: pageBody(req, slice, perPage, (k) => store.dcRecordAt(k)) };
+  return {
+    status: 200,
+    body: pageBody(req, slice, perPage, (k) => store.dcRecordAt(k), ctx, store.dcRecordCount),
+  };
 }
 
 function single(req: ApiRequest, ctx: ApiContext): ApiResponse {

@@ -34,11 +34,21 @@ function list(req: ApiRequest, ctx: ApiContext): ApiResponse {
     kind: 'factory-stocks',
     total: store.productCount,
     perPage,
-    cursor: cursorFrom(req, 'factory-stocks'),
+    cursor: cursorFrom(req, 'factory-stocks', ctx),
     matches,
     maxScan: ctx.maxScan,
   });
-  return { status: 200, body: pageBody(req, slice, perPage, (p) => store.factoryRecordAt(p)) };
+  return {
+    status: 200,
+    body: pageBody(
+      req,
+      slice,
+      perPage,
+      (p) => store.factoryRecordAt(p),
+      ctx,
+      filtered ? undefined : store.productCount,
+    ),
+  };
 }
 
 function single(req: ApiRequest, ctx: ApiContext): ApiResponse {

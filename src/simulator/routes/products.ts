@@ -55,11 +55,14 @@ function list(req: ApiRequest, ctx: ApiContext): ApiResponse {
     kind: 'products',
     total: store.productCount,
     perPage,
-    cursor: cursorFrom(req, 'products'),
+    cursor: cursorFrom(req, 'products', ctx),
     matches,
     maxScan: ctx.maxScan,
   });
-  return { status: 200, body: pageBody(req, slice, perPage, (p) => store.listItemAt(p, scopes)) };
+  return {
+    status: 200,
+    body: pageBody(req, slice, perPage, (p) => store.listItemAt(p, scopes), ctx),
+  };
 }
 
 function detail(req: ApiRequest, ctx: ApiContext): ApiResponse {

@@ -174,6 +174,20 @@ describe('decideCall, server view', () => {
     // Shipments (no reserve) still go.
     expect(decideCall({ calls: [], limit: 60, reserve: 0, now, server, probe }).allowed).toBe(true);
   });
+
+  it('counts the calls of ours that left the hour since the hint as given back by the server', () => {
+    // The hour was full when the portal said 4 left (the stock lane's reserve): 50 calls of ours
+    // made 55 to 5 minutes before that. 20 minutes later, those older than an hour are back.
+    const at = now - 20 * 60_000;
+    const calls = Array.from({ length: 50 }, (_, i) => at - 55 * 60_000 + i * 60_000);
+    const server = hint(4, at, 0, 60);
+    const plan = decideCall({ calls, limit: 60, reserve: 4, now, server });
+    const givenBack = calls.filter((t) => t <= now - HOUR_MS).length;
+    expect(givenBack).toBe(16);
+    expect(plan).toMatchObject({ allowed: true, remaining: 16 });
+    // Right when the hint came, nothing was back yet.
+    expect(decideCall({ calls, limit: 60, reserve: 4, now: at, server }).allowed).toBe(false);
+  });
 });
 
 describe('nextHint', () => {

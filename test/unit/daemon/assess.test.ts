@@ -35,6 +35,12 @@ function status(over: Partial<Status> = {}): Status {
     last: { ingest: null, push: null, pushSuccess: null, reconcile: null, poll: null },
     stale: false,
     held: { files: 0, snapshots: 0, oldestAt: null },
+    reconcile: {
+      minIntervalMs: 900_000,
+      lastFullRead: { factory: null, dc: null },
+      inProgress: { factory: null, dc: null },
+      driftedKeys: { factory: 0, dc: 0 },
+    },
     ...over,
   };
 }

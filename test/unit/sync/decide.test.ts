@@ -128,17 +128,19 @@ describe('retry schedule', () => {
 
 describe('chooseFirstStart', () => {
   it('reads factory stock (2,500 a page) and pushes DC stock (100 a page) at a batch of 1,000', () => {
-    expect(chooseFirstStart('factory', 100_000, 1000)).toMatchObject({
+    expect(
+      chooseFirstStart({ kind: 'factory', desiredRows: 100_000, batchSize: 1000 }),
+    ).toMatchObject({
       choice: 'read',
       readCalls: 40,
       pushCalls: 100,
     });
-    expect(chooseFirstStart('dc', 300_000, 1000)).toMatchObject({
+    expect(chooseFirstStart({ kind: 'dc', desiredRows: 300_000, batchSize: 1000 })).toMatchObject({
       choice: 'push',
       readCalls: 3000,
       pushCalls: 300,
     });
-    expect(chooseFirstStart('factory', 10, 1000)).toMatchObject({
+    expect(chooseFirstStart({ kind: 'factory', desiredRows: 10, batchSize: 1000 })).toMatchObject({
       choice: 'push',
       readCalls: 1,
       pushCalls: 1,
