@@ -184,16 +184,18 @@ async function guardRails(
   dropContent(
     dataDir,
     'range.csv',
-    `sku,stock_quantity\n${RANGE.map((s, i) => `${s},${20 + (i % 7)}`).join('\n')}\n`,
+    `sku,stock_quantity\n${RANGE.map((s, i) => `${s},${500 + (i % 7)}`).join('\n')}\n`,
   );
-  await narrator.waitFor(
-    (l) => l.event === 'sync.pushed' && l.reason === 'file range.csv',
-    'the range pushed',
-  );
+  // Pushes are nudges that may cover several files: wait until the portal holds the range.
+  const deadline = Date.now() + 30_000;
+  while (!RANGE.every((sku, i) => onPortal(sku) === 500 + (i % 7))) {
+    if (Date.now() > deadline) throw new Error('the demo waited 30 s for the range on the portal');
+    await new Promise((r) => setTimeout(r, 100));
+  }
   dropContent(
     dataDir,
     'range-night.csv',
-    `sku,stock_quantity\n${RANGE.map((s, i) => `${s},${i < 90 ? 0 : 20 + (i % 7)}`).join('\n')}\n`,
+    `sku,stock_quantity\n${RANGE.map((s, i) => `${s},${i < 90 ? 0 : 500 + (i % 7)}`).join('\n')}\n`,
   );
   const [held] = await narrator.waitFor((l) => l.event === 'file.held', 'the held file');
   const db = openStateDb(dataPaths(dataDir).stateDb);
