@@ -10,10 +10,12 @@ export interface DataPaths {
   readonly processed: string;
   readonly failed: string;
   readonly outbox: string;
+  /** Stock files the guard rails stopped, until an operator releases or rejects them. */
+  readonly held: string;
 }
 
 /** The folders `ensureDataDirs` creates. */
-const FOLDERS = ['inbox', 'processed', 'failed', 'outbox'] as const;
+const FOLDERS = ['inbox', 'processed', 'failed', 'outbox', 'held'] as const;
 
 export function dataPaths(dataDir: string): DataPaths {
   return {
@@ -23,6 +25,7 @@ export function dataPaths(dataDir: string): DataPaths {
     processed: join(dataDir, 'processed'),
     failed: join(dataDir, 'failed'),
     outbox: join(dataDir, 'outbox'),
+    held: join(dataDir, 'held'),
   };
 }
 
@@ -55,7 +58,7 @@ export function inboxFilePath(paths: DataPaths, name: string): string {
   return join(paths.inbox, name);
 }
 
-/** Creates the data dir and its folders (inbox/, processed/, failed/, outbox/). */
+/** Creates the data dir and its folders (inbox/, processed/, failed/, outbox/, held/). */
 export async function ensureDataDirs(dataDir: string): Promise<DataPaths> {
   const paths = dataPaths(dataDir);
   for (const folder of FOLDERS) await mkdir(paths[folder], { recursive: true });

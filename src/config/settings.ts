@@ -133,7 +133,7 @@ export const settings = {
     'SYNC_DATA_DIR',
     text,
     './data',
-    'Holds state.db, inbox/, processed/, failed/ and outbox/ (created at start), and staging/ (scratch files of files being read).',
+    'Holds state.db, inbox/, processed/, failed/, outbox/ and held/ (created at start), and staging/ (scratch files of files being read).',
   ),
   queuePrefix: setting(
     'SYNC_QUEUE_PREFIX',
@@ -351,6 +351,25 @@ export const settings = {
     cron,
     '*/15 * * * *',
     'Scheduled re-read of the snapshot, besides reads on change.',
+  ),
+
+  guardZeroPercent: setting(
+    'GUARD_ZERO_PERCENT',
+    int(0, 100),
+    50,
+    'Guard rails: a stock file or snapshot read is held (not applied) when it would set to 0 more than this percent of the keys it names that are above 0 on the portal. 100 turns the check off.',
+  ),
+  guardDropPercent: setting(
+    'GUARD_DROP_PERCENT',
+    int(0, 100),
+    80,
+    'Guard rails: a stock file or snapshot read is held when it would lower the sum of the portal quantities of the keys it names by more than this percent. 100 turns the check off.',
+  ),
+  guardMinKeys: setting(
+    'GUARD_MIN_KEYS',
+    int(0),
+    50,
+    'Guard rails: the two percent checks only look at files or reads naming at least this many keys that are above 0 on the portal (keys a full export zeroes by omission count as named).',
   ),
 
   outboxFormat: setting(

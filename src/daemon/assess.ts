@@ -40,6 +40,11 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
     person.push(
       `${overdue.length} shipment(s) handed to the ERP today are not confirmed by ${s.shipments.deadline}: ${overdue.slice(0, 5).join(', ')}${overdue.length > 5 ? ', …' : ''}`,
     );
+  const held = s.held.files + s.held.snapshots;
+  if (held > 0)
+    person.push(
+      `the guard rails hold ${s.held.files} stock file(s) and ${s.held.snapshots} snapshot read(s): see \`supplier-sync held\`, then release or reject`,
+    );
   const c = s.failures.confirmations;
   if (c.failed + c.conflicts > 0)
     person.push(

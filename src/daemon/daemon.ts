@@ -9,6 +9,7 @@ import {
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { createDcDirectory } from '../inventory/dcDirectory.ts';
+import { guardThresholds } from '../inventory/guard/check.ts';
 import { ingestInboxFile } from '../inventory/ingest/attempts.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
@@ -141,6 +142,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         maxSkuLength: config.maxSkuLength,
         maxRecordBytes: config.inboxMaxRecordBytes,
         locations: () => stockRules.current().locations,
+        guard: guardThresholds(config),
         ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
         readPortalStock,
       });

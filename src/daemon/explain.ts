@@ -1,5 +1,6 @@
 import { keyString, parseKeyString, type StockKey } from '../domain/stock.ts';
 import type { StateDb } from '../state/db.ts';
+import { HeldStore } from '../state/held.ts';
 import {
   readShipmentFacts,
   readStockFacts,
@@ -52,14 +53,17 @@ export function explainKey(db: StateDb, target: ExplainTarget): Explanation | un
     return { type: 'shipment', facts };
   }
   const facts = readStockFacts(db, target.key);
+  const k = target.key;
+  const held = new HeldStore(db).heldIdForKey(k.kind, k.dc, k.sku) ?? null;
   const known =
+    held !== null ||
     facts.desired !== null ||
     facts.remote !== null ||
     facts.pendingSince !== null ||
     facts.failure !== null ||
     facts.lastPush !== null;
   if (!known) return undefined;
-  return { type: 'stock', key: target.key, facts, held: null };
+  return { type: 'stock', key: target.key, facts, held };
 }
 
 const iso = (ms: number | null | undefined): string | null =>

@@ -103,6 +103,15 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'sync_stale',
     '1 while stock differences are pending with no successful push for SYNC_STALE_AFTER_MS (sync.stale).',
   );
+  const held = gauge(
+    'held',
+    'Stock files and snapshot reads the guard rails hold until an operator releases or rejects them (file.held, snapshot.held).',
+    ['source'],
+  );
+  const heldAge = gauge(
+    'held_oldest_age_seconds',
+    'Age of the oldest held file or snapshot read; absent when nothing is held.',
+  );
   const drifted = new Counter({
     name: `${P}drifted_keys_total`,
     help: 'Stock keys a reconciliation found changed on the portal behind the daemon (reconcile.drift), pushed back.',
@@ -160,6 +169,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     for (const [task, at] of Object.entries(successes))
       if (at !== null) lastSuccess.set({ task }, at / 1000);
     stale.set(s.stale ? 1 : 0);
+    held.reset();
+    held.set({ source: 'file' }, s.held.files);
+    held.set({ source: 'snapshot' }, s.held.snapshots);
+    if (s.held.oldestAt === null) heldAge.remove();
+    else heldAge.set(Math.max(0, t - s.held.oldestAt) / 1000);
     drifted.reset();
     fullRead.reset();
     for (const kind of ['factory', 'dc'] as const) {

@@ -1,6 +1,8 @@
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { LocationMap } from '../domain/stockRules.ts';
+import { guardThresholds } from '../inventory/guard/check.ts';
+import { finishHeldDecisions } from '../inventory/guard/decide.ts';
 import {
   type DcDirectory,
   fileIdentity,
@@ -31,7 +33,8 @@ interface SourceDeps {
 
 /**
  * Reads the ERP snapshot (SNAPSHOT_DB) into desired stock; true when keys now differ from the
- * portal. A failed read throws, so that its job is retried with back-off.
+ * portal. A failed read throws, so that its job is retried with back-off; a read the guard rails
+ * hold is not a failure (read again on the next change or schedule).
  */
 export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
   const { config } = deps;
@@ -49,8 +52,10 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     absent: config.snapshotAbsent,
     ...(deps.readPortalStock ? { readPortalStock: deps.readPortalStock } : {}),
     dataDir: config.dataDir,
+    guard: guardThresholds(config),
   });
   if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
+  // A held read changed nothing: no push to ask for.
   if (outcome.status === 'held') return false;
   return outcome.pendingKeys > 0;
 }
@@ -64,6 +69,8 @@ export async function startSources(
 ): Promise<Sources> {
   const { config, db, log, clock, nudges } = deps;
   await recoverInbox({ db, log, dataDir: config.dataDir, clock });
+  // Released or rejected held files whose move a crash cut short (before the inbox is watched).
+  await finishHeldDecisions({ db, log, dataDir: config.dataDir, now: clock.now });
 
   const inbox = new InboxWatcher({
     dataDir: config.dataDir,

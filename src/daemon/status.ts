@@ -20,6 +20,7 @@ import { AuthStore } from '../state/authStore.ts';
 import { CallLog } from '../state/callLog.ts';
 import { ConfirmationSends } from '../state/confirmationSends.ts';
 import type { StateDb } from '../state/db.ts';
+import { HeldStore } from '../state/held.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { type Heartbeat, type KvValue, kvKey, type ReconcilePass } from '../state/kvKeys.ts';
 import { PendingStock } from '../state/pendingStock.ts';
@@ -107,6 +108,13 @@ export interface Status {
   };
   /** Pending differences and no successful push for SYNC_STALE_AFTER_MS (sync.stale). */
   readonly stale: boolean;
+  /** What the guard rails hold until an operator decides (`held`, `release`, `reject`). */
+  readonly held: {
+    readonly files: number;
+    readonly snapshots: number;
+    /** Epoch ms of the oldest held entry; null when nothing is held. */
+    readonly oldestAt: number | null;
+  };
   /** Re-reading the portal: when each kind was last fully read, what is being read now. */
   readonly reconcile: {
     /** RECONCILE_MIN_INTERVAL_MS (0: idle re-reading off). */
@@ -176,6 +184,7 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
       poll: kv.get('shipments.last_poll') ?? null,
     },
     stale: stale.stale,
+    held: new HeldStore(db).counts(),
     reconcile: {
       minIntervalMs: settings.reconcileMinIntervalMs,
       lastFullRead: {

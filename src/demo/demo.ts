@@ -6,11 +6,13 @@ import { join } from 'node:path';
 import { budgetStatus } from '../api/budget/store.ts';
 import { dataPaths, loadConfig } from '../config/index.ts';
 import { startDaemon } from '../daemon/daemon.ts';
+import { rejectHeld } from '../inventory/guard/decide.ts';
 import { createLogger } from '../log/logger.ts';
 import { startSimulator } from '../simulator/index.ts';
 import { DEFAULT_EMAIL, DEFAULT_PASSWORD } from '../simulator/seed.ts';
 import { ConfirmationSends } from '../state/confirmationSends.ts';
 import { openStateDb } from '../state/db.ts';
+import { HeldStore } from '../state/held.ts';
 import { StockFailures } from '../state/stockFailures.ts';
 import { Narrator } from './narrator.ts';
 import { demoRedis } from './redis.ts';
@@ -82,7 +84,10 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     await narrator.waitFor((l) => l.event === 'sync.pushed', 'the stock push');
     say();
 
-    say('2. The daemon polls the orders ready to ship today and hands them to the ERP (outbox/).');
+    await guardRails(dataDir, narrator, say, (sku) => sim.store.factoryStock(sku)?.stock_quantity);
+    say();
+
+    say('3. The daemon polls the orders ready to ship today and hands them to the ERP (outbox/).');
     const [exported] = await narrator.waitFor(
       (l) => l.event === 'shipments.exported',
       'the ready-to-ship export',
@@ -96,7 +101,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     say();
 
     say(
-      '3. The ERP ships three of them and drops its confirmations (plus one for an unknown order).',
+      '4. The ERP ships three of them and drops its confirmations (plus one for an unknown order).',
     );
     const rows = [
       'order_number,carrier,tracking_number,is_collected,action',
@@ -114,7 +119,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     say();
 
     say(
-      `4. The shipments deadline (SHIPMENTS_DEADLINE=${deadline}, UTC here) passes: the daemon names the orders handed over today that the ERP has not confirmed.`,
+      `5. The shipments deadline (SHIPMENTS_DEADLINE=${deadline}, UTC here) passes: the daemon names the orders handed over today that the ERP has not confirmed.`,
     );
     await narrator.waitFor(
       (l) => l.event === 'shipments.overdue' || l.event === 'shipments.deadline_met',
@@ -122,7 +127,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     );
     say();
 
-    say('5. What the portal rejected is kept for retry (supplier-sync failures):');
+    say('6. What the portal rejected is kept for retry (supplier-sync failures):');
     const paths = dataPaths(dataDir);
     const db = openStateDb(paths.stateDb);
     try {
@@ -157,6 +162,52 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     }
   } finally {
     for (const c of cleanups) await c().catch(() => {});
+  }
+}
+
+/** Seeded SKUs of the simulator that the guard rails step uses (apart from the sample files'). */
+const RANGE = Array.from({ length: 100 }, (_, i) => `SKU-${String(101 + i).padStart(7, '0')}`);
+
+/**
+ * The guard rails: the ERP's range goes to the portal, then a night job that went wrong zeroes
+ * most of it; the file is held (nothing sent), listed as `supplier-sync held` lists it, and
+ * rejected as an operator would with `supplier-sync reject ID`.
+ */
+async function guardRails(
+  dataDir: string,
+  narrator: Narrator,
+  say: (t?: string) => void,
+  onPortal: (sku: string) => number | undefined,
+) {
+  say('2. Guard rails: the ERP sends its range (100 SKUs); then a night job goes wrong and sends');
+  say('   the same range with 90 of them at 0. Pushed, that would take the range off sale.');
+  dropContent(
+    dataDir,
+    'range.csv',
+    `sku,stock_quantity\n${RANGE.map((s, i) => `${s},${20 + (i % 7)}`).join('\n')}\n`,
+  );
+  await narrator.waitFor(
+    (l) => l.event === 'sync.pushed' && l.reason === 'file range.csv',
+    'the range pushed',
+  );
+  dropContent(
+    dataDir,
+    'range-night.csv',
+    `sku,stock_quantity\n${RANGE.map((s, i) => `${s},${i < 90 ? 0 : 20 + (i % 7)}`).join('\n')}\n`,
+  );
+  const [held] = await narrator.waitFor((l) => l.event === 'file.held', 'the held file');
+  const db = openStateDb(dataPaths(dataDir).stateDb);
+  try {
+    say('   supplier-sync held:');
+    for (const e of new HeldStore(db).open()) say(`     ${e.id}  ${e.name}  ${e.reason}`);
+    say(
+      `   Nothing of it was sent: the portal still holds ${onPortal(RANGE[0]!)} of ${RANGE[0]}. The operator looks and rejects it:`,
+    );
+    say(`   supplier-sync reject ${String(held?.heldId)}`);
+    const log = createLogger({ destination: narrator.stream, pretty: false, level: 'info' });
+    await rejectHeld({ db, dataDir, now: Date.now, log }, Number(held?.heldId));
+  } finally {
+    db.close();
   }
 }
 

@@ -11,6 +11,14 @@ export function narrate(l: LogLine): string | undefined {
       return '  portal: logged in (the token is kept in state.db and reused)';
     case 'file.processed':
       return `  inbox: ${s('file')} processed: ${s('rowsAccepted')} of ${s('rowsRead')} rows accepted, ${s('rowsRejected')} rejected → processed/${s('storedAs')}`;
+    case 'file.held':
+      return `  guard rails: ${s('file')} HELD (id ${s('heldId')}) → held/${s('storedAs')}: ${s('reason')}`;
+    case 'snapshot.held':
+      return `  guard rails: snapshot read HELD (id ${s('heldId')}): ${s('reason')}`;
+    case 'held.rejected':
+      return `  operator: rejected ${s('file')} (id ${s('heldId')}) → ${s('destination') || 'dropped'}`;
+    case 'held.released':
+      return `  operator: released ${s('file')} (id ${s('heldId')}): applied as it stands`;
     case 'file.failed':
       return `  inbox: ${s('file')} failed whole: ${s('reason')} → failed/${s('storedAs')}`;
     case 'sync.first_start':

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
+import { copyFile, link, lstat, open, rename, rm, unlink, utimes } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -65,4 +65,51 @@ export async function intoPlace(path: string, make: (tmp: string) => Promise<voi
 /** Writes a file atomically and durably: a reader sees the old content or the whole new one. */
 export function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   return intoPlace(path, (tmp) => writeDurably(tmp, data));
+}
+
+/**
+ * Moves the file `from` to `to`, a name that must not exist: never replaces a file there (the
+ * move fails with EEXIST). Within one file system a hard link, then the old name removed, each
+ * folder flushed: a crash in between leaves the file under both names (`from` then has two
+ * links; calling this again, or unlinking `from`, finishes). Across file systems (EXDEV) a
+ * durable copy keeping the modification time, renamed into place, then the source removed.
+ */
+export async function moveNoClobber(from: string, to: string): Promise<void> {
+  try {
+    await link(from, to);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && (await sameFile(from, to))) {
+      // A move a crash cut short: only the old name is left to remove.
+    } else if (code === 'EXDEV') {
+      await copyInto(from, to);
+    } else {
+      throw err;
+    }
+  }
+  await syncFolder(dirname(to));
+  await unlink(from);
+  await syncFolder(dirname(from));
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [x, y] = await Promise.all([lstat(a), lstat(b)]);
+  return x.ino === y.ino && x.dev === y.dev;
+}
+
+async function copyInto(from: string, to: string): Promise<void> {
+  const st = await lstat(from);
+  if ((await lstat(to).catch(() => undefined)) !== undefined) {
+    throw Object.assign(new Error(`EEXIST: ${to} already exists`), { code: 'EEXIST' });
+  }
+  await intoPlace(to, async (tmp) => {
+    await copyFile(from, tmp);
+    const handle = await open(tmp, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await utimes(tmp, st.atime, st.mtime);
+  });
 }

@@ -4,6 +4,7 @@ import { basename } from 'node:path';
 import { BatchSizes } from '../api/batchSizes.ts';
 import { dataPaths } from '../config/dataPaths.ts';
 import type { Profile } from '../config/profiles.ts';
+import { decideGuard, type GuardThresholds } from '../domain/guard.ts';
 import { keyString, type StockKind } from '../domain/stock.ts';
 import {
   compileStockRules,
@@ -16,8 +17,10 @@ import { portalStockRead } from '../state/absentStock.ts';
 import { classifyConfirmations } from '../state/confirmations.ts';
 import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
 import { compareWithRemote } from '../state/desiredStock.ts';
+import { compareRows } from '../state/guardFigures.ts';
 import { absentKeys as keysOmitted } from './absent.ts';
 import { createDcDirectory } from './dcDirectory.ts';
+import { type GuardReport, guardReport } from './guard/check.ts';
 import { type CollectedFile, collectFile, type RejectedRow } from './ingest/collect.ts';
 import type { ReadingFields } from './ingest/report.ts';
 import {
@@ -40,6 +43,8 @@ export interface PlanOptions {
   readonly rules?: StockRuleSet;
   /** The inbox profiles (INBOX_PROFILES_FILE); none: the defaults. */
   readonly profiles?: readonly Profile[];
+  /** The guard rails' thresholds (GUARD_* settings); absent: not looked at. */
+  readonly guard?: GuardThresholds;
 }
 
 export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
@@ -78,6 +83,12 @@ export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
     readonly calls: number;
     /** ERP and offered quantities under the stock rules; excluded keys are never compared. */
     readonly offers: OfferSummary;
+    /**
+     * Whether the guard rails would hold the file (`held`), why, and the figures, over the
+     * offered quantities (a full export's zeroed keys included); null without a state.db
+     * (nothing known of the portal: nothing to protect) or without thresholds.
+     */
+    readonly guard: GuardReport | null;
   };
   readonly confirmations?: {
     readonly new: number;
@@ -218,6 +229,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
         batchSize,
         calls: Math.ceil((cmp.changed + cmp.unknown) / batchSize),
         offers: tally.summary(),
+        guard: db && options.guard ? guardOf(db, kind, offered, options.guard) : null,
       },
     };
   } finally {
@@ -235,6 +247,17 @@ function addAbsentZeros(db: StateDb | undefined, kind: StockKind, c: CollectedFi
   const zeroed = [...keysOmitted(db, kind, (dc, sku) => stock.has(dc, sku), stock.centres())];
   for (const key of zeroed) stock.put(key.dc, key.sku, 0, 0);
   return zeroed.length;
+}
+
+/** The guard rails' verdict on the rows as the daemon would offer them (read-only). */
+function guardOf(
+  db: StateDb,
+  kind: StockKind,
+  offered: ReadonlyArray<{ dc: string; sku: string; quantity: number }>,
+  t: GuardThresholds,
+): GuardReport {
+  const cmp = compareRows(db, [{ kind, rows: offered }]);
+  return guardReport(cmp, decideGuard(cmp, t), t);
 }
 
 function planConfirmations(db: StateDb | undefined, c: CollectedFile) {

@@ -3,13 +3,15 @@ import type { StateDb } from './db.ts';
 /**
  * The file ledger: one row per inbox file handled. A row is written 'committed' in the same
  * transaction as the file's data, then set to its final status once the file has been moved:
- * 'processed', 'failed' or 'duplicate'. A row still 'committed' after a crash says "the data is
- * in; finish the move".
+ * 'processed', 'failed', 'duplicate' or 'held' (the guard rails stopped it: in held/, nothing
+ * applied). A row still 'committed' after a crash says "the data is in (or the file is held);
+ * finish the move". An operator's decision on a held file sets 'released' (it goes back to inbox/
+ * and is read again as a new file) or 'failed' (rejected: moved to failed/).
  */
-export type LedgerStatus = 'committed' | 'processed' | 'failed' | 'duplicate';
+export type LedgerStatus = 'committed' | 'processed' | 'failed' | 'duplicate' | 'held' | 'released';
 
 /** What the file's handling decided; kept in the report, so also in a 'committed' row. */
-export type LedgerOutcome = 'processed' | 'failed' | 'duplicate';
+export type LedgerOutcome = 'processed' | 'failed' | 'duplicate' | 'held';
 
 export interface LedgerEntry {
   readonly id: number;
@@ -81,6 +83,7 @@ export interface NewLedgerRow {
 }
 
 export class InboxLedger {
+  readonly #db: StateDb;
   readonly #committedByHash;
   readonly #appliedByHash;
   readonly #latestApplied;
@@ -93,6 +96,7 @@ export class InboxLedger {
   readonly #remove;
 
   constructor(db: StateDb) {
+    this.#db = db;
     this.#setReportField = db.prepare<[string, string, number]>(
       'UPDATE inbox_files SET report = json_set(report, ?, json(?)) WHERE id = ?',
     );
@@ -175,6 +179,30 @@ export class InboxLedger {
   /** Final status once the file has been moved; a no-op on a row already finished. */
   finish(id: number, status: Exclude<LedgerStatus, 'committed'>, now: number): void {
     this.#finish.run(status, now, id);
+  }
+
+  /**
+   * An operator's decision on a held file's row: 'released' (it is read again as a new file) or
+   * 'failed' (rejected), with the report to keep. A no-op unless the row is 'held'.
+   */
+  decideHeld(id: number, status: 'released' | 'failed', report: string, now: number): boolean {
+    return (
+      this.#db
+        .prepare<[string, string, number, number]>(
+          `UPDATE inbox_files SET status = ?, report = ?, finished_at = ? WHERE id = ? AND status = 'held'`,
+        )
+        .run(status, report, now, id).changes > 0
+    );
+  }
+
+  /** The newest row with this content, whatever its status. */
+  newestByHash(hash: string): LedgerEntry | undefined {
+    const r = this.#db
+      .prepare<[string], Row>(
+        `SELECT ${COLUMNS} FROM inbox_files WHERE content_hash = ? ORDER BY id DESC LIMIT 1`,
+      )
+      .get(hash);
+    return r && toEntry(r);
   }
 
   /** Every row still 'committed' (for recovery at start). */

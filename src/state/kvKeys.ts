@@ -170,6 +170,8 @@ export const KV_KEYS = {
   'outbox.seq': z.number(),
   /** Epoch ms when the snapshot source last wrote desired stock. */
   'snapshot.applied_at': epochMs,
+  /** Rows each snapshot query returned at the last applied read (guard rails: an emptied table). */
+  'snapshot.last_rows': z.object({ factory: z.number(), dc: z.number() }),
   /** The stock rules desired_stock's offered quantities were last worked out with (#17). */
   'stock_rules.fingerprint': z.string(),
 } as const;

@@ -13,6 +13,11 @@ describe('supplier-sync demo (real child process)', () => {
     expect(r.output).toMatch(
       /deadline \d\d:\d\d:\d\d: \d+ orders handed over today are not confirmed: /,
     );
+    expect(r.output).toMatch(
+      /guard rails: range-night\.csv HELD \(id 1\) → held\/.*90 of the 100 keys/,
+    );
+    expect(r.output).toMatch(/the portal still holds 20 of SKU-0000101/);
+    expect(r.output).toMatch(/operator: rejected range-night\.csv \(id 1\) → .*failed\//);
     expect(r.output).toMatch(/Summary: \d+ portal calls used/);
   });
 

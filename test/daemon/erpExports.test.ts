@@ -65,9 +65,14 @@ const PROFILES = {
   ],
 };
 
+/** The guard rails off (they would hold a full export that zeroes most of the range). */
+const GUARD_OFF = { GUARD_ZERO_PERCENT: '100', GUARD_DROP_PERCENT: '100' };
+
 describe('ERP exports through the daemon', () => {
   it('reads each export per its profile, pushes it, zeroes what a full export omits, and takes profile edits', async () => {
-    h = await startHarness('erp-exports', { products: 60 });
+    // These full exports zero most of the range on purpose: the guard rails would hold them (as
+    // they should hold a truncated export), so they are off here, as for a planned clear-out.
+    h = await startHarness('erp-exports', { products: 60 }, GUARD_OFF);
     const harness = h;
     const sim = harness.sim;
     const profilesPath = join(harness.box.dataDir, 'profiles.json');
@@ -203,7 +208,7 @@ describe('ERP exports through the daemon', () => {
   });
 
   it('SNAPSHOT_ABSENT=zero reads the portal first and zeroes what the snapshot omits, DC stock only at the centres it names', async () => {
-    h = await startHarness('erp-snapshot', { products: 40 });
+    h = await startHarness('erp-snapshot', { products: 40 }, GUARD_OFF);
     const harness = h;
     const sim = harness.sim;
     const snapshot = join(harness.box.dataDir, 'erp.db');

@@ -141,6 +141,32 @@ describe('plan FILE', () => {
     expect(r.out).toContain('would go to failed/: no columns naming a kind');
   });
 
+  it('says whether the guard rails would hold the file, and why', async () => {
+    const remote = env.db.prepare(
+      'INSERT INTO remote_stock (kind, dc, sku, quantity, seen_at) VALUES (?, ?, ?, ?, 0)',
+    );
+    for (let i = 0; i < 60; i++) remote.run('factory', '', `G${i}`, 10);
+    const rows = (zeroed: number) =>
+      `sku,stock_quantity\n${Array.from({ length: 60 }, (_, i) => `G${i},${i < zeroed ? 0 : 10}`).join('\n')}\n`;
+    const held = await plan([file('zero.csv', rows(40)), '--json']);
+    expect(held.code).toBe(0);
+    expect(JSON.parse(held.out).stock.guard).toMatchObject({
+      held: true,
+      tripped: ['zero'],
+      figures: { keysNamed: 60, keysInStock: 60, keysZeroed: 40, sumBefore: 600, sumAfter: 200 },
+      thresholds: { GUARD_ZERO_PERCENT: 50, GUARD_DROP_PERCENT: 80, GUARD_MIN_KEYS: 50 },
+    });
+    const human = await plan([file('zero2.csv', rows(40))]);
+    expect(human.out).toMatch(
+      /guard rails +would HOLD it in held\/: it would set 40 of the 60 keys/,
+    );
+    const fine = await plan([file('fine.csv', rows(10))]);
+    expect(fine.out).toMatch(/guard rails +would pass/);
+    expect(
+      JSON.parse((await plan([file('fine2.csv', rows(10)), '--json'])).out).stock.guard.held,
+    ).toBe(false);
+  });
+
   it('reads the file with its profile: encoding, delimiter, header line, clamped and absent-zeroed', async () => {
     env.db
       .prepare('INSERT INTO remote_stock (kind, dc, sku, quantity, seen_at) VALUES (?, ?, ?, ?, 0)')

@@ -4,6 +4,7 @@ import { demoCommand } from './demo.ts';
 import { explainCommand } from './explain.ts';
 import { failuresCommand } from './failures.ts';
 import { healthCommand } from './health.ts';
+import { heldCommand, rejectCommand, releaseCommand } from './held.ts';
 import { planCommand } from './plan.ts';
 import { runCommand } from './run.ts';
 import { simulateCommand } from './simulate.ts';
@@ -16,6 +17,9 @@ export const commands: readonly Command[] = [
   failuresCommand,
   planCommand,
   explainCommand,
+  heldCommand,
+  releaseCommand,
+  rejectCommand,
   apiCommand,
   simulateCommand,
   demoCommand,

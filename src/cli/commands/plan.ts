@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { loadProfilesFile } from '../../config/profiles.ts';
 import { readStockRulesFile } from '../../config/stockRules.ts';
 import type { OfferSummary } from '../../domain/stockRules.ts';
+import { guardThresholds } from '../../inventory/guard/check.ts';
 import { type FilePlan, planFile } from '../../inventory/plan.ts';
 import { KIND_LABEL } from '../../inventory/validate/kinds.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
@@ -14,8 +15,9 @@ Dry run of an inbox file: reads and checks it exactly as ingestion would (with t
 INBOX_PROFILES_FILE that fits its name), compares the rows with the portal stock known in
 state.db (opened read-only; no state.db means nothing is known), and prints how it was read
 (profile, encoding, delimiter, header line), what would change, the rows clamped to 0 and the
-keys a full export would set to 0, and how many calls it would cost. Touches neither the portal
-nor inbox/.
+keys a full export would set to 0, how many calls it would cost, and whether the guard rails
+would hold it (GUARD_ZERO_PERCENT, GUARD_DROP_PERCENT, GUARD_MIN_KEYS) and why. Touches neither
+the portal nor inbox/.
 
 With STOCK_RULES_FILE set, its locations map the file's DC codes and its rules decide what is
 offered: the ERP's and the offered quantities are shown, and only offered ones are compared.
@@ -25,7 +27,8 @@ Options:
   --config FILE, --sync-data-dir DIR, --bulk-batch-size N, --max-sku-length N,
   --inbox-profiles-file FILE, --stock-rules-file FILE   (settings)
 
-Exit codes: 0 the file would be processed, 1 it would go to failed/, 2 bad usage.`;
+Exit codes: 0 the file would be processed (or held: see "guard rails"), 1 it would go to
+failed/, 2 bad usage.`;
 
 export const planCommand: Command = {
   name: 'plan',
@@ -44,6 +47,7 @@ export const planCommand: Command = {
       dataDir: config.dataDir,
       bulkBatchSize: config.bulkBatchSize,
       maxSkuLength: config.maxSkuLength,
+      guard: guardThresholds(config),
       maxRecordBytes: config.inboxMaxRecordBytes,
       profiles,
       ...(config.stockRulesFile ? { rules: readStockRulesFile(config.stockRulesFile) } : {}),
@@ -99,6 +103,26 @@ function describe(p: FilePlan): string[] {
     out.push(
       `  calls              ${s.calls} bulk update${s.calls === 1 ? '' : 's'} (batch size ${s.batchSize})`,
     );
+    if (s.guard) {
+      const g = s.guard;
+      const f = g.figures;
+      out.push(
+        g.held
+          ? `  guard rails        would HOLD it in held/: ${g.reason}`
+          : `  guard rails        would pass${g.checked ? '' : ` (fewer than GUARD_MIN_KEYS ${g.thresholds.GUARD_MIN_KEYS} in-stock keys named: not checked)`}`,
+      );
+      out.push(
+        `                     ${f.keysInStock} in-stock keys named, ${f.keysZeroed} set to 0 (${f.zeroedPercent}%), sum ${f.sumBefore} → ${f.sumAfter} (−${f.dropPercent}%), ${f.keysUnknown} unknown`,
+      );
+      if (g.held && g.examples.length > 0) {
+        out.push(
+          `                     e.g. ${g.examples
+            .slice(0, 5)
+            .map((x) => `${x.key} ${x.portal}→${x.quantity}`)
+            .join(', ')}`,
+        );
+      }
+    }
   }
   if (p.confirmations) {
     const c = p.confirmations;

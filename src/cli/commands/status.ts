@@ -163,6 +163,12 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
           )
           .join(', ')} (waiting/active/delayed)`;
   row('queues', depths);
+  row(
+    'held',
+    s.held.files + s.held.snapshots === 0
+      ? 'nothing held by the guard rails'
+      : `${s.held.files} file(s) and ${s.held.snapshots} snapshot read(s) held since ${at(s.held.oldestAt)}: \`supplier-sync held\``,
+  );
   const l = s.last;
   row(
     'last ingest',

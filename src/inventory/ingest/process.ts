@@ -4,18 +4,21 @@ import { basename, join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import type { Profile } from '../../config/profiles.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import type { GuardThresholds } from '../../domain/guard.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import type { LocationMap } from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
 import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
 import type { StateDb } from '../../state/db.ts';
+import { HeldStore } from '../../state/held.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
 import { StagingFile } from '../../state/staging.ts';
 import { zeroAbsentKeys } from '../absent.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
+import { type GuardReport, guardStockFile } from '../guard/check.ts';
 import { isIgnoredName } from '../names.ts';
 import { formatOf, type InboxFormat, SUPPORTED_EXTENSIONS } from '../parse/records.ts';
 import { type ReadPlan, readPlanFor } from '../profiles.ts';
@@ -40,6 +43,7 @@ import {
   duplicateReport,
   type FileReport,
   failedReport,
+  folderFor,
   type ReadingFields,
   type ReportBase,
   reportPathFor,
@@ -73,6 +77,11 @@ export interface IngestDeps {
   /** Keys per merge transaction (see apply.ts). */
   readonly chunkRows?: number;
   /**
+   * Guard rails (GUARD_* settings): the last check of the "before apply" step; a stock file that
+   * trips them is held (moved to held/, nothing applied). Absent: off.
+   */
+  readonly guard?: GuardThresholds;
+  /**
    * Test seams: `afterCommit` runs right after the data and ledger row are committed (for stock,
    * once the staged set is merged); `afterChunk` after each merge transaction; `rename` replaces
    * the rename that moves a file (to make it fail with EXDEV).
@@ -97,7 +106,7 @@ export interface FileOutcome {
   readonly rowsRead: number;
   readonly rowsAccepted: number;
   readonly rowsRejected: number;
-  /** Where the file now is (processed/ or failed/), null when it was not moved. */
+  /** Where the file now is (processed/, failed/ or held/), null when it was not moved. */
   readonly destination: string | null;
   readonly reportPath: string | null;
   readonly reason?: string;
@@ -349,13 +358,15 @@ function base(
   };
 }
 
-/** A name that exists in neither processed/ nor failed/. */
+/** A name that exists in none of processed/, failed/ and held/. */
 function freshStoredName(ctx: Ctx, id: number): string {
   const paths = dataPaths(ctx.deps.dataDir);
   let name = storedName(ctx.receivedAt, id, ctx.name);
   for (
     let n = 2;
-    existsSync(join(paths.processed, name)) || existsSync(join(paths.failed, name));
+    existsSync(join(paths.processed, name)) ||
+    existsSync(join(paths.failed, name)) ||
+    existsSync(join(paths.held, name));
     n++
   ) {
     name = storedName(ctx.receivedAt, id, `${n}-${ctx.name}`);
@@ -439,23 +450,40 @@ async function commitStaged(
 ): Promise<FileOutcome> {
   const { deps } = ctx;
   const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+  // The guard rails run last in the "before apply" step (they see the rows other checks added):
+  // a file that trips them is held here, its hold committed; the move to held/ follows once the
+  // step is over.
+  let guard: GuardReport | undefined;
+  let held: CommitResult | undefined;
+  let absentZeroed = 0;
+  const guardCheck: BeforeApplyCheck = (step) => {
+    const g = guardStockFile(step.db, deps.guard, {
+      contentHash: hash,
+      kind,
+      staged: { table: step.table },
+    });
+    guard = g.report;
+    if (!g.hold) return undefined;
+    held = commitHeld(ctx, st, hash, c, g.report, { table: step.table }, absentZeroed);
+    return { hold: g.report.reason };
+  };
   // Before apply: a full export's set gains the keys it sets to 0 by omission, ahead of every
   // other check (the guard rails count them as keys it names).
-  let absentZeroed = 0;
-  const checks =
-    ctx.plan.absent === 'zero'
-      ? [zeroAbsentKeys([kind], (_, n) => (absentZeroed = n)), ...(deps.checks ?? [])]
-      : deps.checks;
+  const checks = [
+    ...(ctx.plan.absent === 'zero' ? [zeroAbsentKeys([kind], (_, n) => (absentZeroed = n))] : []),
+    ...(deps.checks ?? []),
+    guardCheck,
+  ];
   const out = await applyStagedSet(
-    { ...applyDeps(deps), ...(checks === undefined ? {} : { checks }) },
+    { ...applyDeps(deps), checks },
     staged,
     { type: 'file', name: ctx.name, kind },
     (stagedFile) => {
       const result = commitRows(
         ctx,
         { kind: c.kind, hash, size: st.size, ino: st.ino },
-        (ledgerId, storedAs) =>
-          stockReport(
+        (ledgerId, storedAs) => ({
+          ...stockReport(
             base(
               ctx,
               {
@@ -472,6 +500,8 @@ async function commitStaged(
             ),
             c,
           ),
+          ...(guard === undefined ? {} : { guard }),
+        }),
       );
       if (typeof result !== 'object') return { applyId: undefined, result };
       // The file's modification time (never later than when it was seen) orders files: one
@@ -486,6 +516,7 @@ async function commitStaged(
       return { applyId, result };
     },
   );
+  if (out.status === 'held' && held !== undefined) return afterCommit(ctx, held, st);
   if (out.status === 'held') {
     deps.log.info(
       { event: 'file.not_applied', file: ctx.name, reason: out.reason },
@@ -504,6 +535,66 @@ async function commitStaged(
     allRejections(staged, c),
   );
   return { ...outcome, pendingKeys: out.totals.differing };
+}
+
+/**
+ * A stock file the guard rails stopped, from inside the "before apply" step: its ledger row
+ * (outcome 'held'), the held entry and its rows copied from the staged set, in one transaction,
+ * and no data applied. The caller then writes the report and moves the file to held/
+ * (afterCommit, outside the step). A crash before the move leaves the file in inbox/ with that
+ * row 'committed': the next pass only finishes the move.
+ */
+function commitHeld(
+  ctx: Ctx,
+  st: Stats,
+  hash: string,
+  c: CollectedFile,
+  guard: GuardReport,
+  staged: { readonly table: string },
+  absentZeroed: number,
+): CommitResult {
+  const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
+  return commit(ctx, { kind: c.kind, hash, size: st.size, ino: st.ino }, (ledgerId, storedAs) => {
+    const heldId = new HeldStore(ctx.deps.db).hold(
+      {
+        source: 'file',
+        fileId: ledgerId,
+        name: ctx.name,
+        storedAs,
+        kind: c.kind,
+        contentHash: hash,
+        reason: guard.reason,
+        report: JSON.stringify(guard),
+        sourceAt: Math.floor(st.mtimeMs),
+        heldAt: ctx.clock.now(),
+      },
+      { table: staged.table, kind },
+    );
+    const report = stockReport(
+      base(
+        ctx,
+        {
+          ledgerId,
+          storedAs,
+          outcome: 'held',
+          format: c.format,
+          kind: c.kind,
+          hash,
+          size: st.size,
+        },
+        c,
+        absentZeroed,
+      ),
+      c,
+    );
+    const { stock: _none, ...rest } = report;
+    return {
+      ...rest,
+      held: true,
+      reason: `held by the guard rails: ${guard.reason}`,
+      guard: { ...guard, heldId },
+    };
+  });
 }
 
 function applyDeps(deps: IngestDeps): ApplyDeps {
@@ -689,7 +780,7 @@ async function finishMove(
 ): Promise<FileOutcome> {
   const { deps, ledger } = ctx;
   const paths = dataPaths(deps.dataDir);
-  const folder = report.outcome === 'failed' ? paths.failed : paths.processed;
+  const folder = folderFor(paths, report.outcome);
   const destination = join(folder, entry.destName!);
   const reportPath = reportPathFor(destination);
   await writeReportFile(reportPath, report, rejections);
@@ -712,7 +803,21 @@ async function finishMove(
     ...(report.absentZeroed ? { absentZeroed: report.absentZeroed } : {}),
     ms: ctx.clock.now() - ctx.receivedAt,
   };
-  if (report.outcome === 'failed') {
+  if (report.outcome === 'held') {
+    const g = report.guard;
+    deps.log.warn(
+      {
+        event: 'file.held',
+        ...counts,
+        heldId: g?.heldId,
+        reason: g?.reason,
+        tripped: g?.tripped,
+        figures: g?.figures,
+        examples: g?.examples.slice(0, 5),
+      },
+      `${ctx.name} held by the guard rails (release ${g?.heldId} or reject ${g?.heldId}): ${g?.reason}`,
+    );
+  } else if (report.outcome === 'failed') {
     deps.log.warn(
       { event: 'file.failed', ...counts, reason: report.reason },
       `${ctx.name} failed: ${report.reason}`,
@@ -724,7 +829,13 @@ async function finishMove(
     );
   } else {
     deps.log.info(
-      { event: 'file.processed', ...counts, stock: report.stock, confirmations: countsOf(report) },
+      {
+        event: 'file.processed',
+        ...counts,
+        stock: report.stock,
+        confirmations: countsOf(report),
+        ...(report.guard?.released ? { released: report.guard.released } : {}),
+      },
       `${ctx.name} processed`,
     );
   }

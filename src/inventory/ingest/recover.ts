@@ -7,7 +7,7 @@ import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
 import { InboxLedger } from '../../state/inboxFiles.ts';
 import { recoverStaging } from './apply.ts';
-import { type FileReport, reportPathFor } from './report.ts';
+import { type FileReport, folderFor, reportPathFor } from './report.ts';
 
 export interface RecoverDeps {
   readonly db: StateDb;
@@ -44,7 +44,7 @@ export async function recoverInbox(deps: RecoverDeps): Promise<RecoverResult> {
     }
     const report = entry.report ? (JSON.parse(entry.report) as FileReport) : undefined;
     const outcome = report?.outcome ?? 'failed';
-    const folder = outcome === 'failed' ? paths.failed : paths.processed;
+    const folder = folderFor(paths, outcome);
     const stored = entry.destName ? join(folder, entry.destName) : undefined;
     if (stored && report && existsSync(stored) && !existsSync(reportPathFor(stored))) {
       await writeFileAtomic(reportPathFor(stored), `${JSON.stringify(report, null, 2)}\n`);

@@ -1,8 +1,10 @@
 import { open } from 'node:fs/promises';
+import type { DataPaths } from '../../config/dataPaths.ts';
 import { emptyOfferSummary, type OfferSummary } from '../../domain/stockRules.ts';
 import { intoPlace } from '../../files/durable.ts';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
 import type { ApplyResult } from '../../state/desiredStock.ts';
+import type { GuardReport } from '../guard/check.ts';
 import { fitName } from '../names.ts';
 import type { TextEncoding } from '../parse/encoding.ts';
 import { type InboxFormat, type PositionUnit, positionUnit } from '../parse/records.ts';
@@ -12,7 +14,14 @@ import type { CollectedFile, DuplicateKey, RejectedRow } from './collect.ts';
 /** Most per-row confirmation outcomes listed in a report; the rest are counted. */
 export const MAX_CONFIRMATIONS_LISTED = 10_000;
 
-export type ReportOutcome = 'processed' | 'failed' | 'duplicate';
+export type ReportOutcome = 'processed' | 'failed' | 'duplicate' | 'held';
+
+/** The folder a handled file goes to by its outcome. */
+export function folderFor(paths: DataPaths, outcome: ReportOutcome): string {
+  if (outcome === 'failed') return paths.failed;
+  if (outcome === 'held') return paths.held;
+  return paths.processed;
+}
 
 /** How a file was read (product contract, "ERP exports as they come"). */
 export interface ReadingFields {
@@ -37,6 +46,10 @@ export interface FileReport extends ReadingFields {
   readonly ledgerId: number;
   readonly outcome: ReportOutcome;
   readonly reason?: string;
+  /** Stopped by the guard rails: in held/ until an operator releases or rejects it. */
+  readonly held?: boolean;
+  /** What the guard rails found (stock files, when they are on). */
+  readonly guard?: GuardReport;
   readonly kind: FileKind | null;
   readonly format: InboxFormat | null;
   /** What `line` means in `rejected` and elsewhere: a physical line, or a JSON array element. */

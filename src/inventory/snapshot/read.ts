@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import type { GuardThresholds } from '../../domain/guard.ts';
 import { sourceTime } from '../../domain/sourceTime.ts';
 import {
   emptyOfferSummary,
@@ -17,6 +18,11 @@ import { StagingFile } from '../../state/staging.ts';
 import { zeroAbsentKeys } from '../absent.ts';
 import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
 import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
+import {
+  guardSnapshotStaged,
+  type SnapshotGuardOutcome,
+  supersedeHeldSnapshot,
+} from '../guard/snapshot.ts';
 import { applyStagedSet, type BeforeApplyCheck } from '../ingest/apply.ts';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
@@ -44,6 +50,11 @@ export interface SnapshotDeps {
   readonly clock?: Clock;
   /** How long to wait for an ERP writer's lock, in milliseconds (default 2000). */
   readonly busyTimeoutMs?: number;
+  /**
+   * Guard rails (GUARD_* settings): the last check of the "before apply" step; a read that
+   * trips them is held (kept aside in state.db), not applied. Absent: off.
+   */
+  readonly guard?: GuardThresholds;
   /**
    * SNAPSHOT_ABSENT: `zero` makes the snapshot a full picture — keys held above 0 that it does
    * not name are set to 0 (DC stock: at the centres it names). Default `keep`.
@@ -83,6 +94,8 @@ export type SnapshotOutcome =
       /** A check of the "before apply" step held the snapshot: nothing was applied. */
       readonly status: 'held';
       readonly reason: string;
+      /** The guard rails' held entry (what `release` and `reject` take), when they held it. */
+      readonly heldId?: number;
     }
   | {
       readonly status: 'failed';
@@ -150,12 +163,24 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
     // Never later than now: a snapshot dated in the future would pin its rows until then.
     const writtenAt = sourceTime(snapshotWrittenAt(deps.snapshotDb), started).at;
+    const rowsRead = { factory: factory.rowsRead, dc: dc.rowsRead };
+    // The guard rails run last in the "before apply" step: they see the rows other checks added.
+    let guard: SnapshotGuardOutcome | undefined;
+    const guardCheck: BeforeApplyCheck = (step) => {
+      guard = guardSnapshotStaged(
+        step.db,
+        deps.guard,
+        { staged: { table: step.table }, rowsRead, writtenAt },
+        now,
+      );
+      return guard.hold ? { hold: guard.report.reason } : undefined;
+    };
     const applied = await applyStagedSet(
       {
         db: deps.db,
         log: deps.log,
         dataDir: deps.dataDir,
-        ...(checks === undefined ? {} : { checks }),
+        checks: [...(checks ?? []), guardCheck],
         ...(deps.chunkRows === undefined ? {} : { chunkRows: deps.chunkRows }),
       },
       staging,
@@ -168,12 +193,39 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
           sourceAt: writtenAt,
           appliedAt: now,
         });
-        new KeyValueStore(deps.db).set('snapshot.applied_at', now, now);
+        const kv = new KeyValueStore(deps.db);
+        kv.set('snapshot.applied_at', now, now);
+        // The guard rails compare the next read's row counts with these (an emptied table).
+        kv.set('snapshot.last_rows', rowsRead, now);
         return { applyId };
       },
     );
     staging.discard();
     staging = undefined;
+    if (applied.status === 'held' && guard?.hold) {
+      const g = guard;
+      const fields = {
+        event: g.repeated ? 'snapshot.still_held' : 'snapshot.held',
+        file: deps.snapshotDb,
+        heldId: g.heldId,
+        reason: g.report.reason,
+        tripped: g.report.tripped,
+        figures: g.report.figures,
+        rowsRead,
+        examples: g.report.examples.slice(0, 5),
+        ...(g.repeated ? { status: g.repeated } : {}),
+        ...(g.superseded === undefined ? {} : { superseded: g.superseded }),
+      };
+      if (g.repeated) {
+        deps.log.info(fields, `snapshot read still ${g.repeated} (${g.heldId}): same content`);
+      } else {
+        deps.log.warn(
+          fields,
+          `snapshot read held by the guard rails (release ${g.heldId} or reject ${g.heldId}): ${g.report.reason}`,
+        );
+      }
+      return { status: 'held', reason: g.report.reason, heldId: g.heldId };
+    }
     if (applied.status === 'held') {
       deps.log.warn(
         { event: 'snapshot.not_applied', file: deps.snapshotDb, reason: applied.reason },
@@ -182,6 +234,15 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       return { status: 'held', reason: applied.reason };
     }
     const pending = applied.status === 'applied' ? applied.totals.differing : 0;
+    if (applied.status === 'applied') {
+      const superseded = supersedeHeldSnapshot(deps.db, clock.now());
+      if (superseded !== undefined) {
+        deps.log.info(
+          { event: 'snapshot.held_superseded', heldId: superseded },
+          `held snapshot read ${superseded} superseded by a newer read that was applied`,
+        );
+      }
+    }
     const outcome: SnapshotOutcome = {
       status: 'read',
       factory: { ...factory },

@@ -7,6 +7,7 @@ import { shipmentWatch } from './009-shipment-watch.ts';
 import { stagedApply } from './010-staged-apply.ts';
 import { inboxAttempts } from './011-inbox-attempts.ts';
 import { stockPushes } from './013-stock-pushes.ts';
+import { heldTables } from './014-held.ts';
 import { stockRules } from './016-stock-rules.ts';
 
 export interface Migration {
@@ -26,5 +27,6 @@ export const migrations: readonly Migration[] = [
   { version: 10, name: 'staged-apply', sql: stagedApply },
   { version: 11, name: 'inbox-attempts', sql: inboxAttempts },
   { version: 13, name: 'stock-pushes', sql: stockPushes },
+  { version: 14, name: 'held', sql: heldTables },
   { version: 16, name: 'stock-rules', sql: stockRules },
 ];

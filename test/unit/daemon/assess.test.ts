@@ -34,6 +34,7 @@ function status(over: Partial<Status> = {}): Status {
     },
     last: { ingest: null, push: null, pushSuccess: null, reconcile: null, poll: null },
     stale: false,
+    held: { files: 0, snapshots: 0, oldestAt: null },
     reconcile: {
       minIntervalMs: 900_000,
       lastFullRead: { factory: null, dc: null },
@@ -45,6 +46,16 @@ function status(over: Partial<Status> = {}): Status {
 }
 
 describe('assess', () => {
+  it('needs a person while the guard rails hold something', () => {
+    const a = assess({ status: status({ held: { files: 2, snapshots: 1, oldestAt: now } }) });
+    expect(a).toEqual({
+      verdict: 'needs a person',
+      reasons: [
+        'the guard rails hold 2 stock file(s) and 1 snapshot read(s): see `supplier-sync held`, then release or reject',
+      ],
+    });
+  });
+
   it('is healthy with nothing wrong', () => {
     expect(assess({ status: status() })).toEqual({ verdict: 'healthy', reasons: [] });
   });

@@ -1,0 +1,151 @@
+import { mkdirSync, renameSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
+import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
+import { HeldStore } from '../../src/state/held.ts';
+import { RemoteStock } from '../../src/state/remoteStock.ts';
+import { type IngestEnv, makeIngestEnv } from './helpers.ts';
+
+const guard = { zeroPercent: 50, dropPercent: 80, minKeys: 5 };
+let env: IngestEnv;
+let snapPath: string;
+beforeEach(() => {
+  env = makeIngestEnv('guard-snapshot');
+  mkdirSync(env.paths.held, { recursive: true });
+  snapPath = join(env.dataDir, 'erp', 'snapshot.db');
+});
+afterEach(async () => {
+  await env.cleanup();
+});
+
+/** Writes the snapshot anew (a rename over the old file), dated `at`. */
+function writeSnapshot(factory: ReadonlyArray<readonly [string, number]>, at = new Date()) {
+  mkdirSync(join(snapPath, '..'), { recursive: true });
+  const tmp = `${snapPath}.new`;
+  const db = new Database(tmp);
+  db.exec(`CREATE TABLE factory_stock (sku TEXT, stock_quantity);
+           CREATE TABLE dc_stock (distribution_centre_code TEXT, sku TEXT, stock_quantity);`);
+  const f = db.prepare('INSERT INTO factory_stock VALUES (?, ?)');
+  for (const r of factory) f.run(...r);
+  db.close();
+  utimesSync(tmp, at, at);
+  renameSync(tmp, snapPath);
+}
+
+const deps = (): SnapshotDeps => ({
+  db: env.db,
+  log: env.capture.log,
+  snapshotDb: snapPath,
+  factoryQuery: 'SELECT sku, stock_quantity FROM factory_stock',
+  dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
+  dcDirectory: env.dcDirectory,
+  maxSkuLength: 64,
+  dataDir: env.dataDir,
+  guard,
+});
+
+const rows = (q: (i: number) => number) =>
+  Array.from({ length: 10 }, (_, i) => [`S${i}`, q(i)] as const);
+const quantities = () => env.desired().map((r) => r.quantity);
+const decision = { db: () => env.db, now: Date.now };
+const decide = () => ({ db: decision.db(), dataDir: env.dataDir, now: decision.now });
+
+/** The portal holds what the last read asked for (as a push would have made it). */
+function pushed(): void {
+  new RemoteStock(env.db).storeRead(
+    env.desired().map((r) => ({
+      kind: 'factory' as const,
+      dc: '',
+      sku: r.sku,
+      quantity: r.quantity,
+      platformSku: null,
+    })),
+    Date.now(),
+  );
+}
+
+describe('guard rails on the snapshot source', () => {
+  it('holds a read that zeroes the range, keeps it aside, and applies it on release with newer files winning', async () => {
+    writeSnapshot(
+      rows((i) => 10 + i),
+      new Date(Date.now() - 120_000),
+    );
+    expect((await readSnapshot(deps())).status).toBe('read');
+    pushed();
+
+    writeSnapshot(
+      rows(() => 0),
+      new Date(Date.now() - 60_000),
+    );
+    const out = await readSnapshot(deps());
+    expect(out).toMatchObject({ status: 'held', heldId: 1 });
+    expect(quantities()).toEqual(rows((i) => 10 + i).map(([, q]) => q));
+    expect(env.capture.events('snapshot.held')).toEqual([
+      expect.objectContaining({ heldId: 1, tripped: ['zero', 'drop'], level: 'warn' }),
+    ]);
+
+    // The same content read again (the schedule): still held under the same id, no new entry.
+    const again = await readSnapshot(deps());
+    expect(again).toMatchObject({ status: 'held', heldId: 1 });
+    expect(new HeldStore(env.db).open().map((e) => e.id)).toEqual([1]);
+    expect(env.capture.events('snapshot.still_held')).toHaveLength(1);
+
+    // A newer file sets S0 meanwhile; the release keeps it.
+    env.drop('newer.csv', 'sku,stock_quantity\nS0,77\n');
+    expect((await env.process('newer.csv')).status).toBe('processed');
+    const released = await releaseHeld(decide(), 1);
+    expect(released).toMatchObject({ source: 'snapshot', keys: 10, superseded: 1 });
+    expect(quantities()).toEqual([77, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(new HeldStore(env.db).open()).toEqual([]);
+    // Its content was released: the next read of it passes.
+    expect((await readSnapshot(deps())).status).toBe('read');
+    await expect(releaseHeld(decide(), 1)).rejects.toThrow(/no longer held: released/);
+  });
+
+  it('holds a read whose table suddenly returns no rows; a newer good read supersedes it', async () => {
+    writeSnapshot(rows(() => 5));
+    await readSnapshot(deps());
+    writeSnapshot([]);
+    const out = await readSnapshot(deps());
+    expect(out).toMatchObject({
+      status: 'held',
+      reason: 'the factory query returned no rows where the last applied read had 10',
+    });
+    writeSnapshot(rows(() => 6));
+    expect((await readSnapshot(deps())).status).toBe('read');
+    expect(new HeldStore(env.db).get(1)?.status).toBe('superseded');
+    expect(env.capture.events('snapshot.held_superseded')).toHaveLength(1);
+    await expect(rejectHeld(decide(), 1)).rejects.toThrow(/superseded by a newer snapshot read/);
+  });
+
+  it('reject drops a held read: nothing applied, its rows gone, the same content held again is not a new entry', async () => {
+    writeSnapshot(rows(() => 5));
+    await readSnapshot(deps());
+    writeSnapshot([]);
+    await readSnapshot(deps());
+    expect(await rejectHeld(decide(), 1)).toMatchObject({ source: 'snapshot', destination: null });
+    expect(quantities()).toEqual(rows(() => 5).map(([, q]) => q));
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM held_rows').get()).toEqual({ n: 0 });
+    expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
+    expect(new HeldStore(env.db).open()).toEqual([]);
+    await expect(releaseHeld(decide(), 7)).rejects.toMatchObject({ code: 'unknown' });
+  });
+
+  it('with SNAPSHOT_ABSENT=zero, a truncated snapshot is held: the keys it omits count as named', async () => {
+    writeSnapshot(rows(() => 5));
+    await readSnapshot(deps());
+    pushed();
+    env.db
+      .prepare("INSERT INTO kv (key, value, updated_at) VALUES ('remote.read_at.factory', '1', 1)")
+      .run();
+    writeSnapshot(rows(() => 5).slice(0, 2));
+    const out = await readSnapshot({ ...deps(), absent: 'zero' });
+    expect(out).toMatchObject({ status: 'held', heldId: 1 });
+    expect(quantities()).toEqual(rows(() => 5).map(([, q]) => q));
+    expect(JSON.parse(new HeldStore(env.db).get(1)!.report)).toMatchObject({
+      figures: { keysNamed: 10, keysInStock: 10, keysZeroed: 8 },
+    });
+  });
+});
