@@ -36,6 +36,8 @@ export interface StockExplanation {
   readonly facts: StockFacts;
   /** The id of a held file (or snapshot read) that names the key; null when none. */
   readonly held: number | null;
+  /** That held file's original name (or `snapshot`) and why it is held. */
+  readonly heldFile: { readonly name: string; readonly reason: string } | null;
 }
 
 export interface ShipmentExplanation {
@@ -63,7 +65,9 @@ export function explainKey(db: StateDb, target: ExplainTarget): Explanation | un
     facts.failure !== null ||
     facts.lastPush !== null;
   if (!known) return undefined;
-  return { type: 'stock', key: target.key, facts, held };
+  const entry = held === null ? undefined : new HeldStore(db).get(held);
+  const heldFile = entry ? { name: entry.name, reason: entry.reason } : null;
+  return { type: 'stock', key: target.key, facts, held, heldFile };
 }
 
 const iso = (ms: number | null | undefined): string | null =>

@@ -72,7 +72,14 @@ describe('explain through the running daemon', () => {
     h = await startHarness(
       'explain-stock',
       {},
-      { SNAPSHOT_DB: snapshot, SYNC_TIMEZONE: 'Europe/Berlin', STOCK_RULES_FILE: rules },
+      {
+        SNAPSHOT_DB: snapshot,
+        SYNC_TIMEZONE: 'Europe/Berlin',
+        STOCK_RULES_FILE: rules,
+        // The guard rails look at files naming 3 keys in stock; only the zero check counts.
+        GUARD_MIN_KEYS: '3',
+        GUARD_DROP_PERCENT: '100',
+      },
     );
     // DC pushes are refused for good (403): their keys stay pending until a person acts.
     h.sim.faults.set({
@@ -203,6 +210,31 @@ describe('explain through the running daemon', () => {
     expect(owedText).toMatch(/Push:\s+owed since \d\d:\d\d/);
     expect((await h.cli(['explain', `factory:${seededSku(20)}`])).output).toMatch(
       /ERP:\s+asks for 9, from the ERP snapshot/,
+    );
+
+    // A file that would zero every key it names is held: the keys it names say so.
+    h.drop(
+      'zero.csv',
+      factoryCsv([
+        [seededSku(0), 0],
+        [seededSku(1), 0],
+        [seededSku(20), 0],
+      ]),
+    );
+    const held = await h.daemon!.waitFor(
+      (l) => l.event === 'file.held' && l.file === 'zero.csv',
+      15_000,
+      'file.held',
+    );
+    expect(await explain(`factory:${seededSku(1)}`)).toMatchObject({
+      erpQuantity: 42,
+      portalQuantity: 42,
+      source: { file: 'stock.csv', line: 3 },
+      held: held.heldId,
+    });
+    expect((await explain(`factory:${seededSku(4)}`)).held).toBeNull();
+    expect((await h.cli(['explain', `factory:${seededSku(1)}`])).output).toMatch(
+      new RegExp(`Held:\\s+zero\\.csv \\(held id ${held.heldId}\\) names it, held because `),
     );
   });
 

@@ -156,6 +156,9 @@ describe('deploy/: alert rules and dashboard over the running daemon', () => {
       'supplier_sync_eta_seconds',
       'supplier_sync_stock_failures',
       'supplier_sync_shipments',
+      'supplier_sync_drifted_keys_total',
+      'supplier_sync_held',
+      'supplier_sync_last_full_read_timestamp_seconds',
     ])
       expect(names).toContain(m);
   });

@@ -144,7 +144,12 @@ function describeStock(e: StockExplanation, at: At): string[] {
     ),
   );
   out.push(
-    row('Held', e.held === null ? 'no held file names it.' : `held file ${e.held} names it.`),
+    row(
+      'Held',
+      e.held === null
+        ? 'no held file names it.'
+        : `${e.heldFile === null || e.heldFile.name === 'snapshot' ? 'a snapshot read' : e.heldFile.name} (held id ${e.held}) names it${e.heldFile ? `, held because ${e.heldFile.reason}` : ''}; \`release ${e.held}\` applies it, \`reject ${e.held}\` drops it.`,
+    ),
   );
   return out;
 }
