@@ -30,6 +30,9 @@ export function pushProcessor(deps: JobDeps) {
       // Reading stopped for this push (or is due): it goes on now.
       const step = nextReconcileStep(deps.db, deps.clock.now(), deps.config.reconcileMinIntervalMs);
       if (step.action === 'read') await deps.nudges.reconcile('after push');
+      // Reading stopped for this push while its next pass was not yet due: nobody else would wake
+      // it before the periodic recovery, so set its timer here.
+      else if (step.until !== null) await deps.nudges.reconcileAt(step.until, 'after push');
       return totals;
     } catch (err) {
       kv.set('last.push', {
