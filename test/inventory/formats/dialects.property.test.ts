@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { EncodingChoice } from '../../../src/inventory/parse/encoding.ts';
-import { chunked, cp1252, readDelimitedStream, records, utf16be, utf16le } from './helpers.ts';
+import { chunked, ENCODINGS, encode, quote, readDelimitedStream, records } from './helpers.ts';
 
 /**
  * Rows written in any supported dialect and encoding read back as the same rows: delimiter , ;
@@ -9,9 +9,6 @@ import { chunked, cp1252, readDelimitedStream, records, utf16be, utf16le } from 
  * without BOM, UTF-16LE/BE with BOM, Windows-1252 — handed over in chunks of any size, so that
  * sequences and code units are cut anywhere.
  */
-
-const ENCODINGS = ['utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252'] as const;
-type Written = (typeof ENCODINGS)[number];
 
 /** Characters Windows-1252 has (and so every encoding here): ASCII, Latin-1 letters, €, quotes. */
 const CP1252_CHARS = [
@@ -29,28 +26,6 @@ const WIDE_CHARS = [...CP1252_CHARS, 'Ł', 'Ω', '漢', '😀'];
 
 const field = (chars: readonly string[]) =>
   fc.array(fc.constantFrom(...chars), { maxLength: 8 }).map((a) => a.join(''));
-
-function encode(text: string, encoding: Written): Buffer {
-  switch (encoding) {
-    case 'utf-8':
-      return Buffer.from(text);
-    case 'utf-8-bom':
-      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
-    case 'utf-16le':
-      return utf16le(text);
-    case 'utf-16be':
-      return utf16be(text);
-    case 'windows-1252':
-      return cp1252(text);
-  }
-}
-
-/** Quoted when it holds any candidate delimiter, a quote, a line break or edge spaces. */
-function quote(value: string): string {
-  return /[",;\t|\r\n]/.test(value) || value !== value.trim()
-    ? `"${value.replaceAll('"', '""')}"`
-    : value;
-}
 
 const sample = fc
   .record({

@@ -126,3 +126,30 @@ export async function readXlsxFile(path: string, options: XlsxOptions = {}) {
   const fileHash = createHash('sha256').update(readFileSync(path)).digest('hex');
   return { events, headerRow, tapHash: tap.digest(), fileHash };
 }
+
+/** The encodings the property tests write files in. */
+export const ENCODINGS = ['utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252'] as const;
+export type Written = (typeof ENCODINGS)[number];
+
+/** `text` as the bytes an ERP writing in `encoding` would produce (BOMs included). */
+export function encode(text: string, encoding: Written): Buffer {
+  switch (encoding) {
+    case 'utf-8':
+      return Buffer.from(text);
+    case 'utf-8-bom':
+      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
+    case 'utf-16le':
+      return utf16le(text);
+    case 'utf-16be':
+      return utf16be(text);
+    case 'windows-1252':
+      return cp1252(text);
+  }
+}
+
+/** Quoted when it holds any candidate delimiter, a quote, a line break or edge spaces. */
+export function quote(value: string): string {
+  return /[",;\t|\r\n]/.test(value) || value !== value.trim()
+    ? `"${value.replaceAll('"', '""')}"`
+    : value;
+}

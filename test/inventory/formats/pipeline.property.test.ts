@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { profilesFileSchema } from '../../../src/config/profiles.ts';
 import { type IngestEnv, makeIngestEnv } from '../helpers.ts';
-import { cp1252, utf16be, utf16le } from './helpers.ts';
+import { ENCODINGS, encode, quote } from './helpers.ts';
 
 /**
  * End to end, on real files: stock rows written in any supported dialect and encoding — any
@@ -11,35 +11,11 @@ import { cp1252, utf16be, utf16le } from './helpers.ts';
  * read by processInboxFile with their profile into exactly the same desired stock.
  */
 
-const ENCODINGS = ['utf-8', 'utf-8-bom', 'utf-16le', 'utf-16be', 'windows-1252'] as const;
-type Written = (typeof ENCODINGS)[number];
-
-function encode(text: string, encoding: Written): Buffer {
-  switch (encoding) {
-    case 'utf-8':
-      return Buffer.from(text);
-    case 'utf-8-bom':
-      return Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text)]);
-    case 'utf-16le':
-      return utf16le(text);
-    case 'utf-16be':
-      return utf16be(text);
-    case 'windows-1252':
-      return cp1252(text);
-  }
-}
-
 /**
  * SKU characters every encoding here has, delimiters and quotes included (a TAB is a control
  * character, which no SKU may hold; it appears as the delimiter).
  */
 const SKU_CHARS = [...'abcXYZ019-_./#äöüßÉ€„”', ',', ';', '|', '"', ' '];
-
-function quote(value: string): string {
-  return /[",;\t|\r\n]/.test(value) || value !== value.trim()
-    ? `"${value.replaceAll('"', '""')}"`
-    : value;
-}
 
 /** A whole number as an ERP may write it with the given decimal mark. */
 function writeQuantity(n: number, decimal: '.' | ',', style: number): string {
