@@ -1,14 +1,9 @@
-import { keyString, type StockKind } from '../domain/stock.ts';
-import {
-  emptyOfferSummary,
-  MAX_OFFER_EXAMPLES,
-  mergeOfferSummaries,
-  type OfferSummary,
-  ruleIndex,
-} from '../domain/stockRules.ts';
+import type { Statement } from 'better-sqlite3';
+import type { StockKind } from '../domain/stock.ts';
+import { emptyOfferSummary, mergeOfferSummaries, type OfferSummary } from '../domain/stockRules.ts';
 import type { StateDb } from './db.ts';
 import type { ApplyResult } from './desiredStock.ts';
-import { ensureStockRuleFunctions, offerSelect } from './stockRules.ts';
+import { type Cursor, mergeChunk } from './stagedMerge.ts';
 
 /**
  * The apply of a staged set (see src/state/staging.ts) to desired stock, in short transactions.
@@ -129,156 +124,54 @@ export interface ChunkResult {
   readonly totals: ApplyResult;
 }
 
-function statements(db: StateDb) {
-  ensureStockRuleFunctions(db);
-  db.exec(
-    `DROP TABLE IF EXISTS temp.apply_chunk;
-     CREATE TEMP TABLE apply_chunk (
-       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, erp INTEGER NOT NULL,
-       quantity INTEGER NOT NULL, rule TEXT, excluded INTEGER NOT NULL,
-       line INTEGER NOT NULL, PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID;
-     CREATE TEMP TABLE IF NOT EXISTS apply_differing (
-       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL,
-       PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID;`,
-  );
-  return {
-    get: db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE id = ?'),
-    clear: db.prepare('DELETE FROM temp.apply_chunk'),
-    clearDiffering: db.prepare('DELETE FROM temp.apply_differing'),
-    // The chunk's keys in order, with what the stock rules offer for each (one call per row).
-    fill: db.prepare<[{ k: string; d: string; s: string; limit: number }]>(
-      `INSERT INTO temp.apply_chunk (kind, dc, sku, erp, quantity, rule, excluded, line)
-       SELECT kind, dc, sku, erp, quantity, rule, excluded, line FROM (${offerSelect(
-         `(SELECT kind, dc, sku, quantity AS erp, line FROM staged.rows
-            WHERE (kind, dc, sku) > (@k, @d, @s) ORDER BY kind, dc, sku LIMIT @limit)`,
-         ['kind', 'dc', 'sku', 'erp', 'line'],
-         { kind: 'kind', dc: 'dc', sku: 'sku', erp: 'erp' },
-       )})`,
-    ),
-    last: db.prepare<[], { kind: string; dc: string; sku: string }>(
-      'SELECT kind, dc, sku FROM temp.apply_chunk ORDER BY kind DESC, dc DESC, sku DESC LIMIT 1',
-    ),
-    superseded: db.prepare<[{ sourceAt: number }]>(
-      `DELETE FROM temp.apply_chunk WHERE EXISTS (
-         SELECT 1 FROM desired_stock d
-          WHERE d.kind = apply_chunk.kind AND d.dc = apply_chunk.dc AND d.sku = apply_chunk.sku
-            AND d.source_at > @sourceAt)`,
-    ),
-    clearFailures: db.prepare(
-      `DELETE FROM stock_failures WHERE (kind, dc, sku) IN (
-         SELECT f.kind, f.dc, f.sku FROM temp.apply_chunk c
-           JOIN stock_failures f ON f.kind = c.kind AND f.dc = c.dc AND f.sku = c.sku
-          WHERE f.quantity != c.quantity OR c.excluded = 1)`,
-    ),
-    upsert: db.prepare<[{ source: string; now: number; sourceAt: number; fileId: number | null }]>(
-      `INSERT INTO desired_stock
-         (kind, dc, sku, quantity, source, updated_at, source_at, source_file_id, source_line,
-          erp_quantity, rule, excluded)
-       SELECT kind, dc, sku, quantity, @source, @now, @sourceAt, @fileId, line, erp, rule, excluded
-         FROM temp.apply_chunk WHERE true ORDER BY kind, dc, sku
-       ON CONFLICT (kind, dc, sku) DO UPDATE
-         SET quantity = excluded.quantity, source = excluded.source,
-             updated_at = excluded.updated_at, source_at = excluded.source_at,
-             source_file_id = excluded.source_file_id, source_line = excluded.source_line,
-             erp_quantity = excluded.erp_quantity, rule = excluded.rule,
-             excluded = excluded.excluded`,
-    ),
-    // Excluded keys are never pushed: they never differ, and one that was pending is not now.
-    differing: db.prepare(
-      `INSERT INTO temp.apply_differing (kind, dc, sku)
-       SELECT c.kind, c.dc, c.sku FROM temp.apply_chunk c
-         LEFT JOIN remote_stock r ON r.kind = c.kind AND r.dc = c.dc AND r.sku = c.sku
-        WHERE c.excluded = 0 AND r.quantity IS NOT c.quantity`,
-    ),
-    markPending: db.prepare<[{ now: number }]>(
-      `INSERT INTO pending_stock (kind, dc, sku, since)
-       SELECT kind, dc, sku, @now FROM temp.apply_differing WHERE true
-       ON CONFLICT DO NOTHING`,
-    ),
-    settleExcluded: db.prepare(
-      `DELETE FROM pending_stock WHERE (kind, dc, sku) IN (
-         SELECT kind, dc, sku FROM temp.apply_chunk WHERE excluded = 1)`,
-    ),
-    offerTotals: db.prepare<
-      [],
-      {
-        erp: number | null;
-        offered: number | null;
-        adjusted: number | null;
-        excluded: number | null;
-      }
-    >(
-      `SELECT SUM(erp) AS erp, SUM(CASE WHEN excluded = 0 THEN quantity END) AS offered,
-              SUM(excluded = 0 AND quantity != erp) AS adjusted, SUM(excluded) AS excluded
-         FROM temp.apply_chunk`,
-    ),
-    byRule: db.prepare<[], { rule: string; keys: number }>(
-      'SELECT rule, COUNT(*) AS keys FROM temp.apply_chunk WHERE rule IS NOT NULL GROUP BY rule',
-    ),
-    examples: db.prepare<
-      [number],
-      {
-        kind: StockKind;
-        dc: string;
-        sku: string;
-        erp: number;
-        quantity: number;
-        excluded: number;
-        rule: string;
-      }
-    >(
-      `SELECT kind, dc, sku, erp, quantity, excluded, rule FROM temp.apply_chunk
-        WHERE rule IS NOT NULL ORDER BY kind, dc, sku LIMIT ?`,
-    ),
-    advance: db.prepare(
-      `UPDATE staged_applies
-          SET after_kind = @kind, after_dc = @dc, after_sku = @sku,
-              rows = rows + @rows, differing = differing + @differing,
-              newly_pending = newly_pending + @newlyPending,
-              failures_cleared = failures_cleared + @failuresCleared,
-              superseded = superseded + @superseded, offers = @offers
-        WHERE id = @id`,
-    ),
-    remove: db.prepare<[number]>('DELETE FROM staged_applies WHERE id = ?'),
-  };
+interface Statements {
+  get: Statement<[number], Row>;
+  more: Statement<[{ k: string; d: string; s: string }]>;
+  advance: Statement;
+  remove: Statement<[number]>;
 }
-
-type Statements = ReturnType<typeof statements>;
 
 const cache = new WeakMap<StateDb, Statements>();
 
-/** The merge's statements, prepared once per connection. */
 function prepared(db: StateDb): Statements {
   let s = cache.get(db);
   if (s === undefined) {
-    s = statements(db);
+    s = {
+      get: db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE id = ?'),
+      more: db.prepare<[{ k: string; d: string; s: string }]>(
+        'SELECT 1 FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s) LIMIT 1',
+      ),
+      advance: db.prepare(
+        `UPDATE staged_applies
+            SET after_kind = @kind, after_dc = @dc, after_sku = @sku,
+                rows = rows + @rows, differing = differing + @differing,
+                newly_pending = newly_pending + @newlyPending,
+                failures_cleared = failures_cleared + @failuresCleared,
+                superseded = superseded + @superseded, offers = @offers
+          WHERE id = @id`,
+      ),
+      remove: db.prepare<[number]>('DELETE FROM staged_applies WHERE id = ?'),
+    };
     cache.set(db, s);
   }
   return s;
 }
 
-/** What the rules did to the keys of the chunk being merged (superseded ones left out). */
-function chunkOffers(s: Statements): OfferSummary {
-  const t = s.offerTotals.get();
-  return {
-    erpUnits: t?.erp ?? 0,
-    offeredUnits: t?.offered ?? 0,
-    adjusted: t?.adjusted ?? 0,
-    excluded: t?.excluded ?? 0,
-    byRule: s.byRule.all().sort((a, b) => ruleIndex(a.rule) - ruleIndex(b.rule)),
-    examples: s.examples.all(MAX_OFFER_EXAMPLES).map((r) => ({
-      key: keyString(r),
-      erp: r.erp,
-      offered: r.excluded === 1 ? null : r.quantity,
-      rule: r.rule,
-    })),
-  };
-}
+const cursorOf = (r: Row): Cursor => ({
+  kind: r.after_kind ?? '',
+  dc: r.after_dc ?? '',
+  sku: r.after_sku ?? '',
+});
 
 /**
  * Merges the next `limit` keys of the apply `id` (its scratch file ATTACHed as `staged`) in one
- * IMMEDIATE transaction. When none is left, the same transaction deletes the apply's row and
- * runs `onDone` with the totals (the caller's own records: the file's report).
+ * IMMEDIATE transaction (stagedMerge.ts). When none is left, the same transaction deletes the
+ * apply's row and runs `onDone` with the totals (the caller's own records: the file's report).
+ *
+ * Durability: a chunk that leaves keys to merge commits with `synchronous = NORMAL` (no flush of
+ * the WAL): lost by a power cut, it is merged again from the durable cursor, which moves in the
+ * same transaction. The transaction that ends the apply commits as the connection is set (FULL),
+ * which flushes every chunk before it. The setting is back before anything else runs.
  */
 export function mergeStagedChunk(
   db: StateDb,
@@ -290,63 +183,58 @@ export function mergeStagedChunk(
   const tx = db.transaction((): ChunkResult => {
     const row = s.get.get(id);
     if (row === undefined) throw new Error(`staged apply ${id} is not recorded`);
-    s.clear.run();
-    s.clearDiffering.run();
-    const filled = s.fill.run({
-      k: row.after_kind ?? '',
-      d: row.after_dc ?? '',
-      s: row.after_sku ?? '',
+    const chunk = mergeChunk(db, {
+      after: cursorOf(row),
       limit,
-    }).changes;
-    if (filled === 0) {
-      s.remove.run(id);
-      const totals = totalsOf(row);
-      onDone?.(totals);
-      return { done: true, totals };
-    }
-    const last = s.last.get()!;
-    const superseded = s.superseded.run({ sourceAt: row.source_at }).changes;
-    const failuresCleared = s.clearFailures.run().changes;
-    s.upsert.run({
       source: row.source,
       now: row.applied_at,
       sourceAt: row.source_at,
       fileId: row.file_id,
     });
-    // As applyDesiredStock counts: every key of the set, superseded ones included.
-    const rows = filled;
-    const differing = s.differing.run().changes;
-    const newlyPending = s.markPending.run({ now: row.applied_at }).changes;
-    s.settleExcluded.run();
-    const offers = mergeOfferSummaries(totalsOf(row).offers, chunkOffers(s));
-    s.clear.run();
-    s.clearDiffering.run();
+    if (chunk === undefined) {
+      s.remove.run(id);
+      const totals = totalsOf(row);
+      onDone?.(totals);
+      return { done: true, totals };
+    }
+    const offers = mergeOfferSummaries(totalsOf(row).offers, chunk.offers);
     s.advance.run({
       id,
-      kind: last.kind,
-      dc: last.dc,
-      sku: last.sku,
-      rows,
-      differing,
-      newlyPending,
-      failuresCleared,
-      superseded,
+      kind: chunk.last.kind,
+      dc: chunk.last.dc,
+      sku: chunk.last.sku,
+      rows: chunk.rows,
+      differing: chunk.differing,
+      newlyPending: chunk.newlyPending,
+      failuresCleared: chunk.failuresCleared,
+      superseded: chunk.superseded,
       offers: JSON.stringify(offers),
     });
     return {
       done: false,
       totals: {
-        rows: row.rows + rows,
-        differing: row.differing + differing,
-        newlyPending: row.newly_pending + newlyPending,
-        failuresCleared: row.failures_cleared + failuresCleared,
-        superseded: row.superseded + superseded,
+        rows: row.rows + chunk.rows,
+        differing: row.differing + chunk.differing,
+        newlyPending: row.newly_pending + chunk.newlyPending,
+        failuresCleared: row.failures_cleared + chunk.failuresCleared,
+        superseded: row.superseded + chunk.superseded,
         offers,
       },
     };
   });
-  return tx.immediate();
+  const row = s.get.get(id);
+  const more = row !== undefined && s.more.get(keyParams(cursorOf(row))) !== undefined;
+  if (!more) return tx.immediate();
+  const was = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma('synchronous = NORMAL');
+  try {
+    return tx.immediate();
+  } finally {
+    db.pragma(`synchronous = ${was}`);
+  }
 }
+
+const keyParams = (c: Cursor) => ({ k: c.kind, d: c.dc, s: c.sku });
 
 /** The kinds present in the attached staged set. */
 export function stagedKinds(db: StateDb): StockKind[] {
