@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import Database from 'better-sqlite3';
+import Database, { type Statement } from 'better-sqlite3';
 import type { StockKind } from '../domain/stock.ts';
 
 /**
@@ -51,7 +51,7 @@ CREATE TABLE rejected (
 
 /** Rows buffered in JavaScript before they are staged (in one transaction). */
 const BATCH = 4096;
-/** Rows per INSERT statement: a multi-row VALUES list binds 5 × 256 parameters per call. */
+/** Rows per INSERT statement: a multi-row VALUES list binds 3 (or 4) × 256 parameters per call. */
 const ROWS_PER_INSERT = 256;
 const UPSERT =
   'ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = excluded.quantity, line = excluded.line';
@@ -77,9 +77,10 @@ export interface StagedRejection {
 }
 
 /**
- * Writes one staged set. `put` buffers; a full buffer is staged with one statement (an upsert
- * fed by `json_each`, so the last line of a key wins). `close()` stages the rest, closes the
- * connection and fsyncs the file, after which the file can be ATTACHed to the state connection.
+ * Writes one staged set. `put` buffers; a full buffer is staged in one transaction of multi-row
+ * upserts (rows in file order, so the last line of a key wins). `close()` stages the rest and
+ * closes the connection; `sync()` makes the file durable, after which it can be ATTACHed to the
+ * state connection.
  */
 export class StagingFile {
   readonly name: string;
@@ -87,11 +88,11 @@ export class StagingFile {
   #db: Database.Database | undefined;
   /** A read-only connection, for reading the rejected rows back after close(). */
   #reader: Database.Database | undefined;
-  /** Flat: kind, dc, sku, quantity, line of each buffered row. */
-  #stock: Array<string | number> = [];
+  /** Flat, per kind: sku, quantity, line of each buffered factory row; dc first for DC rows. */
+  #factory: Array<string | number> = [];
+  #dc: Array<string | number> = [];
   #rejects: Array<[number, string, string, string | null]> = [];
-  readonly #stageMany;
-  readonly #stageOne;
+  readonly #stage: Record<StockKind, { many: Statement; one: Statement; width: number }>;
   readonly #reject;
 
   private constructor(dir: string) {
@@ -108,12 +109,18 @@ export class StagingFile {
     db.exec(SCHEMA);
     this.#db = db;
     // Rows of one statement go in the order given, so a later line of a key replaces an earlier.
-    this.#stageMany = db.prepare(
-      `INSERT INTO rows (kind, dc, sku, quantity, line) VALUES ${Array(ROWS_PER_INSERT).fill('(?, ?, ?, ?, ?)').join(', ')} ${UPSERT}`,
-    );
-    this.#stageOne = db.prepare(
-      `INSERT INTO rows (kind, dc, sku, quantity, line) VALUES (?, ?, ?, ?, ?) ${UPSERT}`,
-    );
+    // The kind (and a factory row's empty dc) is written into the statement, not bound per row:
+    // binding two constant strings a row cost as much as the rest of the row.
+    const insert = (values: string, rows: number) =>
+      db.prepare(
+        `INSERT INTO rows (kind, dc, sku, quantity, line) VALUES ${Array(rows).fill(values).join(', ')} ${UPSERT}`,
+      );
+    const factory = "('factory', '', ?, ?, ?)";
+    const dc = "('dc', ?, ?, ?, ?)";
+    this.#stage = {
+      factory: { many: insert(factory, ROWS_PER_INSERT), one: insert(factory, 1), width: 3 },
+      dc: { many: insert(dc, ROWS_PER_INSERT), one: insert(dc, 1), width: 4 },
+    };
     this.#reject = db.prepare<[string]>(
       `INSERT INTO rejected (line, field, reason, value)
        SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
@@ -127,8 +134,13 @@ export class StagingFile {
 
   /** Stages a stock row; a later row with the same key replaces it. */
   put(kind: StockKind, dc: string, sku: string, quantity: number, line: number): void {
-    this.#stock.push(kind, dc, sku, quantity, line);
-    if (this.#stock.length >= BATCH * 5) this.#flushStock();
+    if (kind === 'factory') {
+      this.#factory.push(sku, quantity, line);
+      if (this.#factory.length >= BATCH * 3) this.#flushStock();
+    } else {
+      this.#dc.push(dc, sku, quantity, line);
+      if (this.#dc.length >= BATCH * 4) this.#flushStock();
+    }
   }
 
   /** Keeps a rejected row for the report. */
@@ -144,16 +156,20 @@ export class StagingFile {
   }
 
   #flushStock(): void {
-    const rows = this.#stock;
-    if (rows.length === 0) return;
-    const db = this.#open();
-    const per = ROWS_PER_INSERT * 5;
-    db.transaction(() => {
-      let i = 0;
-      for (; i + per <= rows.length; i += per) this.#stageMany.run(rows.slice(i, i + per));
-      for (; i < rows.length; i += 5) this.#stageOne.run(rows.slice(i, i + 5));
+    if (this.#factory.length === 0 && this.#dc.length === 0) return;
+    this.#open().transaction(() => {
+      this.#stageAll(this.#stage.factory, this.#factory);
+      this.#stageAll(this.#stage.dc, this.#dc);
     })();
-    this.#stock = [];
+    this.#factory = [];
+    this.#dc = [];
+  }
+
+  #stageAll(stage: { many: Statement; one: Statement; width: number }, rows: unknown[]): void {
+    const per = ROWS_PER_INSERT * stage.width;
+    let i = 0;
+    for (; i + per <= rows.length; i += per) stage.many.run(rows.slice(i, i + per));
+    for (; i < rows.length; i += stage.width) stage.one.run(rows.slice(i, i + stage.width));
   }
 
   #flushRejects(): void {

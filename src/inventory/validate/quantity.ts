@@ -44,6 +44,8 @@ export function parseQuantity(value: unknown, options: QuantityOptions = {}): Qu
     negative = value < 0;
     magnitude = Math.abs(value);
   } else if (typeof value === 'string') {
+    const plain = plainDigits(value);
+    if (plain >= 0) return { ok: true, value: plain, clamped: false };
     let text = value.trim();
     if (text === '') return fail('empty');
     negative = MINUS.test(text);
@@ -59,6 +61,22 @@ export function parseQuantity(value: unknown, options: QuantityOptions = {}): Qu
     return options.negative === 'zero' ? { ok: true, value: 0, clamped: true } : fail(NOT_WHOLE);
   }
   return { ok: true, value: magnitude, clamped: false };
+}
+
+/**
+ * The value of 1 to 9 ASCII digits and nothing else (the common case, read without a regular
+ * expression or a split: this runs once a row), or -1 for any other text.
+ */
+function plainDigits(text: string): number {
+  const n = text.length;
+  if (n === 0 || n > 9) return -1;
+  let value = 0;
+  for (let i = 0; i < n; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /** The whole number unsigned text writes, or the reason it is none. */
