@@ -70,9 +70,12 @@ function preparedBy<S>(make: (db: StateDb) => S): (db: StateDb) => S {
 }
 
 const KEY = (t: string) => `${t}.kind = s.kind AND ${t}.dc = s.dc AND ${t}.sku = s.sku`;
-/** The chunk's key range over alias `t`: after the cursor, up to and with its last key. */
-const RANGE = (t: string) =>
-  `(${t}.kind, ${t}.dc, ${t}.sku) > (@k, @d, @s) AND (${t}.kind, ${t}.dc, ${t}.sku) <= (@ek, @ed, @es)`;
+/**
+ * The chunk's key range over alias `t`: one kind and dc (a chunk never spans two), SKUs after
+ * `@s` up to and with `@es`. (A row-value range, `(kind, dc, sku) > (…)`, reads the same rows but
+ * costs about four times as much a row.)
+ */
+const RANGE = (t: string) => `${t}.kind = @k AND ${t}.dc = @d AND ${t}.sku > @s AND ${t}.sku <= @es`;
 /** The staged row `s` lost to a newer source (only asked when the upsert skipped some). */
 const NEWER = `EXISTS (SELECT 1 FROM desired_stock n WHERE ${KEY('n')} AND n.source_at > @sourceAt)`;
 
@@ -83,7 +86,7 @@ const UPSERT_SET = `ON CONFLICT (kind, dc, sku) DO UPDATE
              erp_quantity = excluded.erp_quantity, rule = excluded.rule,
              excluded = excluded.excluded`;
 
-type Range = Record<'k' | 'd' | 's' | 'ek' | 'ed' | 'es', string>;
+type Range = Record<'k' | 'd' | 's' | 'es', string>;
 
 const plainStatements = preparedBy((db: StateDb) => {
   // With and without the check for newer rows (asked only when the upsert skipped some).
@@ -92,15 +95,23 @@ const plainStatements = preparedBy((db: StateDb) => {
     applied: make(`AND NOT ${NEWER}`),
   });
   return {
-    // The chunk's last key when it is full, else (the set's end) the last key of the set.
-    nth: db.prepare<[{ k: string; d: string; s: string; skip: number }], Cursor>(
+    // The first key after the cursor: where the chunk starts (maybe in the next kind or dc).
+    next: db.prepare<[{ k: string; d: string; s: string }], Cursor>(
       `SELECT kind, dc, sku FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s)
-        ORDER BY kind, dc, sku LIMIT 1 OFFSET @skip`,
+        ORDER BY kind, dc, sku LIMIT 1`,
     ),
-    end: db.prepare<[{ k: string; d: string; s: string }], Cursor>(
-      `SELECT kind, dc, sku FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s)
-        ORDER BY kind DESC, dc DESC, sku DESC LIMIT 1`,
-    ),
+    // The chunk's last SKU when it is full; else the last of its kind and dc.
+    nth: db
+      .prepare<[{ k: string; d: string; s: string; skip: number }], string>(
+        `SELECT sku FROM staged.rows WHERE kind = @k AND dc = @d AND sku > @s
+          ORDER BY sku LIMIT 1 OFFSET @skip`,
+      )
+      .pluck(true),
+    end: db
+      .prepare<[{ k: string; d: string }], string>(
+        'SELECT sku FROM staged.rows WHERE kind = @k AND dc = @d ORDER BY sku DESC LIMIT 1',
+      )
+      .pluck(true),
     count: db.prepare(`SELECT COUNT(*) FROM staged.rows s WHERE ${RANGE('s')}`).pluck(true),
     // Inserted or updated rows count as changes; a row skipped for a newer one does not.
     upsert: db.prepare(
@@ -146,11 +157,14 @@ const plainStatements = preparedBy((db: StateDb) => {
 
 function mergePlain(db: StateDb, a: ChunkArgs): ChunkCounts | undefined {
   const s = plainStatements(db);
-  const after = { k: a.after.kind, d: a.after.dc, s: a.after.sku };
-  const nth = s.nth.get({ ...after, skip: a.limit - 1 });
-  const last = nth ?? s.end.get(after);
-  if (last === undefined) return undefined;
-  const range: Range = { ...after, ek: last.kind, ed: last.dc, es: last.sku };
+  const first = s.next.get({ k: a.after.kind, d: a.after.dc, s: a.after.sku });
+  if (first === undefined) return undefined;
+  // Within the cursor's kind and dc, after its SKU; in the next ones, from their first SKU.
+  const same = first.kind === a.after.kind && first.dc === a.after.dc;
+  const start = { k: first.kind, d: first.dc, s: same ? a.after.sku : '' };
+  const nth = s.nth.get({ ...start, skip: a.limit - 1 });
+  const es = nth ?? s.end.get(start)!;
+  const range: Range = { ...start, es };
   const rows = nth === undefined ? (s.count.get(range) as number) : a.limit;
   const applied = s.upsert.run({
     ...range,
@@ -173,7 +187,7 @@ function mergePlain(db: StateDb, a: ChunkArgs): ChunkCounts | undefined {
     failuresCleared,
     superseded,
     offers: { ...emptyOfferSummary(), erpUnits: units, offeredUnits: units },
-    last,
+    last: { kind: start.k, dc: start.d, sku: es },
   };
 }
 
