@@ -75,7 +75,8 @@ const KEY = (t: string) => `${t}.kind = s.kind AND ${t}.dc = s.dc AND ${t}.sku =
  * `@s` up to and with `@es`. (A row-value range, `(kind, dc, sku) > (…)`, reads the same rows but
  * costs about four times as much a row.)
  */
-const RANGE = (t: string) => `${t}.kind = @k AND ${t}.dc = @d AND ${t}.sku > @s AND ${t}.sku <= @es`;
+const RANGE = (t: string) =>
+  `${t}.kind = @k AND ${t}.dc = @d AND ${t}.sku > @s AND ${t}.sku <= @es`;
 /** The staged row `s` lost to a newer source (only asked when the upsert skipped some). */
 const NEWER = `EXISTS (SELECT 1 FROM desired_stock n WHERE ${KEY('n')} AND n.source_at > @sourceAt)`;
 
@@ -100,19 +101,15 @@ const plainStatements = preparedBy((db: StateDb) => {
       `SELECT kind, dc, sku FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s)
         ORDER BY kind, dc, sku LIMIT 1`,
     ),
-    // The chunk's last SKU when it is full; else the last of its kind and dc.
-    nth: db
-      .prepare<[{ k: string; d: string; s: string; skip: number }], string>(
-        `SELECT sku FROM staged.rows WHERE kind = @k AND dc = @d AND sku > @s
-          ORDER BY sku LIMIT 1 OFFSET @skip`,
-      )
-      .pluck(true),
-    end: db
-      .prepare<[{ k: string; d: string }], string>(
-        'SELECT sku FROM staged.rows WHERE kind = @k AND dc = @d ORDER BY sku DESC LIMIT 1',
-      )
-      .pluck(true),
-    count: db.prepare(`SELECT COUNT(*) FROM staged.rows s WHERE ${RANGE('s')}`).pluck(true),
+    // The chunk in one pass: its last SKU, its keys and their units.
+    span: db.prepare<
+      [{ k: string; d: string; s: string; limit: number }],
+      { es: string | null; rows: number; units: number | null }
+    >(
+      `SELECT MAX(sku) AS es, COUNT(*) AS rows, SUM(quantity) AS units FROM (
+         SELECT sku, quantity FROM staged.rows WHERE kind = @k AND dc = @d AND sku > @s
+          ORDER BY sku LIMIT @limit)`,
+    ),
     // Inserted or updated rows count as changes; a row skipped for a newer one does not.
     upsert: db.prepare(
       `INSERT INTO desired_stock
@@ -147,11 +144,10 @@ const plainStatements = preparedBy((db: StateDb) => {
          ON CONFLICT DO NOTHING`,
       ),
     ),
-    units: both((newer) =>
-      db
-        .prepare(`SELECT SUM(quantity) FROM staged.rows s WHERE ${RANGE('s')} ${newer}`)
-        .pluck(true),
-    ),
+    // The units of the rows a newer source kept (only asked when the upsert skipped some).
+    supersededUnits: db
+      .prepare(`SELECT SUM(quantity) FROM staged.rows s WHERE ${RANGE('s')} AND ${NEWER}`)
+      .pluck(true),
   };
 });
 
@@ -162,10 +158,9 @@ function mergePlain(db: StateDb, a: ChunkArgs): ChunkCounts | undefined {
   // Within the cursor's kind and dc, after its SKU; in the next ones, from their first SKU.
   const same = first.kind === a.after.kind && first.dc === a.after.dc;
   const start = { k: first.kind, d: first.dc, s: same ? a.after.sku : '' };
-  const nth = s.nth.get({ ...start, skip: a.limit - 1 });
-  const es = nth ?? s.end.get(start)!;
-  const range: Range = { ...start, es };
-  const rows = nth === undefined ? (s.count.get(range) as number) : a.limit;
+  const span = s.span.get({ ...start, limit: a.limit })!;
+  const range: Range = { ...start, es: span.es! };
+  const rows = span.rows;
   const applied = s.upsert.run({
     ...range,
     source: a.source,
@@ -179,7 +174,9 @@ function mergePlain(db: StateDb, a: ChunkArgs): ChunkCounts | undefined {
   const withTime = { ...range, sourceAt: a.sourceAt };
   const alreadyPending = s.pendingDiffering[which].get(withTime) as number;
   const newlyPending = s.markPending[which].run({ ...withTime, now: a.now }).changes;
-  const units = (s.units[which].get(withTime) as number | null) ?? 0;
+  const units =
+    (span.units ?? 0) -
+    (superseded > 0 ? ((s.supersededUnits.get(withTime) as number | null) ?? 0) : 0);
   return {
     rows,
     differing: alreadyPending + newlyPending,
@@ -187,7 +184,7 @@ function mergePlain(db: StateDb, a: ChunkArgs): ChunkCounts | undefined {
     failuresCleared,
     superseded,
     offers: { ...emptyOfferSummary(), erpUnits: units, offeredUnits: units },
-    last: { kind: start.k, dc: start.d, sku: es },
+    last: { kind: start.k, dc: start.d, sku: range.es },
   };
 }
 
