@@ -2,7 +2,7 @@ import { pipeline, Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
 import { showValue } from '../validate/rows.ts';
 import { readBatches } from './batches.ts';
-import { ByteTap } from './byteTap.ts';
+import type { ByteTap } from './byteTap.ts';
 import { detectDelimiter, isBlankLine } from './dialect.ts';
 import { DecodeStream, type EncodingChoice, type TextEncoding } from './encoding.ts';
 import { headerColumns, isBlankRow } from './header.ts';
@@ -44,11 +44,6 @@ export interface Dialect {
   readonly headerLine: number;
 }
 
-interface CsvItem {
-  readonly record: string[];
-  readonly info: { readonly bytes: number };
-}
-
 /**
  * Reads delimited text (`.csv`, `.txt`, `.tsv`): decoded in the stream (see DecodeStream), the
  * header on `headerLine` or the first non-blank line after it, its delimiter detected unless
@@ -81,28 +76,26 @@ export async function* readDelimited(
         : options.delimiter;
     options.onDialect?.({ encoding: decoder.encoding!, delimiter, headerLine: head.line });
 
+    // Records come as bare arrays: csv-parse's `info` builds three objects a record.
     const parser = parse({
       delimiter,
       bom: false,
       relax_column_count: true,
       skip_empty_lines: false,
-      info: true,
       max_record_size: maxRecordBytes,
     });
-    // Counts line feeds in what csv-parse is fed (from the header on), to turn its byte offsets
-    // into lines; its hash is not used.
-    const lines = new ByteTap({ countLines: true });
     const fed = Readable.from(continueWith(head.rest, chunks), { objectMode: false });
-    const out = pipeline(fed, lines, parser, () => {});
+    const out = pipeline(fed, parser, () => {});
     let header: string[] | undefined;
     let keys: Array<string | undefined> = [];
-    let prevEnd = 0;
-    for await (const items of readBatches<CsvItem>(out)) {
+    // Every record ends with one line feed (LF or CRLF), blank lines are records too, and a
+    // record spans more lines only by the line feeds inside its quoted fields.
+    let nextLine = head.line;
+    for await (const records of readBatches<string[]>(out)) {
       const events: RecordEvent[] = [];
-      for (const item of items) {
-        const line = head.line + lines.lineFeedsBefore(prevEnd);
-        prevEnd = item.info.bytes;
-        const record = item.record;
+      for (const record of records) {
+        const line = nextLine;
+        nextLine += 1 + lineFeedsIn(record);
         if (isBlankRow(record)) continue;
         if (header === undefined) {
           header = headerColumns(record);
@@ -195,6 +188,15 @@ function tooLong(line: number, headerLine: number, maxBytes: number): FileFormat
   const err = recordTooLong(line, maxBytes);
   if (line <= headerLine) err.message += ', looking for the header';
   return err;
+}
+
+/** Line feeds inside a record's fields (only a quoted field can hold one). */
+function lineFeedsIn(record: readonly string[]): number {
+  let n = 0;
+  for (const field of record) {
+    for (let i = field.indexOf('\n'); i !== -1; i = field.indexOf('\n', i + 1)) n++;
+  }
+  return n;
 }
 
 /** The bytes already read, then the rest of the chunks. */
