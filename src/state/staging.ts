@@ -1,60 +1,44 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import Database, { type Statement } from 'better-sqlite3';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
 import type { StockKind } from '../domain/stock.ts';
+import { openStagingDb, type RejectRow, StagingWriter } from './stagingWriter.ts';
+
+/** The worker's module: stagingWorker.ts next to this file, or .js once compiled. */
+const WORKER_URL = new URL(
+  `./stagingWorker${extname(fileURLToPath(import.meta.url))}`,
+  import.meta.url,
+);
+
+type WorkerAnswer =
+  | { readonly done: true }
+  | { readonly closed: true }
+  | { readonly error: { name: string; message: string; code?: string } };
 
 /**
  * The scratch database of one staged set (a file's or a snapshot's stock rows): its own SQLite
- * file under `<data dir>/staging/`, its own connection, no journal and no syncing while rows
- * arrive (it is thrown away when the process dies before the apply is decided). Rows are
- * deduplicated as they arrive (last line of a key wins), and every replaced row is logged in
- * `duplicates` by a trigger, so the report can list them without holding anything in memory.
+ * file under `<data dir>/staging/`, its own connection (schema and writing: stagingWriter.ts).
+ * Rows are deduplicated as they arrive (last line of a key wins), and every replaced row is
+ * logged, so the report can list them without holding anything in memory.
  *
- * Tables (the seam other steps use, from the state connection where the file is ATTACHed as
- * `staged`):
- * - `rows (kind, dc, sku, quantity, line)`, primary key (kind, dc, sku): the set to apply;
- *   `kind` is 'factory' or 'dc', `dc` is '' for factory stock, `line` the line or record number
- *   (0 for a row added by a check, such as a full export's zeroed absent key);
- * - `duplicates (id, kind, dc, sku, replaced, line)`: one row per replaced row;
- * - `rejected (id, line, field, reason, value)`: every rejected row, for the report.
+ * A set is staged in the thread that reads it until it passes `workerAfterRows` rows; then the
+ * connection is handed to a worker thread (stagingWorker.ts) that writes the rest while the
+ * reading thread goes on reading: on two cores, staging a large file costs the reader only the
+ * copying of its batches. Small files never start a thread. A few batches at most are in flight
+ * (`ready()` says when the reader must wait), and `finish()` takes the connection back once the
+ * worker has written everything; the reads below want it back.
  */
-const SCHEMA = `
-CREATE TABLE rows (
-  kind     TEXT NOT NULL,
-  dc       TEXT NOT NULL,
-  sku      TEXT NOT NULL,
-  quantity INTEGER NOT NULL,
-  line     INTEGER NOT NULL,
-  PRIMARY KEY (kind, dc, sku)
-) WITHOUT ROWID;
-CREATE TABLE duplicates (
-  id       INTEGER PRIMARY KEY,
-  kind     TEXT NOT NULL,
-  dc       TEXT NOT NULL,
-  sku      TEXT NOT NULL,
-  replaced INTEGER NOT NULL,
-  line     INTEGER NOT NULL
-);
-CREATE TRIGGER rows_replaced AFTER UPDATE ON rows BEGIN
-  INSERT INTO duplicates (kind, dc, sku, replaced, line) VALUES (old.kind, old.dc, old.sku, old.line, new.line);
-END;
-CREATE TABLE rejected (
-  id     INTEGER PRIMARY KEY,
-  line   INTEGER NOT NULL,
-  field  TEXT NOT NULL,
-  reason TEXT NOT NULL,
-  value  TEXT
-);
-`;
 
 /** Rows buffered in JavaScript before they are staged (in one transaction). */
 const BATCH = 4096;
-/** Rows per INSERT statement: a multi-row VALUES list binds 3 (or 4) × 256 parameters per call. */
-const ROWS_PER_INSERT = 256;
-const UPSERT =
-  'ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = excluded.quantity, line = excluded.line';
+/** Rows staged in the reading thread before a worker thread takes over (default). */
+export const WORKER_AFTER_ROWS = 50_000;
+/** Batches handed to the worker and not yet written, before the reader waits. */
+const MAX_IN_FLIGHT = 4;
 
 /** The folder of scratch databases under the data dir. */
 export function stagingDir(dataDir: string): string {
@@ -78,58 +62,43 @@ export interface StagedRejection {
 
 /**
  * Writes one staged set. `put` buffers; a full buffer is staged in one transaction of multi-row
- * upserts (rows in file order, so the last line of a key wins). `close()` stages the rest and
- * closes the connection; `sync()` makes the file durable, after which it can be ATTACHed to the
- * state connection.
+ * upserts (rows in file order, so the last line of a key wins). `finish()` stages the rest;
+ * `close()` closes the connection; `sync()` makes the file durable, after which it can be
+ * ATTACHed to the state connection.
  */
 export class StagingFile {
   readonly name: string;
   readonly path: string;
-  #db: Database.Database | undefined;
+  /** The writing connection, while it is in this thread. */
+  #writer: StagingWriter | undefined;
+  /** The worker thread holding the writing connection, while one does. */
+  #worker: Worker | undefined;
+  #inFlight = 0;
+  #wake: (() => void) | undefined;
+  #failure: Error | undefined;
+  #workerAfterRows: number;
+  #staged = 0;
   /** A read-only connection, for reading the rejected rows back after close(). */
   #reader: Database.Database | undefined;
   /** Flat, per kind: sku, quantity, line of each buffered factory row; dc first for DC rows. */
   #factory: Array<string | number> = [];
   #dc: Array<string | number> = [];
-  #rejects: Array<[number, string, string, string | null]> = [];
-  readonly #stage: Record<StockKind, { many: Statement; one: Statement; width: number }>;
-  readonly #reject;
+  #rejects: RejectRow[] = [];
 
-  private constructor(dir: string) {
+  private constructor(dir: string, workerAfterRows: number) {
     mkdirSync(dir, { recursive: true });
     this.name = `${process.pid}-${randomBytes(6).toString('hex')}.db`;
     this.path = join(dir, this.name);
-    const db = new Database(this.path);
-    db.pragma('journal_mode = OFF');
-    db.pragma('synchronous = OFF');
-    db.pragma('locking_mode = EXCLUSIVE');
-    // A bounded page cache (16 MiB): the set lives in the file and the OS cache, not in the heap.
-    db.pragma('cache_size = -16384');
-    db.pragma('temp_store = FILE');
-    db.exec(SCHEMA);
-    this.#db = db;
-    // Rows of one statement go in the order given, so a later line of a key replaces an earlier.
-    // The kind (and a factory row's empty dc) is written into the statement, not bound per row:
-    // binding two constant strings a row cost as much as the rest of the row.
-    const insert = (values: string, rows: number) =>
-      db.prepare(
-        `INSERT INTO rows (kind, dc, sku, quantity, line) VALUES ${Array(rows).fill(values).join(', ')} ${UPSERT}`,
-      );
-    const factory = "('factory', '', ?, ?, ?)";
-    const dc = "('dc', ?, ?, ?, ?)";
-    this.#stage = {
-      factory: { many: insert(factory, ROWS_PER_INSERT), one: insert(factory, 1), width: 3 },
-      dc: { many: insert(dc, ROWS_PER_INSERT), one: insert(dc, 1), width: 4 },
-    };
-    this.#reject = db.prepare<[string]>(
-      `INSERT INTO rejected (line, field, reason, value)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
-    );
+    this.#writer = new StagingWriter(openStagingDb(this.path, true));
+    this.#workerAfterRows = workerAfterRows;
   }
 
-  /** A new scratch database in `<dataDir>/staging/`. */
-  static create(dataDir: string): StagingFile {
-    return new StagingFile(stagingDir(dataDir));
+  /**
+   * A new scratch database in `<dataDir>/staging/`; its writing moves to a worker thread after
+   * `workerAfterRows` rows (Infinity: never).
+   */
+  static create(dataDir: string, options: { workerAfterRows?: number } = {}): StagingFile {
+    return new StagingFile(stagingDir(dataDir), options.workerAfterRows ?? WORKER_AFTER_ROWS);
   }
 
   /** Stages a stock row; a later row with the same key replaces it. */
@@ -149,49 +118,130 @@ export class StagingFile {
     if (this.#rejects.length >= BATCH) this.#flushRejects();
   }
 
-  /** Stages what is buffered (called at the end of each parsed batch, and by close()). */
+  /** Stages what is buffered (called at the end of each parsed batch, and by finish()). */
   flush(): void {
     this.#flushStock();
     this.#flushRejects();
   }
 
-  #flushStock(): void {
-    if (this.#factory.length === 0 && this.#dc.length === 0) return;
-    this.#open().transaction(() => {
-      this.#stageAll(this.#stage.factory, this.#factory);
-      this.#stageAll(this.#stage.dc, this.#dc);
-    })();
-    this.#factory = [];
-    this.#dc = [];
+  /**
+   * undefined when the reader may go on; else a promise that settles once the worker has caught
+   * up (rejected with the worker's error if it failed).
+   */
+  ready(): Promise<void> | undefined {
+    this.#throwIfFailed();
+    if (this.#inFlight <= MAX_IN_FLIGHT) return undefined;
+    return this.#caughtUp(MAX_IN_FLIGHT);
   }
 
-  #stageAll(stage: { many: Statement; one: Statement; width: number }, rows: unknown[]): void {
-    const per = ROWS_PER_INSERT * stage.width;
-    let i = 0;
-    for (; i + per <= rows.length; i += per) stage.many.run(rows.slice(i, i + per));
-    for (; i < rows.length; i += stage.width) stage.one.run(rows.slice(i, i + stage.width));
+  /** Stages the rest; a worker thread writing the set finishes and hands the connection back. */
+  async finish(): Promise<void> {
+    this.flush();
+    const worker = this.#worker;
+    if (worker === undefined) return;
+    await this.#caughtUp(0);
+    const closed = new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: WorkerAnswer) => {
+        if ('closed' in m) resolve();
+      });
+      worker.once('exit', () => reject(this.#failure ?? new Error('the staging worker stopped')));
+    });
+    worker.postMessage({ close: true });
+    await closed;
+    this.#worker = undefined;
+    this.#writer = new StagingWriter(openStagingDb(this.path, false));
+  }
+
+  #flushStock(): void {
+    if (this.#factory.length === 0 && this.#dc.length === 0) return;
+    const batch = { factory: this.#factory, dc: this.#dc };
+    this.#staged += (this.#factory.length / 3 + this.#dc.length / 4) | 0;
+    this.#factory = [];
+    this.#dc = [];
+    if (this.#worker !== undefined) {
+      this.#post({ stock: batch });
+      return;
+    }
+    this.#local().stage(batch);
+    if (this.#staged >= this.#workerAfterRows) this.#handOver();
   }
 
   #flushRejects(): void {
     if (this.#rejects.length === 0) return;
-    this.#reject.run(JSON.stringify(this.#rejects));
+    const rejects = this.#rejects;
     this.#rejects = [];
+    if (this.#worker !== undefined) this.#post({ rejects });
+    else this.#local().reject(rejects);
+  }
+
+  /** Closes the connection here and starts a worker thread that opens it and writes from now on. */
+  #handOver(): void {
+    this.#writer!.db.close();
+    this.#writer = undefined;
+    const worker = new Worker(WORKER_URL, {
+      workerData: { path: this.path },
+      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 24 },
+    });
+    worker.on('message', (m: WorkerAnswer) => {
+      if ('done' in m) this.#inFlight--;
+      else if ('error' in m) this.#fail(Object.assign(new Error(m.error.message), m.error));
+      else return;
+      this.#wake?.();
+    });
+    worker.on('error', (err) => this.#fail(err));
+    worker.on('exit', (code) => {
+      if (this.#worker === worker) this.#fail(new Error(`the staging worker stopped (${code})`));
+    });
+    this.#worker = worker;
+  }
+
+  #post(message: object): void {
+    this.#throwIfFailed();
+    this.#inFlight++;
+    this.#worker!.postMessage(message);
+  }
+
+  #fail(err: Error): void {
+    this.#failure ??= err;
+    this.#wake?.();
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  /** Settles once at most `inFlight` batches are unwritten. */
+  async #caughtUp(inFlight: number): Promise<void> {
+    while (this.#inFlight > inFlight) {
+      this.#throwIfFailed();
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      this.#wake = undefined;
+    }
+    this.#throwIfFailed();
+  }
+
+  #local(): StagingWriter {
+    if (this.#worker !== undefined) {
+      throw new Error(`staging file ${this.name} is being written by a worker: finish() first`);
+    }
+    if (this.#writer === undefined) throw new Error(`staging file ${this.name} is closed`);
+    return this.#writer;
   }
 
   #open(): Database.Database {
-    if (this.#db === undefined) throw new Error(`staging file ${this.name} is closed`);
-    return this.#db;
+    this.flush();
+    return this.#local().db;
   }
 
   /** Rows in the staged set (distinct keys). */
   count(): number {
-    this.flush();
     return this.#open().prepare('SELECT COUNT(*) FROM rows').pluck(true).get() as number;
   }
 
   /** The replaced rows, for the report. */
   duplicates(maxKeys: number, maxLines: number): StagedDuplicates {
-    this.flush();
     const db = this.#open();
     const rows = db.prepare('SELECT COUNT(*) FROM duplicates').pluck(true).get() as number;
     if (rows === 0) return { rows: 0, keys: [], keysOmitted: 0 };
@@ -216,7 +266,6 @@ export class StagingFile {
 
   /** Replaced rows by kind. */
   duplicateCounts(): Record<StockKind, number> {
-    this.flush();
     const out: Record<StockKind, number> = { factory: 0, dc: 0 };
     const rows = this.#open()
       .prepare<[], { kind: StockKind; n: number }>(
@@ -229,8 +278,10 @@ export class StagingFile {
 
   /** Rejected rows in the order they were kept, read a page at a time (for streamed reports). */
   *rejections(pageSize = 10_000): Generator<StagedRejection> {
-    if (this.#db !== undefined) this.flush();
-    this.#reader ??= this.#db ?? new Database(this.path, { readonly: true, fileMustExist: true });
+    this.#reader ??=
+      this.#writer === undefined
+        ? new Database(this.path, { readonly: true, fileMustExist: true })
+        : this.#open();
     const page = this.#reader.prepare<
       [number, number],
       { id: number; line: number; field: string; reason: string; value: string | null }
@@ -250,11 +301,11 @@ export class StagingFile {
 
   /** Stages the rest and closes the connection (the file stays, for ATTACH). */
   close(): void {
-    if (this.#db === undefined) return;
-    this.flush();
-    if (this.#reader === this.#db) this.#reader = undefined;
-    this.#db.close();
-    this.#db = undefined;
+    if (this.#writer === undefined && this.#worker === undefined) return;
+    const db = this.#open();
+    if (this.#reader === db) this.#reader = undefined;
+    db.close();
+    this.#writer = undefined;
   }
 
   /** Makes the file and its name durable (fsync of the file and its folder, off the event loop). */
@@ -271,10 +322,13 @@ export class StagingFile {
 
   /** Closes (without syncing) and deletes the file. */
   discard(): void {
-    if (this.#reader !== this.#db) this.#reader?.close();
+    if (this.#reader !== this.#writer?.db) this.#reader?.close();
     this.#reader = undefined;
-    this.#db?.close();
-    this.#db = undefined;
+    this.#writer?.db.close();
+    this.#writer = undefined;
+    const worker = this.#worker;
+    this.#worker = undefined;
+    void worker?.terminate();
     removeStagingFile(this.path);
   }
 }

@@ -126,8 +126,18 @@ export async function collectFile(
   const tap = new ByteTap();
   const c = new Collector(options);
   const yielder = createYielder();
-  const fail = (reason: string): UnreadableFile => {
+  // The rows are all staged (a worker thread writing them is done) before the result is made.
+  const staged = async () => {
+    try {
+      await c.staged?.finish();
+    } catch (err) {
+      c.staged?.discard();
+      throw err;
+    }
+  };
+  const fail = async (reason: string): Promise<UnreadableFile> => {
     source.destroy();
+    await staged();
     return c.unreadable(reason, undefined);
   };
   try {
@@ -139,7 +149,7 @@ export async function collectFile(
         }
         if (event.type === 'columns') {
           const problem = c.header(event.columns);
-          if (problem !== undefined) return fail(problem);
+          if (problem !== undefined) return await fail(problem);
           continue;
         }
         c.rowsRead++;
@@ -151,20 +161,25 @@ export async function collectFile(
         }
         const fields = c.mapped(event.fields);
         const handler = c.handlerOf(event.line, fields);
-        if (typeof handler === 'string') return fail(handler);
+        if (typeof handler === 'string') return await fail(handler);
         if (handler === undefined) continue;
         const pending = handler.take(event.line, fields);
         if (pending !== undefined) await pending;
       }
       c.flush();
+      // A worker thread staging the rows may ask the reader to wait for it.
+      const staging = c.staged?.ready();
+      if (staging !== undefined) await staging;
     }
   } catch (err) {
     if (err instanceof FileFormatError) {
+      await staged();
       return c.unreadable(tap.bytes === 0 ? 'empty file' : err.message, undefined);
     }
     c.staged?.discard();
     throw err;
   }
+  await staged();
   const hash = tap.digest();
   if (tap.bytes === 0) return c.unreadable('empty file', hash);
   if (c.kind === undefined || c.handler === undefined) {

@@ -143,6 +143,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     if (fingerprint(deps.snapshotDb) !== before) {
       throw new SnapshotFailure('changed', 'the snapshot changed while it was read');
     }
+    await staging.finish();
     const dups = staging.duplicateCounts();
     factory.duplicateRows = dups.factory;
     dc.duplicateRows = dups.dc;
@@ -423,7 +424,7 @@ async function gather(
       // The event loop runs every 10 ms of reading (the read transaction stays open).
       if (yielder.due()) {
         staging.flush();
-        await yielder.pause();
+        await (staging.ready() ?? yielder.pause());
       }
       const next = rows.next();
       if (next.done) break;
