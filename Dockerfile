@@ -49,5 +49,6 @@ HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
   CMD ["node", "dist/cli/main.js", "health"]
 
 # `docker run IMAGE` runs the daemon; `docker run IMAGE status` (or any command) runs that instead.
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/cli/main.js"]
+# Node's flags: src/cli/nodeFlags.ts says why.
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=16", "dist/cli/main.js"]
 CMD ["run"]

@@ -25,6 +25,7 @@ import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 
 import { availableParallelism, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
 import { createDcDirectory } from '../src/inventory/dcDirectory.ts';
 import { processInboxFile } from '../src/inventory/ingest/process.ts';
@@ -87,7 +88,8 @@ async function writeCsv(path: string, header: string, n: number, row: (i: number
 }
 
 function runCase(mode: 'file' | 'snapshot', dataDir: string, target: string): CaseResult {
-  const out = execFileSync(NODE, [CASE, mode, dataDir, target, sync], {
+  // With the daemon's own Node flags: the young generation's size decides much of the peak RSS.
+  const out = execFileSync(NODE, [...DAEMON_NODE_FLAGS, CASE, mode, dataDir, target, sync], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,

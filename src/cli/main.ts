@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=16
 import { realpathSync } from 'node:fs';
 import { ConfigError } from '../config/index.ts';
 import { scrubString } from '../log/redact.ts';

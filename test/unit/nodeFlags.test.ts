@@ -1,0 +1,32 @@
+/**
+ * Every place that starts the daemon's process gives Node the flags of src/cli/nodeFlags.ts.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DAEMON_NODE_FLAGS } from '../../src/cli/nodeFlags.ts';
+
+const root = process.cwd();
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+const flags = DAEMON_NODE_FLAGS.join(' ');
+
+describe("the daemon's Node flags", () => {
+  it('are given by the npm scripts that start it', () => {
+    const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> })
+      .scripts;
+    for (const name of ['start', 'dev', 'demo']) {
+      expect(scripts[name], name).toMatch(new RegExp(`^node ${flags} `));
+    }
+  });
+
+  it("are given by the image's entry point", () => {
+    const entry = /^ENTRYPOINT (\[.*\])$/m.exec(read('Dockerfile'))?.[1];
+    const argv = JSON.parse(entry ?? '[]') as string[];
+    const node = argv.indexOf('node');
+    expect(argv.slice(node + 1, node + 1 + DAEMON_NODE_FLAGS.length)).toEqual(DAEMON_NODE_FLAGS);
+  });
+
+  it("are given by the installed command's first line", () => {
+    expect(read('src/cli/main.ts').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
+  });
+});
