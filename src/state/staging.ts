@@ -118,8 +118,15 @@ export class StagingFile {
     if (this.#rejects.length >= BATCH) this.#flushRejects();
   }
 
-  /** Stages what is buffered (called at the end of each parsed batch, and by finish()). */
+  /** Stages what is buffered (called at the end of each parsed batch and at each pause). */
   flush(): void {
+    // A worker thread gets whole batches only (put() hands them on): a reader flushing at every
+    // pause would otherwise post a message a row.
+    if (this.#worker !== undefined) return this.#throwIfFailed();
+    this.#flushAll();
+  }
+
+  #flushAll(): void {
     this.#flushStock();
     this.#flushRejects();
   }
@@ -136,7 +143,7 @@ export class StagingFile {
 
   /** Stages the rest; a worker thread writing the set finishes and hands the connection back. */
   async finish(): Promise<void> {
-    this.flush();
+    this.#flushAll();
     const worker = this.#worker;
     if (worker === undefined) return;
     await this.#caughtUp(0);

@@ -424,7 +424,8 @@ async function gather(
       // The event loop runs every 10 ms of reading (the read transaction stays open).
       if (yielder.due()) {
         staging.flush();
-        await (staging.ready() ?? yielder.pause());
+        await staging.ready();
+        await yielder.pause();
       }
       const next = rows.next();
       if (next.done) break;
