@@ -144,6 +144,17 @@ const plainStatements = preparedBy((db: StateDb) => {
          ON CONFLICT DO NOTHING`,
       ),
     ),
+    // No quantity of the range known on the portal (a first file, new SKUs): every key differs.
+    markAllPending: both((newer) =>
+      db.prepare(
+        `INSERT INTO pending_stock (kind, dc, sku, since)
+         SELECT s.kind, s.dc, s.sku, @now FROM staged.rows s WHERE ${RANGE('s')} ${newer}
+         ON CONFLICT DO NOTHING`,
+      ),
+    ),
+    anyRemote: db.prepare(
+      'SELECT 1 FROM remote_stock r WHERE r.kind = @k AND r.dc = @d AND r.sku > @s AND r.sku <= @es LIMIT 1',
+    ),
     // The units of the rows a newer source kept (only asked when the upsert skipped some).
     supersededUnits: db
       .prepare(`SELECT SUM(quantity) FROM staged.rows s WHERE ${RANGE('s')} AND ${NEWER}`)
@@ -173,7 +184,8 @@ function mergePlain(db: StateDb, a: ChunkArgs): ChunkCounts | undefined {
   const failuresCleared = s.clearFailures.run({ ...range, sourceAt: a.sourceAt }).changes;
   const withTime = { ...range, sourceAt: a.sourceAt };
   const alreadyPending = s.pendingDiffering[which].get(withTime) as number;
-  const newlyPending = s.markPending[which].run({ ...withTime, now: a.now }).changes;
+  const mark = s.anyRemote.get(range) === undefined ? s.markAllPending : s.markPending;
+  const newlyPending = mark[which].run({ ...withTime, now: a.now }).changes;
   const units =
     (span.units ?? 0) -
     (superseded > 0 ? ((s.supersededUnits.get(withTime) as number | null) ?? 0) : 0);
