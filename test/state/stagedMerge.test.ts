@@ -73,6 +73,9 @@ function run(s: State, rules: boolean) {
     let totals: ApplyResult | undefined;
     for (;;) {
       const r = mergeStagedChunk(db, id, s.chunk);
+      // A chunk commits unflushed and checkpoints late; nothing after it does.
+      expect(db.pragma('synchronous', { simple: true })).toBe(2);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
       if (r.done) {
         totals = r.totals;
         break;
