@@ -84,6 +84,11 @@ export type HeldRowSets = ReadonlyArray<{
   readonly rows: Iterable<DesiredInput>;
 }>;
 
+/** A row kept aside: `dc` is '' for factory stock. */
+export interface HeldRow extends DesiredInput {
+  readonly kind: StockKind;
+}
+
 const ROWS_BATCH = 5000;
 
 export class HeldStore {
@@ -198,13 +203,16 @@ export class HeldStore {
     return done;
   }
 
-  /** Rows kept aside for a held entry, by kind. */
-  rows(id: number, kind: StockKind): DesiredInput[] {
+  /**
+   * Rows kept aside for a held entry, in key order, read one at a time: the connection is busy
+   * until the iteration ends (or is returned).
+   */
+  rows(id: number): IterableIterator<HeldRow> {
     return this.#db
-      .prepare<[number, StockKind], DesiredInput>(
-        'SELECT dc, sku, quantity FROM held_rows WHERE held_id = ? AND kind = ? ORDER BY dc, sku',
+      .prepare<[number], HeldRow>(
+        'SELECT kind, dc, sku, quantity FROM held_rows WHERE held_id = ? ORDER BY kind, dc, sku',
       )
-      .all(id, kind);
+      .iterate(id);
   }
 
   dropRows(id: number): void {

@@ -363,13 +363,21 @@ export function removeOrphanStagingFiles(dataDir: string, keep: ReadonlySet<stri
   let removed = 0;
   for (const name of names) {
     const base = name.replace(/-journal$/, '');
-    if (keep.has(base)) continue;
-    const pid = Number(/^(\d+)-/.exec(base)?.[1]);
-    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) continue;
+    if (keep.has(base) || stagedByOtherLiveProcess(base)) continue;
     rmSync(join(dir, name), { force: true });
     removed++;
   }
   return removed;
+}
+
+/**
+ * Whether a scratch database (by name) was made by another process that is still running: its
+ * name starts with that process's id. Such a set is that process's to apply (the daemon's, or a
+ * `release` command's), however long its merge takes.
+ */
+export function stagedByOtherLiveProcess(name: string): boolean {
+  const pid = Number(/^(\d+)-/.exec(name)?.[1]);
+  return Number.isInteger(pid) && pid !== process.pid && isAlive(pid);
 }
 
 function isAlive(pid: number): boolean {

@@ -1,13 +1,20 @@
-import { mkdirSync, renameSync, utimesSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, readdirSync, renameSync, statSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
+import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
 import { HeldStore } from '../../src/state/held.ts';
+import { KeyValueStore } from '../../src/state/kv.ts';
 import { RemoteStock } from '../../src/state/remoteStock.ts';
+import { stagingDir } from '../../src/state/staging.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
+const NODE = join(process.cwd(), 'node_modules/.bin/node');
+const FIXTURE = join(process.cwd(), 'test/fixtures/ingest-crash.ts');
 const guard = { zeroPercent: 50, dropPercent: 80, minKeys: 5 };
 let env: IngestEnv;
 let snapPath: string;
@@ -49,6 +56,12 @@ const deps = (): SnapshotDeps => ({
 const rows = (q: (i: number) => number) =>
   Array.from({ length: 10 }, (_, i) => [`S${i}`, q(i)] as const);
 const quantities = () => env.desired().map((r) => r.quantity);
+const applies = () =>
+  env.db.prepare('SELECT staged_file AS file FROM staged_applies ORDER BY id').all() as Array<{
+    file: string;
+  }>;
+const scratchFiles = () =>
+  existsSync(stagingDir(env.dataDir)) ? readdirSync(stagingDir(env.dataDir)) : [];
 const decision = { db: () => env.db, now: Date.now };
 const decide = () => ({ db: decision.db(), dataDir: env.dataDir, now: decision.now });
 
@@ -95,10 +108,35 @@ describe('guard rails on the snapshot source', () => {
     // A newer file sets S0 meanwhile; the release keeps it.
     env.drop('newer.csv', 'sku,stock_quantity\nS0,77\n');
     expect((await env.process('newer.csv')).status).toBe('processed');
+    const writtenAt = Math.floor(statSync(snapPath).mtimeMs);
+    const before = Date.now();
     const released = await releaseHeld(decide(), 1);
-    expect(released).toMatchObject({ source: 'snapshot', keys: 10, superseded: 1 });
+    // S0 is the newer file's; the other nine differ from what the portal holds.
+    expect(released).toEqual({
+      source: 'snapshot',
+      id: 1,
+      keys: 10,
+      pendingKeys: 9,
+      superseded: 1,
+    });
     expect(quantities()).toEqual([77, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(env.dirty()).toHaveLength(10); // S0 was pending since the newer file
     expect(new HeldStore(env.db).open()).toEqual([]);
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM held_rows').get()).toEqual({ n: 0 });
+    // Applied as a read is: source snapshot at the snapshot's time, recorded in kv; nothing left
+    // of the staged apply.
+    expect(
+      env.db
+        .prepare(
+          "SELECT DISTINCT source, source_at AS at, source_file_id AS fileId FROM desired_stock WHERE sku != 'S0'",
+        )
+        .all(),
+    ).toEqual([{ source: 'snapshot', at: writtenAt, fileId: null }]);
+    const kv = new KeyValueStore(env.db);
+    expect(kv.get('snapshot.applied_at')).toBeGreaterThanOrEqual(before);
+    expect(kv.get('snapshot.last_rows')).toEqual({ factory: 10, dc: 0 });
+    expect(applies()).toEqual([]);
+    expect(scratchFiles()).toEqual([]);
     // Its content was released: the next read of it passes.
     expect((await readSnapshot(deps())).status).toBe('read');
     await expect(releaseHeld(decide(), 1)).rejects.toThrow(/no longer held: released/);
@@ -131,6 +169,54 @@ describe('guard rails on the snapshot source', () => {
     expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
     expect(new HeldStore(env.db).open()).toEqual([]);
     await expect(releaseHeld(decide(), 7)).rejects.toMatchObject({ code: 'unknown' });
+  });
+
+  it('a release while another process is in the middle of its merge leaves that apply to it; once the process is gone, the start finishes it', async () => {
+    writeSnapshot(rows(() => 5));
+    await readSnapshot(deps());
+    pushed();
+    writeSnapshot(rows(() => 0));
+    expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
+
+    // Another process (the daemon) has merged 2 of a file's 10 keys and is working on the rest.
+    env.drop(
+      'f.csv',
+      `sku,stock_quantity\n${Array.from({ length: 10 }, (_, i) => `F${i},3`).join('\n')}\n`,
+    );
+    const child = spawn(NODE, [FIXTURE, env.dataDir, 'f.csv', 'pause-after-chunk'], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const exited = once(child, 'exit');
+    try {
+      let out = '';
+      for await (const chunk of child.stdout) {
+        out += String(chunk);
+        if (out.includes('paused')) break;
+      }
+      expect(out).toContain('paused');
+      const theirs = applies();
+      expect(theirs).toHaveLength(1);
+      const fileKeys = () => env.desired().filter((r) => r.sku.startsWith('F')).length;
+      expect(fileKeys()).toBe(2);
+
+      const released = await releaseHeld(decide(), 1);
+      expect(released).toMatchObject({ source: 'snapshot', keys: 10, pendingKeys: 10 });
+      expect(quantities().filter((q) => q === 0)).toHaveLength(10);
+      // Theirs is untouched: not merged alongside them, its scratch file still there.
+      expect(applies()).toEqual(theirs);
+      expect(fileKeys()).toBe(2);
+      expect(scratchFiles()).toEqual([theirs[0]!.file]);
+
+      child.kill('SIGKILL');
+      await exited;
+      await recoverInbox(env.deps);
+      expect(applies()).toEqual([]);
+      expect(fileKeys()).toBe(10);
+      expect(scratchFiles()).toEqual([]);
+      expect(env.capture.events('ingest.apply_resumed')).toHaveLength(1);
+    } finally {
+      child.kill('SIGKILL');
+    }
   });
 
   it('with SNAPSHOT_ABSENT=zero, a truncated snapshot is held: the keys it omits count as named', async () => {

@@ -3,13 +3,14 @@ import { rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import { moveNoClobber, syncFolder, writeFileAtomic } from '../../files/durable.ts';
-import type { Logger } from '../../log/logger.ts';
+import { createLogger, type Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
 import { type HeldEntry, HeldStore } from '../../state/held.ts';
 import { InboxLedger } from '../../state/inboxFiles.ts';
+import { applyRows } from '../ingest/apply.ts';
 import { type FileReport, reportPathFor } from '../ingest/report.ts';
 import { fitName } from '../names.ts';
-import { applySnapshotRows } from '../snapshot/apply.ts';
+import { recordSnapshotApply, type SnapshotRowsRead } from '../snapshot/apply.ts';
 
 /**
  * An operator's decision on what the guard rails hold (`release ID`, `reject ID`):
@@ -17,7 +18,8 @@ import { applySnapshotRows } from '../snapshot/apply.ts';
  *   inbox/ (never over another file) and is read again like any file, its content passing the
  *   guard rails; it keeps its modification time, so keys a newer file set since keep the newer
  *   values, and its report in processed/ counts them (`stock.supersededByNewerFile`);
- * - release of a snapshot read: its kept-aside rows are applied in one transaction, with the
+ * - release of a snapshot read: its kept-aside rows are applied through the staged apply (the
+ *   decision and the apply recorded in one transaction, the merge in chunks after it), with the
  *   snapshot's time, so the same rule holds;
  * - reject: a file goes to failed/ with its report saying so; a snapshot read is dropped.
  * State first, then the move: a crash in between leaves the decision recorded and the file in
@@ -188,23 +190,46 @@ async function moveBack(dataDir: string, entry: HeldEntry): Promise<string> {
   return name;
 }
 
-function releaseSnapshot(deps: DecisionDeps, store: HeldStore, entry: HeldEntry): ReleaseResult {
+/**
+ * A held snapshot read's kept-aside rows, staged one at a time, then applied through the staged
+ * apply (src/inventory/ingest/apply.ts) with no "before apply" checks: the operator has decided.
+ * Its commit point marks the entry released (dropping its kept-aside rows) and records the apply
+ * as a read's is recorded; a release or reject that got there first leaves nothing applied.
+ */
+async function releaseSnapshot(
+  deps: DecisionDeps,
+  store: HeldStore,
+  entry: HeldEntry,
+): Promise<ReleaseResult> {
   if (entry.status !== 'held') throw alreadyDecided(entry);
-  const report = JSON.parse(entry.report) as { rowsRead?: { factory: number; dc: number } };
-  const result = deps.db.transaction(() => {
-    const now = deps.now();
-    const factory = store.rows(entry.id, 'factory');
-    const dc = store.rows(entry.id, 'dc');
-    const applied = applySnapshotRows(
-      deps.db,
-      { factory, dc },
-      report.rowsRead ?? { factory: factory.length, dc: dc.length },
-      now,
-      entry.sourceAt,
-    );
-    if (!store.decide(entry.id, 'released', now)) throw alreadyDecided(store.get(entry.id)!);
-    return { keys: factory.length + dc.length, ...applied };
-  })();
+  const report = JSON.parse(entry.report) as { rowsRead?: SnapshotRowsRead };
+  const named = { factory: 0, dc: 0 };
+  function* counted() {
+    for (const row of store.rows(entry.id)) {
+      named[row.kind]++;
+      yield row;
+    }
+  }
+  const log = deps.log ?? createLogger({ level: 'silent', pretty: false });
+  const applied = await applyRows(
+    { db: deps.db, log, dataDir: deps.dataDir },
+    counted(),
+    { type: 'snapshot' },
+    (stagedFile) => {
+      const now = deps.now();
+      if (!store.decide(entry.id, 'released', now)) return { applyId: undefined };
+      const rowsRead = report.rowsRead ?? named;
+      return {
+        applyId: recordSnapshotApply(deps.db, stagedFile, rowsRead, entry.sourceAt, now),
+      };
+    },
+  );
+  if (applied.status !== 'applied') throw alreadyDecided(store.get(entry.id)!);
+  const result = {
+    keys: named.factory + named.dc,
+    pendingKeys: applied.totals.differing,
+    superseded: applied.totals.superseded,
+  };
   deps.log?.info(
     { event: 'held.released', heldId: entry.id, file: 'snapshot', ...result },
     `held snapshot read ${entry.id} released and applied`,

@@ -1,7 +1,8 @@
 /**
- * Applying a staged set of stock rows (a file's, or the snapshot's) to desired stock, in bounded
- * memory and without blocking the event loop for long (issue #14). Used by processInboxFile and
- * readSnapshot; SQL in src/state/staging.ts and src/state/stagedApply.ts.
+ * Applying a staged set of stock rows (a file's, the snapshot's, or a held snapshot read's) to
+ * desired stock, in bounded memory and without blocking the event loop for long (issue #14). The
+ * one way stock is applied: used by processInboxFile, readSnapshot and, through applyRows, the
+ * release of a held snapshot read; SQL in src/state/staging.ts and src/state/stagedApply.ts.
  *
  * The steps, in order:
  * 1. **Stage.** The reader puts accepted rows into a scratch SQLite database under
@@ -28,9 +29,12 @@
  *    (`source_file_id`, `source_line`), pending keys and failure clean-up, and moves the apply's
  *    cursor. The last transaction deletes the `staged_applies` row and completes the source's
  *    record (the file's report gets its `stock` counts). A crash in between is resumed at start
- *    (`resumeStagedApplies`, from recoverInbox) and before any other apply.
+ *    (`recoverStaging`, from recoverInbox) and before any other apply.
  *
- * One apply at a time per state connection (a promise chain), so `staged` names one set.
+ * One apply at a time per state connection (a promise chain), so `staged` names one set. Another
+ * process may be merging its own apply into the same state.db meanwhile (the `release` command
+ * while the daemon runs): an unfinished apply whose scratch file another live process made is
+ * left to that process (stagedByOtherLiveProcess), and resumed only once it is gone.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,7 +53,8 @@ import {
 import {
   removeOrphanStagingFiles,
   removeStagingFile,
-  type StagingFile,
+  StagingFile,
+  stagedByOtherLiveProcess,
   stagingDir,
 } from '../../state/staging.ts';
 import { stockSummary } from './report.ts';
@@ -142,9 +147,45 @@ export function applyStagedSet<T extends { readonly applyId: number | undefined 
   });
 }
 
-/** Merges every apply decided but not finished (after a crash), oldest first. */
-export function resumeStagedApplies(deps: ApplyDeps): Promise<number> {
-  return withApplyLock(deps.db, () => resumeUnlocked(deps));
+/** A stock row at hand: `dc` is '' for factory stock. */
+export interface StockRowInput {
+  readonly kind: StockKind;
+  readonly dc: string;
+  readonly sku: string;
+  readonly quantity: number;
+}
+
+/**
+ * Steps 1–5 for rows already at hand rather than read from a file or the snapshot (a held
+ * snapshot read an operator releases): stages them in a scratch file, then applies the set with
+ * no "before apply" checks (nobody is left to ask) and `decide` as the commit point. Rows are
+ * taken one at a time and staged in this thread as they come (no worker thread, no await), so
+ * `rows` may iterate a statement of the state connection: it is done before the apply begins.
+ * Keys must be distinct (the last row of a key wins); their line is 0 (not known). The scratch
+ * file is discarded afterwards.
+ */
+export async function applyRows<T extends { readonly applyId: number | undefined }>(
+  deps: ApplyDeps,
+  rows: Iterable<StockRowInput>,
+  source: BeforeApplyStep['source'],
+  decide: (stagedFile: string) => T,
+): Promise<StagedOutcome<T>> {
+  const staging = StagingFile.create(deps.dataDir, { workerAfterRows: Number.POSITIVE_INFINITY });
+  try {
+    for (const r of rows) staging.put(r.kind, r.dc, r.sku, r.quantity, 0);
+    await staging.finish();
+    return await applyStagedSet({ ...deps, checks: [] }, staging, source, decide);
+  } finally {
+    staging.discard();
+  }
+}
+
+/**
+ * Merges every apply decided but not finished (after a crash), oldest first; the apply of the
+ * inbox file `fileId` even when another live process made it (the file cannot move before it).
+ */
+export function resumeStagedApplies(deps: ApplyDeps, fileId?: number): Promise<number> {
+  return withApplyLock(deps.db, () => resumeUnlocked(deps, fileId));
 }
 
 /**
@@ -166,10 +207,16 @@ export async function recoverStaging(deps: ApplyDeps): Promise<number> {
   });
 }
 
-async function resumeUnlocked(deps: ApplyDeps): Promise<number> {
+/**
+ * Finishes unfinished applies, but leaves alone those another live process is merging (it would
+ * otherwise merge them alongside that process, whose next chunk would find its apply gone),
+ * except the apply of the inbox file `fileId`.
+ */
+async function resumeUnlocked(deps: ApplyDeps, fileId?: number): Promise<number> {
   const { db, log } = deps;
   let resumed = 0;
   for (const apply of unfinishedStagedApplies(db)) {
+    if (apply.fileId !== fileId && stagedByOtherLiveProcess(apply.stagedFile)) continue;
     const path = join(stagingDir(deps.dataDir), apply.stagedFile);
     // (ATTACH would create a missing file, empty.)
     if (!existsSync(path)) {

@@ -757,7 +757,7 @@ async function rejectSpecial(ctx: Ctx, st: Stats): Promise<FileOutcome> {
 async function finishCommitted(ctx: Ctx, entry: LedgerEntry, st: Stats): Promise<FileOutcome> {
   let current = entry;
   if (stagedApplyOfFile(ctx.deps.db, entry.id) !== undefined) {
-    await resumeStagedApplies(applyDeps(ctx.deps));
+    await resumeStagedApplies(applyDeps(ctx.deps), entry.id);
     const after = ctx.ledger.get(entry.id);
     // Its scratch file was lost: the row is gone, the file is read again from the start.
     if (after === undefined) return processInboxFile(ctx.path, ctx.deps);

@@ -12,8 +12,6 @@ import {
 import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
-import { KeyValueStore } from '../../state/kv.ts';
-import { recordStagedApply } from '../../state/stagedApply.ts';
 import { StagingFile } from '../../state/staging.ts';
 import { zeroAbsentKeys } from '../absent.ts';
 import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
@@ -27,6 +25,7 @@ import { applyStagedSet, type BeforeApplyCheck } from '../ingest/apply.ts';
 import { normalizeColumn } from '../validate/kinds.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
 import { createYielder } from '../yielder.ts';
+import { recordSnapshotApply } from './apply.ts';
 
 export interface SnapshotDeps {
   readonly db: StateDb;
@@ -186,20 +185,9 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       },
       staging,
       { type: 'snapshot' },
-      () => {
-        const applyId = recordStagedApply(deps.db, {
-          stagedFile: staging!.name,
-          source: 'snapshot',
-          fileId: null,
-          sourceAt: writtenAt,
-          appliedAt: now,
-        });
-        const kv = new KeyValueStore(deps.db);
-        kv.set('snapshot.applied_at', now, now);
-        // The guard rails compare the next read's row counts with these (an emptied table).
-        kv.set('snapshot.last_rows', rowsRead, now);
-        return { applyId };
-      },
+      (stagedFile) => ({
+        applyId: recordSnapshotApply(deps.db, stagedFile, rowsRead, writtenAt, now),
+      }),
     );
     staging.discard();
     staging = undefined;
