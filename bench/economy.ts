@@ -34,11 +34,12 @@ import type { StockKind } from '../src/domain/stock.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { type Simulator, startSimulator } from '../src/simulator/index.ts';
 import { openStateDb, type StateDb } from '../src/state/db.ts';
-import { applyDesiredStock, type DesiredInput } from '../src/state/desiredStock.ts';
+import type { DesiredInput } from '../src/state/desiredStock.ts';
 import { READ_PAGE_SIZE } from '../src/sync/decide/firstStart.ts';
 import { establishRemote } from '../src/sync/establish.ts';
 import { pushPending } from '../src/sync/push.ts';
 import { reconcileAll } from '../src/sync/reconcile.ts';
+import { seedDesiredStock } from '../test/helpers/desiredStock.ts';
 import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
 import { backlogScenario, driftScenario } from './lib/drift.ts';
@@ -209,9 +210,12 @@ const deps = (r: Rig) => ({
 const plural = (n: number) => `${fmtInt(n)} call${n === 1 ? '' : 's'}`;
 const seconds = (t: number) => (performance.now() - t) / 1000;
 
-function applyAll(db: StateDb, desired: Desired): void {
+/** Desired stock applied as the daemon applies a stock file's rows (the staged apply). */
+async function applyAll(db: StateDb, desired: Desired): Promise<void> {
   const now = Date.now();
-  for (const kind of KINDS) applyDesiredStock(db, kind, desired.rows[kind], `bench-${kind}`, now);
+  for (const kind of KINDS) {
+    await seedDesiredStock(db, dir, kind, desired.rows[kind], `bench-${kind}`, now);
+  }
 }
 
 async function steadyState(portalLimit: number) {
@@ -223,7 +227,7 @@ async function steadyState(portalLimit: number) {
   const readS = seconds(t);
   const reads = count.take();
   t = performance.now();
-  applyAll(r.db, desired);
+  await applyAll(r.db, desired);
   const applyS = seconds(t);
   t = performance.now();
   const totals = await pushPending(deps(r));
@@ -233,7 +237,7 @@ async function steadyState(portalLimit: number) {
   const learnt = { factory: r.client.maxBatchSize('factory'), dc: r.client.maxBatchSize('dc') };
   // Another 1 % (other keys), pushed with what the first push learnt of the portal's limit.
   const again = desiredFrom(r.sim, 1);
-  applyAll(r.db, again);
+  await applyAll(r.db, again);
   await pushPending(deps(r));
   const writesAgain = count.take();
   const leftAgain = portalDifferences(r.sim, again);
@@ -278,7 +282,7 @@ async function firstStart(portalLimit: number) {
   const r = await rig(portalLimit);
   const count = counter(r.sim);
   const desired = desiredFrom(r.sim);
-  applyAll(r.db, desired);
+  await applyAll(r.db, desired);
   const t = performance.now();
   const choices = await establishRemote({ ...deps(r), writer: stockWriter(r.client) });
   await pushPending(deps(r));

@@ -20,11 +20,12 @@ import type { StockKind } from '../../src/domain/stock.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { openStateDb } from '../../src/state/db.ts';
-import { applyDesiredStock, type DesiredInput } from '../../src/state/desiredStock.ts';
+import type { DesiredInput } from '../../src/state/desiredStock.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
 import { kvKey } from '../../src/state/kvKeys.ts';
 import { PendingStock } from '../../src/state/pendingStock.ts';
 import { reconcileAll } from '../../src/sync/reconcile.ts';
+import { seedDesiredStock } from '../../test/helpers/desiredStock.ts';
 import { onCleanup } from './cleanup.ts';
 import { type LaneRig, runLanes, SkipClock } from './lanes.ts';
 
@@ -46,6 +47,8 @@ const changed = (i: number, salt: number) => (i * 7919 + salt) % 100 === 0;
 
 interface DriftRig extends LaneRig {
   readonly sim: Simulator;
+  /** Where the staged apply keeps its scratch files (beside the state.db). */
+  readonly dataDir: string;
   close(): Promise<void>;
 }
 
@@ -91,6 +94,7 @@ async function rig(
   return {
     sim,
     db,
+    dataDir: dir,
     clock,
     log,
     retry: RETRY,
@@ -144,7 +148,9 @@ async function steadyState(r: DriftRig, desired: Record<StockKind, DesiredInput[
     }
   }
   const now = r.clock.now();
-  for (const kind of KINDS) applyDesiredStock(r.db, kind, desired[kind], `bench-${kind}`, now);
+  for (const kind of KINDS) {
+    await seedDesiredStock(r.db, r.dataDir, kind, desired[kind], `bench-${kind}`, now);
+  }
   r.clock.advanceTo(now + HOUR);
   r.sim.resetStats();
 }
@@ -252,7 +258,7 @@ export async function backlogScenario(
   const bumped = (rows: DesiredInput[]) =>
     rows.map((row) => ({ ...row, quantity: row.quantity + 1 }));
   for (const kind of KINDS) {
-    applyDesiredStock(r.db, kind, bumped(desired[kind]), `backlog-${kind}`, t0);
+    await seedDesiredStock(r.db, r.dataDir, kind, bumped(desired[kind]), `backlog-${kind}`, t0);
   }
   const pending = new PendingStock(r.db);
   const calls = Math.ceil(desired.factory.length / batch) + Math.ceil(desired.dc.length / batch);

@@ -1,11 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { applyDesiredStock } from '../../src/state/desiredStock.ts';
 import { PendingStock } from '../../src/state/pendingStock.ts';
 import { RemoteStock } from '../../src/state/remoteStock.ts';
 import { StockFailures } from '../../src/state/stockFailures.ts';
 import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
+import { seedDesiredStock } from '../helpers/desiredStock.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 
 let box: Sandbox;
@@ -40,12 +40,13 @@ const RULES = [
 ];
 
 describe('desired stock under stock rules (real SQLite)', () => {
-  it('stores ERP and offered quantities and the rule; excluded keys are never pending', () => {
+  it('stores ERP and offered quantities and the rule; excluded keys are never pending', async () => {
     open('rules-apply');
     setStockRules(db, RULES);
     rederiveOffers(db, 1);
-    const applied = applyDesiredStock(
+    const applied = await seedDesiredStock(
       db,
+      box.dataDir,
       'dc',
       [
         { dc: 'DC-LON', sku: 'A', quantity: 10 },
@@ -104,7 +105,7 @@ describe('desired stock under stock rules (real SQLite)', () => {
     });
   });
 
-  it('compares the offered quantity with the portal; reads never make an excluded key pending', () => {
+  it('compares the offered quantity with the portal; reads never make an excluded key pending', async () => {
     open('rules-remote');
     setStockRules(db, RULES);
     rederiveOffers(db, 1);
@@ -116,8 +117,9 @@ describe('desired stock under stock rules (real SQLite)', () => {
       ],
       5,
     );
-    applyDesiredStock(
+    await seedDesiredStock(
       db,
+      box.dataDir,
       'factory',
       [
         { dc: '', sku: 'SKU-1', quantity: 900 }, // offers 100: what the portal holds
@@ -142,10 +144,11 @@ describe('desired stock under stock rules (real SQLite)', () => {
     ]);
   });
 
-  it('re-derives every key when the rules change, making pending only keys whose offer changed', () => {
+  it('re-derives every key when the rules change, making pending only keys whose offer changed', async () => {
     open('rules-rederive');
-    applyDesiredStock(
+    await seedDesiredStock(
       db,
+      box.dataDir,
       'factory',
       [
         { dc: '', sku: 'A-1', quantity: 10 },

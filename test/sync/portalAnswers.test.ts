@@ -10,11 +10,11 @@ import {
 } from '../../src/simulator/index.ts';
 import { ACTIVE_DC_CODES } from '../../src/simulator/seed.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { applyDesiredStock } from '../../src/state/desiredStock.ts';
 import { PendingStock } from '../../src/state/pendingStock.ts';
 import { StockFailures } from '../../src/state/stockFailures.ts';
 import { pushPending } from '../../src/sync/push.ts';
 import { rejection } from '../api/helpers.ts';
+import { seedDesiredStock } from '../helpers/desiredStock.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 import { pushClient } from './helpers.ts';
 
@@ -77,7 +77,7 @@ describe('the push meets answers the spec leaves open', () => {
       ...[0, 1, 2].map((i) => ({ dc: man!, sku: sku(i), quantity: 20 + i })),
       { dc: man!, sku: 'NOPE-1', quantity: 5 },
     ];
-    applyDesiredStock(db, 'dc', rows, 'test', Date.now());
+    await seedDesiredStock(db, box.dataDir, 'dc', rows, 'test', Date.now());
     sim.resetStats();
     const before = Date.now();
     const totals = await pushPending(deps());
@@ -115,7 +115,7 @@ describe('the push meets answers the spec leaves open', () => {
       ],
     });
     const rows = Array.from({ length: 150 }, (_, i) => ({ dc: '', sku: sku(i), quantity: 3 + i }));
-    applyDesiredStock(db, 'factory', rows, 'test', Date.now());
+    await seedDesiredStock(db, box.dataDir, 'factory', rows, 'test', Date.now());
     const totals = await pushPending(deps());
     expect(totals).toMatchObject({ sent: 150, updated: 90, failed: 60 });
     expect(client.maxBatchSize('factory')).toBe(60);
@@ -134,7 +134,7 @@ describe('the push meets answers the spec leaves open', () => {
       { BULK_BATCH_SIZE: '80', API_REQUESTS_PER_HOUR: '4', API_STOCK_RESERVE: '0' },
     );
     const rows = Array.from({ length: 80 }, (_, i) => ({ dc: '', sku: sku(i), quantity: 500 + i }));
-    applyDesiredStock(db, 'factory', rows, 'test', Date.now());
+    await seedDesiredStock(db, box.dataDir, 'factory', rows, 'test', Date.now());
     const err = await rejection(pushPending(deps()));
     expect(err).toBeInstanceOf(BulkIncompleteError);
     const accepted = bulkRequests('POST /factory-stocks/bulk-update').filter(
@@ -155,8 +155,9 @@ describe('the push meets answers the spec leaves open', () => {
   it('records the quantity the portal echoed when it holds another than sent', async () => {
     const deps = await setup();
     sim.faults.set({ stockQuantityCap: 100 });
-    applyDesiredStock(
+    await seedDesiredStock(
       db,
+      box.dataDir,
       'factory',
       [
         { dc: '', sku: sku(0), quantity: 150 },
@@ -185,7 +186,7 @@ describe('the push meets answers the spec leaves open', () => {
       routeFaults: [{ route: 'POST /factory-stocks/bulk-update', status: 413, times: 2 }],
     });
     const rows = Array.from({ length: 240 }, (_, i) => ({ dc: '', sku: sku(i), quantity: 9 + i }));
-    applyDesiredStock(db, 'factory', rows, 'test', Date.now());
+    await seedDesiredStock(db, box.dataDir, 'factory', rows, 'test', Date.now());
     await pushPending(deps());
     expect(client.maxBatchSize('factory')).toBeGreaterThanOrEqual(50);
     expect(client.maxBatchSize('factory')).toBeLessThan(120);
@@ -194,8 +195,9 @@ describe('the push meets answers the spec leaves open', () => {
     // A day later the configured size is tried again.
     const learnt = client.maxBatchSize('factory');
     const dayLater: Clock = { ...systemClock, now: () => Date.now() + 25 * 3_600_000 };
-    applyDesiredStock(
+    await seedDesiredStock(
       db,
+      box.dataDir,
       'factory',
       rows.map((r) => ({ ...r, quantity: r.quantity + 1 })),
       'test',

@@ -7,13 +7,13 @@ import type { createLogger } from '../../src/log/logger.ts';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { ACTIVE_DC_CODES, SEED_BRANDS } from '../../src/simulator/seed.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { applyDesiredStock } from '../../src/state/desiredStock.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
 import { PendingStock } from '../../src/state/pendingStock.ts';
 import { StockFailures } from '../../src/state/stockFailures.ts';
 import { establishRemote } from '../../src/sync/establish.ts';
 import { pushPending } from '../../src/sync/push.ts';
 import { reconcileAll, reconcileKind } from '../../src/sync/reconcile.ts';
+import { seedDesiredStock } from '../helpers/desiredStock.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 import { pushClient } from './helpers.ts';
 
@@ -75,8 +75,8 @@ describe('push against the simulator', () => {
       sku: sku(i),
       quantity: 500 + i,
     }));
-    applyDesiredStock(db, 'factory', factory, 'test', Date.now());
-    applyDesiredStock(db, 'dc', dc, 'test', Date.now());
+    await seedDesiredStock(db, box.dataDir, 'factory', factory, 'test', Date.now());
+    await seedDesiredStock(db, box.dataDir, 'dc', dc, 'test', Date.now());
     sim.resetStats();
 
     const totals = await pushPending(deps());
@@ -89,15 +89,16 @@ describe('push against the simulator', () => {
 
     // The same rows again: nothing differs, no call.
     sim.resetStats();
-    applyDesiredStock(db, 'factory', factory, 'test', Date.now());
+    await seedDesiredStock(db, box.dataDir, 'factory', factory, 'test', Date.now());
     const again = await pushPending(deps());
     expect(again.calls).toBe(0);
     expect(sim.stats().requests).toHaveLength(0);
   });
 
   it('keeps rejected items as failures with the portal error, and retries them when asked', async () => {
-    applyDesiredStock(
+    await seedDesiredStock(
       db,
+      box.dataDir,
       'factory',
       [
         { dc: '', sku: 'NOPE-1', quantity: 3 },
@@ -132,10 +133,24 @@ describe('push against the simulator', () => {
   });
 
   it('reconciles: reads the portal, finds drift, and the push repairs it', async () => {
-    applyDesiredStock(db, 'factory', [{ dc: '', sku: sku(5), quantity: 42 }], 'test', Date.now());
+    await seedDesiredStock(
+      db,
+      box.dataDir,
+      'factory',
+      [{ dc: '', sku: sku(5), quantity: 42 }],
+      'test',
+      Date.now(),
+    );
     await pushPending(deps());
     sim.store.setFactoryStock(sku(5), 41); // someone changed it on the portal
-    applyDesiredStock(db, 'factory', [{ dc: '', sku: 'GHOST', quantity: 1 }], 'test', Date.now());
+    await seedDesiredStock(
+      db,
+      box.dataDir,
+      'factory',
+      [{ dc: '', sku: 'GHOST', quantity: 1 }],
+      'test',
+      Date.now(),
+    );
     const summaries = await reconcileAll(deps());
     const factory = summaries.find((s) => s.kind === 'factory')!;
     expect(factory.rowsRead).toBe(300);
@@ -147,7 +162,14 @@ describe('push against the simulator', () => {
   });
 
   it('retries a "Product not found" at once when a reconciliation shows the SKU', async () => {
-    applyDesiredStock(db, 'factory', [{ dc: '', sku: 'LATE-1', quantity: 4 }], 'test', Date.now());
+    await seedDesiredStock(
+      db,
+      box.dataDir,
+      'factory',
+      [{ dc: '', sku: 'LATE-1', quantity: 4 }],
+      'test',
+      Date.now(),
+    );
     await pushPending(deps());
     expect(new StockFailures(db).list()[0]).toMatchObject({
       key: 'factory:LATE-1',
@@ -189,9 +211,10 @@ describe('push against the simulator', () => {
       quantity: sim.store.factoryStock(sku(i))!.stock_quantity,
     }));
     factory[3] = { dc: '', sku: sku(3), quantity: 99_999 };
-    applyDesiredStock(db, 'factory', factory, 'test', Date.now());
-    applyDesiredStock(
+    await seedDesiredStock(db, box.dataDir, 'factory', factory, 'test', Date.now());
+    await seedDesiredStock(
       db,
+      box.dataDir,
       'dc',
       [{ dc: ACTIVE_DC_CODES[0]!, sku: sku(1), quantity: 5 }],
       'test',
@@ -236,7 +259,7 @@ describe('a first start against a catalogue far larger than the file', () => {
     ['does not say: at most as many pages as the push takes calls, less one', false, 3],
   ])('when the portal %s', async (_what, totals, pages) => {
     sim.faults.set({ listTotals: totals });
-    applyDesiredStock(db, 'dc', rows(), 'test', Date.now());
+    await seedDesiredStock(db, box.dataDir, 'dc', rows(), 'test', Date.now());
     sim.resetStats();
     const [choice] = await establishRemote(deps());
     expect(choice).toMatchObject({ kind: 'dc', choice: 'read', readCalls: 2, pushCalls: 4 });
@@ -272,7 +295,7 @@ describe('push when the portal takes smaller batches than configured', () => {
       sku: sku(i),
       quantity: 7 + i,
     }));
-    applyDesiredStock(db, 'factory', factory, 'test', Date.now());
+    await seedDesiredStock(db, box.dataDir, 'factory', factory, 'test', Date.now());
     const totals = await pushPending({
       db,
       writer: stockWriter(client),
