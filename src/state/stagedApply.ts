@@ -19,13 +19,13 @@ import { type Cursor, mergeChunk } from './stagedMerge.ts';
  * 4. The last transaction deletes the `staged_applies` row (and the caller finishes its own
  *    records in it). A row found at start is merged to the end before anything else is applied.
  *
- * The merge follows the sync engine's rule for each key, as applyDesiredStock does: the stock
- * rules (stockRules.ts) turn each staged ERP quantity into the offered one as the chunk is
- * taken; rows older than the stored one (`source_at`) are skipped; a stored failure with another
- * quantity (or of a key now excluded) is removed; desired_stock is upserted (`erp_quantity`,
- * offered `quantity`, `rule`, `excluded`, `source_file_id`, `source_line`); a key whose offered
- * quantity differs from the known remote one becomes pending, an excluded key never (and stops
- * being pending). What the rules did is summed up per chunk in `offers`, for the report.
+ * The merge follows the sync engine's rule for each key: the stock rules (stockRules.ts) turn
+ * each staged ERP quantity into the offered one as the chunk is taken; rows older than the
+ * stored one (`source_at`) are skipped; a stored failure with another quantity (or of a key now
+ * excluded) is removed; desired_stock is upserted (`erp_quantity`, offered `quantity`, `rule`,
+ * `excluded`, `source_file_id`, `source_line`); a key whose offered quantity differs from the
+ * known remote one becomes pending, an excluded key never (and stops being pending). What the
+ * rules did is summed up per chunk in `offers`, for the report.
  */
 export interface NewStagedApply {
   /** The scratch file's name under `<data dir>/staging/`. */

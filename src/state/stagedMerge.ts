@@ -39,7 +39,7 @@ export interface ChunkArgs {
 }
 
 export interface ChunkCounts {
-  /** Keys of the chunk, superseded ones included (as applyDesiredStock counts). */
+  /** Keys of the chunk, superseded ones included (a report's `stock.keys` is their sum). */
   readonly rows: number;
   readonly differing: number;
   readonly newlyPending: number;
