@@ -1,6 +1,14 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdirSync, readdirSync, renameSync, statSync, utimesSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +19,7 @@ import { HeldStore } from '../../src/state/held.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
 import { RemoteStock } from '../../src/state/remoteStock.ts';
 import { stagingDir } from '../../src/state/staging.ts';
+import { runCliToEnd } from '../helpers/daemonProcess.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');
@@ -169,6 +178,38 @@ describe('guard rails on the snapshot source', () => {
     expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
     expect(new HeldStore(env.db).open()).toEqual([]);
     await expect(releaseHeld(decide(), 7)).rejects.toMatchObject({ code: 'unknown' });
+  });
+
+  it('the release command applies a held snapshot read itself, with the stock rules, and prints what it applied', async () => {
+    writeSnapshot(rows(() => 5));
+    await readSnapshot(deps());
+    pushed();
+    writeSnapshot(rows((i) => (i === 9 ? 40 : 0)));
+    expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
+    const rulesFile = join(env.dataDir, 'stock-rules.json');
+    writeFileSync(rulesFile, JSON.stringify({ rules: [{ sku: 'S9', max: 30 }] }));
+
+    const r = await runCliToEnd(['release', '1', '--json'], {
+      SYNC_DATA_DIR: env.dataDir,
+      STOCK_RULES_FILE: rulesFile,
+      // No daemon to ask for a push: the command says so and still succeeds.
+      REDIS_URL: 'redis://127.0.0.1:9',
+    });
+    expect(r.code, r.output).toBe(0);
+    // One line, the result: nothing else on stdout or stderr.
+    expect(r.output.trim().split('\n')).toHaveLength(1);
+    expect(JSON.parse(r.output)).toEqual({
+      source: 'snapshot',
+      id: 1,
+      keys: 10,
+      pendingKeys: 10,
+      superseded: 0,
+      daemonNudged: false,
+    });
+    expect(quantities()).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 30]);
+    expect(new HeldStore(env.db).get(1)?.status).toBe('released');
+    expect(applies()).toEqual([]);
+    expect(scratchFiles()).toEqual([]);
   });
 
   it('a release while another process is in the middle of its merge leaves that apply to it; once the process is gone, the start finishes it', async () => {
