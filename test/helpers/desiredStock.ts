@@ -12,8 +12,8 @@ const silent = createLogger({ level: 'silent', pretty: false });
  * that need desired stock in place): through the staged apply, the one way stock is applied — a
  * scratch file under `<dataDir>/staging/`, the commit point, the chunked merge with the
  * connection's stock rules, pending keys and failures settled by the sync engine's rule. `source`
- * is what desired_stock.source says; rows of keys a newer source (`sourceAt`) set are superseded.
- * Keys must be distinct. Resolves to what the apply counted.
+ * is what desired_stock.source says; rows of keys a newer source (`sourceAt`) set are superseded;
+ * a key given twice keeps its last row. Resolves to what the apply counted.
  */
 export async function seedDesiredStock(
   db: StateDb,

@@ -161,8 +161,8 @@ export interface StockRowInput {
  * no "before apply" checks (nobody is left to ask) and `decide` as the commit point. Rows are
  * taken one at a time and staged in this thread as they come (no worker thread, no await), so
  * `rows` may iterate a statement of the state connection: it is done before the apply begins.
- * Keys must be distinct (the last row of a key wins); their line is 0 (not known). The scratch
- * file is discarded afterwards.
+ * A key given twice keeps its last row; every row's line is 0 (not known). The scratch file is
+ * discarded afterwards.
  */
 export async function applyRows<T extends { readonly applyId: number | undefined }>(
   deps: ApplyDeps,
