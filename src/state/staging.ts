@@ -122,7 +122,10 @@ export class StagingFile {
   flush(): void {
     // A worker thread gets whole batches only (put() hands them on): a reader flushing at every
     // pause would otherwise post a message a row.
-    if (this.#worker !== undefined) return this.#throwIfFailed();
+    if (this.#worker !== undefined) {
+      this.#throwIfFailed();
+      return;
+    }
     this.#flushAll();
   }
 
