@@ -5,8 +5,9 @@
  * fresh SQLite table with a bare prepared statement in one transaction.
  *
  * Cases: a factory stock CSV of --rows rows (time against the floor, peak RSS, event loop); the
- * same with --big-rows rows (peak RSS must not grow with the file); a DC stock CSV of --rows rows
- * (3 centres); an ERP SQLite snapshot of --rows factory rows.
+ * same with --big-rows rows (peak RSS must not grow with the file); the --rows rows with their
+ * SKUs shuffled (ERPs do not all export in SKU order); a DC stock CSV of --rows rows (3 centres);
+ * an ERP SQLite snapshot of --rows factory rows.
  *
  * Then the cost of synchronous = FULL (#13 point 5): `--files` (200) small files of 10 rows, one
  * after the other, each its own commits, renames and flushes, on a state.db with synchronous =
@@ -101,9 +102,24 @@ function runCase(mode: 'file' | 'snapshot', dataDir: string, target: string): Ca
   return result;
 }
 
-async function fileCase(name: string, n: number, dc: boolean) {
+/** 0 … n-1 in a random order (Fisher–Yates), for a file whose SKUs are not sorted. */
+function shuffled(n: number): Uint32Array {
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[i] = i;
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(Math.random() * (i + 1));
+    const t = order[i]!;
+    order[i] = order[j]!;
+    order[j] = t;
+  }
+  return order;
+}
+
+async function fileCase(name: string, n: number, dc: boolean, shuffle = false) {
   const paths = await ensureDataDirs(join(dir, name));
   const file = `${name}.csv`;
+  const order = shuffle ? shuffled(n) : undefined;
+  const at = (i: number) => order?.[i] ?? i;
   const bytes = dc
     ? await writeCsv(
         join(paths.inbox, file),
@@ -115,7 +131,7 @@ async function fileCase(name: string, n: number, dc: boolean) {
         join(paths.inbox, file),
         'sku,stock_quantity',
         n,
-        (i) => `${sku(i)},${qty(i)}`,
+        (i) => `${sku(at(i))},${qty(at(i))}`,
       );
   const r = runCase('file', paths.dataDir, file);
   if (r.rowsAccepted !== n) throw new Error(`${name}: ${r.rowsAccepted} of ${n} rows accepted`);
@@ -195,6 +211,7 @@ try {
   const factory = await fileCase('factory', rows, false);
   const floorS = floor(rows);
   const big = bigRows > 0 ? await fileCase('factory-big', bigRows, false) : undefined;
+  const shuffledFile = await fileCase('factory-shuffled', rows, false, true);
   const dcFile = await fileCase('dc', rows, true);
   const snapshot = snapshotCase(rows);
   const perFile = await smallFilesCost();
@@ -205,6 +222,7 @@ try {
     ...(big
       ? [[`factory CSV, ${fmtInt(bigRows)} rows`, bigRows, big] as [string, number, CaseResult]]
       : []),
+    [`factory CSV, ${fmtInt(rows)} rows, SKUs shuffled`, rows, shuffledFile],
     [`DC CSV, ${fmtInt(rows)} rows (3 centres)`, rows, dcFile],
     [`SQLite snapshot, ${fmtInt(rows)} factory rows`, rows, snapshot],
   ];

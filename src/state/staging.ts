@@ -148,7 +148,10 @@ export class StagingFile {
   async finish(): Promise<void> {
     this.#flushAll();
     const worker = this.#worker;
-    if (worker === undefined) return;
+    if (worker === undefined) {
+      this.#writer?.settle();
+      return;
+    }
     await this.#caughtUp(0);
     const closed = new Promise<void>((resolve, reject) => {
       worker.on('message', (m: WorkerAnswer) => {
@@ -186,12 +189,10 @@ export class StagingFile {
 
   /** Closes the connection here and starts a worker thread that opens it and writes from now on. */
   #handOver(): void {
+    const order = this.#writer!.order();
     this.#writer!.db.close();
     this.#writer = undefined;
-    const worker = new Worker(WORKER_URL, {
-      workerData: { path: this.path },
-      resourceLimits: { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 24 },
-    });
+    const worker = new Worker(WORKER_URL, { workerData: { path: this.path, order } });
     worker.on('message', (m: WorkerAnswer) => {
       if ('done' in m) this.#inFlight--;
       else if ('error' in m) this.#fail(Object.assign(new Error(m.error.message), m.error));
@@ -242,7 +243,9 @@ export class StagingFile {
 
   #open(): Database.Database {
     this.flush();
-    return this.#local().db;
+    const writer = this.#local();
+    writer.settle();
+    return writer.db;
   }
 
   /** Rows in the staged set (distinct keys). */
@@ -260,8 +263,9 @@ export class StagingFile {
       .prepare('SELECT COUNT(*) FROM (SELECT 1 FROM duplicates GROUP BY kind, dc, sku)')
       .pluck(true)
       .get() as number;
+    // By first repeat in the file (rows out of key order are settled in key order: ids are not).
     const first = db.prepare<[number], { kind: StockKind; dc: string; sku: string }>(
-      `SELECT kind, dc, sku FROM duplicates GROUP BY kind, dc, sku ORDER BY MIN(id) LIMIT ?`,
+      `SELECT kind, dc, sku FROM duplicates GROUP BY kind, dc, sku ORDER BY MIN(line) LIMIT ?`,
     );
     const lines = db.prepare<[string, string, string, number], { replaced: number; line: number }>(
       'SELECT replaced, line FROM duplicates WHERE kind = ? AND dc = ? AND sku = ? ORDER BY id LIMIT ?',

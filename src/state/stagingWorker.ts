@@ -5,11 +5,17 @@
  *
  * Messages in: `{ stock: StockBatch }`, `{ rejects: RejectRow[] }`, each answered `{ done: true }`
  * once written (the reading side keeps a few in flight, no more); `{ close: true }`, answered
- * `{ closed: true }` once the connection is closed. A failure is answered
+ * `{ closed: true }` once the rows out of key order are settled and the connection is closed. A failure is answered
  * `{ error: { name, message, code } }` and ends the thread.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { openStagingDb, type RejectRow, StagingWriter, type StockBatch } from './stagingWriter.ts';
+import {
+  openStagingDb,
+  type RejectRow,
+  type StagingOrder,
+  StagingWriter,
+  type StockBatch,
+} from './stagingWriter.ts';
 
 type Message =
   | { readonly stock: StockBatch }
@@ -17,15 +23,16 @@ type Message =
   | { readonly close: true };
 
 const port = parentPort!;
-const { path } = workerData as { path: string };
+const { path, order } = workerData as { path: string; order: StagingOrder };
 
 try {
-  const writer = new StagingWriter(openStagingDb(path, false));
+  const writer = new StagingWriter(openStagingDb(path, false), order);
   port.on('message', (m: Message) => {
     try {
       if ('stock' in m) writer.stage(m.stock);
       else if ('rejects' in m) writer.reject(m.rejects);
       else {
+        writer.settle();
         writer.db.close();
         port.postMessage({ closed: true });
         port.close();

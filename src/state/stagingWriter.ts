@@ -10,6 +10,8 @@ import Database, { type Statement } from 'better-sqlite3';
  * - `rows (kind, dc, sku, quantity, line)`, primary key (kind, dc, sku): the set to apply;
  *   `kind` is 'factory' or 'dc', `dc` is '' for factory stock, `line` the line or record number
  *   (0 for a row added by a check, such as a full export's zeroed absent key);
+ * - `raw (kind, dc, sku, quantity, line)`: rows of a file out of key order, appended as they come
+ *   and moved into `rows` in key order by `settle()` (empty after it);
  * - `duplicates (id, kind, dc, sku, replaced, line)`: one row per replaced row, logged by a trigger;
  * - `rejected (id, line, field, reason, value)`: every rejected row, for the report.
  */
@@ -22,6 +24,13 @@ CREATE TABLE rows (
   line     INTEGER NOT NULL,
   PRIMARY KEY (kind, dc, sku)
 ) WITHOUT ROWID;
+CREATE TABLE raw (
+  kind     TEXT NOT NULL,
+  dc       TEXT NOT NULL,
+  sku      TEXT NOT NULL,
+  quantity INTEGER NOT NULL,
+  line     INTEGER NOT NULL
+);
 CREATE TABLE duplicates (
   id       INTEGER PRIMARY KEY,
   kind     TEXT NOT NULL,
@@ -84,43 +93,123 @@ interface Insert {
   readonly width: number;
 }
 
-/** Stages rows into an open scratch database. */
+/**
+ * Where a writer stands in the file's key order: the last SKU staged of each kind and dc (keyed
+ * `kind` NUL `dc`), and whether rows have started going to `raw`. Handed to a worker thread
+ * that takes over, so that it goes on where the reading thread stopped.
+ */
+export interface StagingOrder {
+  readonly raw: boolean;
+  readonly last: ReadonlyArray<readonly [string, string]>;
+}
+
+/**
+ * Stages rows into an open scratch database.
+ *
+ * Rows in key order (SKUs rising within each kind and dc, as ERPs mostly export them, however
+ * the centres interleave) are upserted into `rows` as they come: each goes at the right edge of
+ * its range of the B-tree, a page already in the cache. From the first row out of that order on,
+ * rows are appended to `raw` instead, and `settle()` moves them into `rows` in one sorted pass:
+ * upserted one by one, a shuffled file cost ten times a sorted one (5.2 s against 0.45 s for 1M
+ * rows), appended and sorted about three times. Every row in `raw` comes later in the file than
+ * every row of its key in `rows`, so moving them in key-then-line order keeps "the last line of a
+ * key wins", and the trigger logs each replaced row as before.
+ */
 export class StagingWriter {
   readonly db: Database.Database;
   readonly #factory: Insert;
   readonly #dc: Insert;
+  readonly #rawFactory: Insert;
+  readonly #rawDc: Insert;
   readonly #reject: Statement<[string]>;
+  readonly #settle: Statement;
+  readonly #clearRaw: Statement;
+  readonly #last: Map<string, string>;
+  #raw: boolean;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, order?: StagingOrder) {
     this.db = db;
+    this.#last = new Map(order?.last);
+    this.#raw = order?.raw ?? false;
     // Rows of one statement go in the order given, so a later line of a key replaces an earlier.
     // The kind (and a factory row's empty dc) is written into the statement, not bound per row:
     // binding two constant strings a row cost as much as the rest of the row.
-    const insert = (values: string, rows: number) =>
-      db.prepare(
-        `INSERT INTO rows (kind, dc, sku, quantity, line) VALUES ${Array(rows).fill(values).join(', ')} ${UPSERT}`,
-      );
+    const insert = (table: string, values: string, rows: number, width: number): Insert => {
+      const sql = (n: number) =>
+        `INSERT INTO ${table} (kind, dc, sku, quantity, line) VALUES ${Array(n).fill(values).join(', ')} ${table === 'rows' ? UPSERT : ''}`;
+      return { many: db.prepare(sql(rows)), one: db.prepare(sql(1)), width };
+    };
     const factory = "('factory', '', ?, ?, ?)";
     const dc = "('dc', ?, ?, ?, ?)";
-    this.#factory = { many: insert(factory, ROWS_PER_INSERT), one: insert(factory, 1), width: 3 };
-    this.#dc = { many: insert(dc, ROWS_PER_INSERT), one: insert(dc, 1), width: 4 };
+    this.#factory = insert('rows', factory, ROWS_PER_INSERT, 3);
+    this.#dc = insert('rows', dc, ROWS_PER_INSERT, 4);
+    this.#rawFactory = insert('raw', factory, ROWS_PER_INSERT, 3);
+    this.#rawDc = insert('raw', dc, ROWS_PER_INSERT, 4);
     this.#reject = db.prepare<[string]>(
       `INSERT INTO rejected (line, field, reason, value)
        SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
     );
+    this.#settle = db.prepare(
+      `INSERT INTO rows (kind, dc, sku, quantity, line)
+       SELECT kind, dc, sku, quantity, line FROM raw WHERE true ORDER BY kind, dc, sku, line
+       ${UPSERT}`,
+    );
+    this.#clearRaw = db.prepare('DELETE FROM raw');
+  }
+
+  /** Where this writer stands (for a worker thread taking over). */
+  order(): StagingOrder {
+    return { raw: this.#raw, last: [...this.#last] };
   }
 
   /** Stages a batch in one transaction (deduplicated by key: the last row wins). */
   stage(batch: StockBatch): void {
     this.db.transaction(() => {
-      stageAll(this.#factory, batch.factory);
-      stageAll(this.#dc, batch.dc);
+      this.#stageKind(batch.factory, 3, this.#factory, this.#rawFactory);
+      this.#stageKind(batch.dc, 4, this.#dc, this.#rawDc);
+    })();
+  }
+
+  /** Moves the rows out of key order into `rows` (call once every row is staged). */
+  settle(): void {
+    if (!this.#raw) return;
+    this.db.transaction(() => {
+      this.#settle.run();
+      this.#clearRaw.run();
     })();
   }
 
   /** Keeps rejected rows for the report. */
   reject(rows: readonly RejectRow[]): void {
     if (rows.length > 0) this.#reject.run(JSON.stringify(rows));
+  }
+
+  #stageKind(
+    rows: ReadonlyArray<string | number>,
+    width: 3 | 4,
+    sorted: Insert,
+    raw: Insert,
+  ): void {
+    const inOrder = this.#raw ? 0 : this.#inOrder(rows, width);
+    if (inOrder > 0) stageAll(sorted, inOrder === rows.length ? rows : rows.slice(0, inOrder));
+    if (inOrder < rows.length) {
+      this.#raw = true;
+      stageAll(raw, inOrder === 0 ? rows : rows.slice(inOrder));
+    }
+  }
+
+  /** How many of the batch's rows, from its start, keep each kind and dc's SKUs rising. */
+  #inOrder(rows: ReadonlyArray<string | number>, width: 3 | 4): number {
+    const kind = width === 3 ? 'factory' : 'dc';
+    for (let i = 0; i < rows.length; i += width) {
+      const dc = width === 3 ? '' : (rows[i] as string);
+      const sku = rows[i + width - 3] as string;
+      const group = `${kind}\0${dc}`;
+      const last = this.#last.get(group);
+      if (last !== undefined && sku < last) return i;
+      this.#last.set(group, sku);
+    }
+    return rows.length;
   }
 }
 

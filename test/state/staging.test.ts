@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StockKind } from '../../src/domain/stock.ts';
 import { StagingFile } from '../../src/state/staging.ts';
@@ -97,5 +98,82 @@ describe('staging a set', () => {
     file.flush();
     file.discard();
     expect(existsSync(file.path)).toBe(false);
+  });
+});
+
+describe('staging rows in any order', () => {
+  it('keeps the last line of each key and logs every replaced row, sorted or shuffled, here or in a worker thread', async () => {
+    const row = fc.record({
+      kind: fc.constantFrom<StockKind>('factory', 'dc'),
+      dc: fc.constantFrom('DC-1', 'DC-2'),
+      sku: fc.constantFrom(...Array.from({ length: 5 }, (_, i) => `S${i}`)),
+      quantity: fc.nat(9),
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(row, { minLength: 1, maxLength: 60 }),
+        fc.boolean(),
+        fc.array(fc.nat(60), { maxLength: 12 }),
+        fc.constantFrom(Number.POSITIVE_INFINITY, 1, 7),
+        async (rows, sortFirst, flushes, workerAfterRows) => {
+          const input = sortFirst ? [...rows].sort((a, b) => (a.sku < b.sku ? -1 : 1)) : rows;
+          const file = StagingFile.create(dir, { workerAfterRows });
+          const model = new Map<string, { quantity: number; lines: number[] }>();
+          input.forEach((r, i) => {
+            const dc = r.kind === 'dc' ? r.dc : '';
+            const line = i + 2;
+            file.put(r.kind, dc, r.sku, r.quantity, line);
+            const key = `${r.kind}:${dc}:${r.sku}`;
+            const m = model.get(key);
+            model.set(key, { quantity: r.quantity, lines: [...(m?.lines ?? []), line] });
+            if (flushes.includes(i)) file.flush();
+          });
+          await file.finish();
+          const dups = file.duplicates(1000, 1000);
+          file.close();
+          const db = new Database(file.path, { readonly: true });
+          const staged = db
+            .prepare<[], { kind: string; dc: string; sku: string; quantity: number; line: number }>(
+              'SELECT kind, dc, sku, quantity, line FROM rows',
+            )
+            .all();
+          const raw = db.prepare('SELECT COUNT(*) FROM raw').pluck(true).get();
+          db.close();
+          file.discard();
+          expect(raw).toBe(0);
+          expect(
+            new Map(staged.map((s) => [`${s.kind}:${s.dc}:${s.sku}`, [s.quantity, s.line]])),
+          ).toEqual(new Map([...model].map(([k, m]) => [k, [m.quantity, m.lines.at(-1)]])));
+          const repeated = [...model].filter(([, m]) => m.lines.length > 1);
+          expect(dups.rows).toBe(repeated.reduce((n, [, m]) => n + m.lines.length - 1, 0));
+          // Keys by first repeat in the file, each with every line in order.
+          const byFirstRepeat = repeated.sort((a, b) => a[1].lines[1]! - b[1].lines[1]!);
+          expect(dups.keys.map((k) => [`${k.kind}:${k.dc}:${k.sku}`, k.lines])).toEqual(
+            byFirstRepeat.map(([k, m]) => [k, m.lines]),
+          );
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it('keeps sending rows to the side once one came out of order, across batches', async () => {
+    const file = StagingFile.create(dir, { workerAfterRows: Number.POSITIVE_INFINITY });
+    file.put('factory', '', 'c-a', 0, 2);
+    file.put('factory', '', 'c-', 0, 3);
+    file.flush();
+    file.put('factory', '', 'c-', 1, 4);
+    await file.finish();
+    expect(file.duplicates(10, 10).keys).toEqual([
+      { kind: 'factory', dc: '', sku: 'c-', lines: [3, 4] },
+    ]);
+    file.close();
+    const db = new Database(file.path, { readonly: true });
+    expect(db.prepare("SELECT quantity, line FROM rows WHERE sku = 'c-'").get()).toEqual({
+      quantity: 1,
+      line: 4,
+    });
+    db.close();
+    file.discard();
   });
 });
