@@ -8,11 +8,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BeforeApplyCheck } from '../../src/inventory/ingest/apply.ts';
+import { applyRows, type BeforeApplyCheck } from '../../src/inventory/ingest/apply.ts';
 import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { InboxLedger } from '../../src/state/inboxFiles.ts';
+import { recordStagedApply } from '../../src/state/stagedApply.ts';
 import { stagingDir } from '../../src/state/staging.ts';
 import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
@@ -249,6 +250,51 @@ describe('a kill at any point: all or nothing', () => {
     expect(env.db.prepare('SELECT status FROM inbox_files').all()).toEqual([
       { status: 'processed' },
     ]);
+  });
+});
+
+describe('staged apply of rows at hand', () => {
+  it('stages them in order given: out of key order and a key twice, the last row wins; lines are positions; nothing left staged', async () => {
+    const given = [
+      { kind: 'factory' as const, dc: '', sku: 'S5', quantity: 1 },
+      { kind: 'dc' as const, dc: 'DC1', sku: 'S1', quantity: 2 },
+      { kind: 'factory' as const, dc: '', sku: 'S2', quantity: 3 },
+      { kind: 'factory' as const, dc: '', sku: 'S5', quantity: 4 },
+      { kind: 'factory' as const, dc: '', sku: 'S0', quantity: 5 },
+    ];
+    // Many rows out of order, so that the writer sets them aside and sorts them in at the end.
+    const more = Array.from({ length: 300 }, (_, i) => ({
+      kind: 'factory' as const,
+      dc: '',
+      sku: `T${String(299 - i).padStart(3, '0')}`,
+      quantity: i,
+    }));
+    const out = await applyRows(
+      { db: env.db, log: env.capture.log, dataDir: env.dataDir, chunkRows: 100 },
+      [...given, ...more, { kind: 'factory', dc: '', sku: 'T000', quantity: 999 }],
+      { type: 'snapshot' },
+      (stagedFile) => ({
+        applyId: recordStagedApply(env.db, {
+          stagedFile,
+          source: 'rows',
+          fileId: null,
+          sourceAt: 1,
+          appliedAt: 2,
+        }),
+      }),
+    );
+    expect(out.status).toBe('applied');
+    expect(out.status === 'applied' && out.totals.rows).toBe(304);
+    const rows = sources();
+    expect(rows.filter((r) => r.sku.startsWith('S'))).toEqual([
+      { sku: 'S1', quantity: 2, source: 'rows', fileId: null, line: 2 },
+      { sku: 'S0', quantity: 5, source: 'rows', fileId: null, line: 5 },
+      { sku: 'S2', quantity: 3, source: 'rows', fileId: null, line: 3 },
+      { sku: 'S5', quantity: 4, source: 'rows', fileId: null, line: 4 },
+    ]);
+    expect(rows.find((r) => r.sku === 'T000')).toMatchObject({ quantity: 999, line: 306 });
+    expect(applies()).toEqual({ n: 0 });
+    expect(scratchFiles()).toEqual([]);
   });
 });
 

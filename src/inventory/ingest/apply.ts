@@ -161,8 +161,8 @@ export interface StockRowInput {
  * no "before apply" checks (nobody is left to ask) and `decide` as the commit point. Rows are
  * taken one at a time and staged in this thread as they come (no worker thread, no await), so
  * `rows` may iterate a statement of the state connection: it is done before the apply begins.
- * A key given twice keeps its last row; every row's line is 0 (not known). The scratch file is
- * discarded afterwards.
+ * A row's line is its position in `rows`, from 1 (so a key given twice keeps its last row, as in
+ * a file). The scratch file is discarded afterwards.
  */
 export async function applyRows<T extends { readonly applyId: number | undefined }>(
   deps: ApplyDeps,
@@ -172,7 +172,8 @@ export async function applyRows<T extends { readonly applyId: number | undefined
 ): Promise<StagedOutcome<T>> {
   const staging = StagingFile.create(deps.dataDir, { workerAfterRows: Number.POSITIVE_INFINITY });
   try {
-    for (const r of rows) staging.put(r.kind, r.dc, r.sku, r.quantity, 0);
+    let line = 0;
+    for (const r of rows) staging.put(r.kind, r.dc, r.sku, r.quantity, ++line);
     await staging.finish();
     return await applyStagedSet({ ...deps, checks: [] }, staging, source, decide);
   } finally {
