@@ -133,7 +133,7 @@ export const settings = {
     'SYNC_DATA_DIR',
     text,
     './data',
-    'Holds state.db, inbox/, processed/, failed/, outbox/ and held/ (created at start), and staging/ (scratch files of files being read).',
+    'Holds state.db, inbox/, processed/, failed/, outbox/ and held/ (created at start), and staging/ (scratch files of files and snapshot reads being applied, also by `release`).',
   ),
   queuePrefix: setting(
     'SYNC_QUEUE_PREFIX',
