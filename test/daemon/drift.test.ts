@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/simulator/pagination.ts';
@@ -36,8 +36,12 @@ async function statusJson(h: Harness) {
   return JSON.parse(r.output.slice(r.output.indexOf('{')));
 }
 
+/** On a timeout: the daemon's last 200 log lines, shown with the failed test (no file left behind). */
 function dump(h: Harness, name: string) {
-  return () => writeFileSync(`/tmp/${name}-daemon.log`, h.daemon?.output() ?? '');
+  return () => {
+    const lines = (h.daemon?.output() ?? '').trimEnd().split('\n').slice(-200);
+    console.error(`[${name}] the daemon's last ${lines.length} log lines:\n${lines.join('\n')}`);
+  };
 }
 
 /** Drops a small factory and DC file and waits until the portal holds them (both kinds established). */

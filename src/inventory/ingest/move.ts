@@ -121,15 +121,17 @@ async function copyRegular(
   }
 }
 
+/** Copies through one reused buffer (a read stream's new chunk each time piles up C heap: hash.ts). */
 async function copyContent(from: FileHandle, to: FileHandle): Promise<void> {
-  let position = 0;
-  for await (const chunk of from.createReadStream({ start: 0, autoClose: false })) {
-    const buf = chunk as Buffer;
-    for (let done = 0; done < buf.length; ) {
-      const { bytesWritten } = await to.write(buf, done, buf.length - done, position + done);
+  const buf = Buffer.allocUnsafe(1 << 20);
+  for (let position = 0; ; ) {
+    const { bytesRead } = await from.read(buf, 0, buf.length, position);
+    if (bytesRead === 0) return;
+    for (let done = 0; done < bytesRead; ) {
+      const { bytesWritten } = await to.write(buf, done, bytesRead - done, position + done);
       done += bytesWritten;
     }
-    position += buf.length;
+    position += bytesRead;
   }
 }
 
