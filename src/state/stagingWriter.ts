@@ -89,8 +89,8 @@ export function openStagingDb(path: string, create: boolean): Database.Database 
 interface Insert {
   readonly many: Statement;
   readonly one: Statement;
-  /** Values a row binds. */
-  readonly width: number;
+  /** Binds the centre once per statement (DC rows), or not at all (factory rows). */
+  readonly dc: boolean;
 }
 
 /**
@@ -132,19 +132,19 @@ export class StagingWriter {
     this.#last = new Map(order?.last);
     this.#raw = order?.raw ?? false;
     // Rows of one statement go in the order given, so a later line of a key replaces an earlier.
-    // The kind (and a factory row's empty dc) is written into the statement, not bound per row:
-    // binding two constant strings a row cost as much as the rest of the row.
-    const insert = (table: string, values: string, rows: number, width: number): Insert => {
+    // A row binds only its SKU, quantity and line: the kind is written into the statement, and a
+    // DC row's centre is bound once per statement (a batch's DC rows are grouped by centre first).
+    // Binding the same strings with every row cost as much as the rest of the row.
+    const insert = (table: string, kind: 'factory' | 'dc'): Insert => {
+      const values = kind === 'factory' ? "('factory', '', ?, ?, ?)" : "('dc', @dc, ?, ?, ?)";
       const sql = (n: number) =>
         `INSERT INTO ${table} (kind, dc, sku, quantity, line) VALUES ${Array(n).fill(values).join(', ')} ${table === 'rows' ? UPSERT : ''}`;
-      return { many: db.prepare(sql(rows)), one: db.prepare(sql(1)), width };
+      return { many: db.prepare(sql(ROWS_PER_INSERT)), one: db.prepare(sql(1)), dc: kind === 'dc' };
     };
-    const factory = "('factory', '', ?, ?, ?)";
-    const dc = "('dc', ?, ?, ?, ?)";
-    this.#factory = insert('rows', factory, ROWS_PER_INSERT, 3);
-    this.#dc = insert('rows', dc, ROWS_PER_INSERT, 4);
-    this.#rawFactory = insert('raw', factory, ROWS_PER_INSERT, 3);
-    this.#rawDc = insert('raw', dc, ROWS_PER_INSERT, 4);
+    this.#factory = insert('rows', 'factory');
+    this.#dc = insert('rows', 'dc');
+    this.#rawFactory = insert('raw', 'factory');
+    this.#rawDc = insert('raw', 'dc');
     this.#reject = db.prepare<[string]>(
       `INSERT INTO rejected (line, field, reason, value)
        SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
@@ -165,8 +165,10 @@ export class StagingWriter {
   /** Stages a batch in one transaction (deduplicated by key: the last row wins). */
   stage(batch: StockBatch): void {
     this.db.transaction(() => {
-      this.#stageKind(batch.factory, 3, this.#factory, this.#rawFactory);
-      this.#stageKind(batch.dc, 4, this.#dc, this.#rawDc);
+      this.#stageGroup('factory', '', batch.factory, this.#factory, this.#rawFactory);
+      for (const [dc, rows] of byCentre(batch.dc)) {
+        this.#stageGroup('dc', dc, rows, this.#dc, this.#rawDc);
+      }
     })();
   }
 
@@ -184,38 +186,56 @@ export class StagingWriter {
     if (rows.length > 0) this.#reject.run(JSON.stringify(rows));
   }
 
-  #stageKind(
+  /** Rows of one kind and centre (sku, quantity, line each), in file order. */
+  #stageGroup(
+    kind: 'factory' | 'dc',
+    dc: string,
     rows: ReadonlyArray<string | number>,
-    width: 3 | 4,
     sorted: Insert,
     raw: Insert,
   ): void {
-    const inOrder = this.#raw ? 0 : this.#inOrder(rows, width);
-    if (inOrder > 0) stageAll(sorted, inOrder === rows.length ? rows : rows.slice(0, inOrder));
+    const inOrder = this.#raw ? 0 : this.#inOrder(`${kind}\0${dc}`, rows);
+    if (inOrder > 0) {
+      stageAll(sorted, inOrder === rows.length ? rows : rows.slice(0, inOrder), dc);
+    }
     if (inOrder < rows.length) {
       this.#raw = true;
-      stageAll(raw, inOrder === 0 ? rows : rows.slice(inOrder));
+      stageAll(raw, inOrder === 0 ? rows : rows.slice(inOrder), dc);
     }
   }
 
-  /** How many of the batch's rows, from its start, keep each kind and dc's SKUs rising. */
-  #inOrder(rows: ReadonlyArray<string | number>, width: 3 | 4): number {
-    const kind = width === 3 ? 'factory' : 'dc';
-    for (let i = 0; i < rows.length; i += width) {
-      const dc = width === 3 ? '' : (rows[i] as string);
-      const sku = rows[i + width - 3] as string;
-      const group = `${kind}\0${dc}`;
-      const last = this.#last.get(group);
+  /** How many of the group's rows, from its start, keep its SKUs rising. */
+  #inOrder(group: string, rows: ReadonlyArray<string | number>): number {
+    let last = this.#last.get(group);
+    for (let i = 0; i < rows.length; i += 3) {
+      const sku = rows[i] as string;
       if (last !== undefined && sku < last) return i;
-      this.#last.set(group, sku);
+      last = sku;
     }
+    if (last !== undefined) this.#last.set(group, last);
     return rows.length;
   }
 }
 
-function stageAll(insert: Insert, rows: ReadonlyArray<string | number>): void {
-  const per = ROWS_PER_INSERT * insert.width;
+/** A batch's DC rows (dc, sku, quantity, line each) by centre, each in file order, without the dc. */
+function byCentre(rows: ReadonlyArray<string | number>): Map<string, Array<string | number>> {
+  const out = new Map<string, Array<string | number>>();
+  for (let i = 0; i < rows.length; i += 4) {
+    const dc = rows[i] as string;
+    let group = out.get(dc);
+    if (group === undefined) {
+      group = [];
+      out.set(dc, group);
+    }
+    group.push(rows[i + 1]!, rows[i + 2]!, rows[i + 3]!);
+  }
+  return out;
+}
+
+function stageAll(insert: Insert, rows: ReadonlyArray<string | number>, dc: string): void {
+  const per = ROWS_PER_INSERT * 3;
+  const named = insert.dc ? [{ dc }] : [];
   let i = 0;
-  for (; i + per <= rows.length; i += per) insert.many.run(rows.slice(i, i + per));
-  for (; i < rows.length; i += insert.width) insert.one.run(rows.slice(i, i + insert.width));
+  for (; i + per <= rows.length; i += per) insert.many.run(rows.slice(i, i + per), ...named);
+  for (; i < rows.length; i += 3) insert.one.run(rows.slice(i, i + 3), ...named);
 }
