@@ -125,6 +125,10 @@ export interface ChunkResult {
 }
 
 interface Statements {
+  synchronous: Statement;
+  autocheckpoint: Statement;
+  /** A setting's statement, prepared once per text (a chunk sets four: db.pragma() prepares each time). */
+  pragma(setting: string): Statement;
   get: Statement<[number], Row>;
   more: Statement<[{ k: string; d: string; s: string }]>;
   advance: Statement;
@@ -136,7 +140,18 @@ const cache = new WeakMap<StateDb, Statements>();
 function prepared(db: StateDb): Statements {
   let s = cache.get(db);
   if (s === undefined) {
+    const settings = new Map<string, Statement>();
     s = {
+      synchronous: db.prepare('PRAGMA synchronous').pluck(true),
+      autocheckpoint: db.prepare('PRAGMA wal_autocheckpoint').pluck(true),
+      pragma(setting) {
+        let st = settings.get(setting);
+        if (st === undefined) {
+          st = db.prepare(`PRAGMA ${setting}`);
+          settings.set(setting, st);
+        }
+        return st;
+      },
       get: db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE id = ?'),
       more: db.prepare<[{ k: string; d: string; s: string }]>(
         'SELECT 1 FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s) LIMIT 1',
@@ -226,17 +241,19 @@ export function mergeStagedChunk(
   const row = s.get.get(id);
   const more = row !== undefined && s.more.get(keyParams(cursorOf(row))) !== undefined;
   if (!more) return tx.immediate();
-  const sync = db.pragma('synchronous', { simple: true }) as number;
-  const checkpoint = db.pragma('wal_autocheckpoint', { simple: true }) as number;
-  db.pragma('synchronous = NORMAL');
-  db.pragma(`wal_autocheckpoint = ${Math.max(checkpoint, MERGE_CHECKPOINT_PAGES)}`);
+  const sync = s.synchronous.get() as number;
+  const checkpoint = s.autocheckpoint.get() as number;
+  s.pragma(`synchronous = ${SYNCHRONOUS_NORMAL}`).run();
+  s.pragma(`wal_autocheckpoint = ${Math.max(checkpoint, MERGE_CHECKPOINT_PAGES)}`).run();
   try {
     return tx.immediate();
   } finally {
-    db.pragma(`synchronous = ${sync}`);
-    db.pragma(`wal_autocheckpoint = ${checkpoint}`);
+    s.pragma(`synchronous = ${sync}`).run();
+    s.pragma(`wal_autocheckpoint = ${checkpoint}`).run();
   }
 }
+
+const SYNCHRONOUS_NORMAL = 1;
 
 /**
  * WAL pages a chunk's commit lets pile up before it copies them into state.db (8 MiB; SQLite's

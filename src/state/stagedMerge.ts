@@ -119,6 +119,14 @@ const plainStatements = preparedBy((db: StateDb) => {
          FROM staged.rows s WHERE ${RANGE('s')} ORDER BY kind, dc, sku
        ${UPSERT_SET} WHERE desired_stock.source_at <= excluded.source_at`,
     ),
+    // Whether the range holds a stored failure, a pending key (most chunks hold neither: the
+    // statements below are then not run at all).
+    anyFailure: db.prepare(
+      'SELECT 1 FROM stock_failures f WHERE f.kind = @k AND f.dc = @d AND f.sku > @s AND f.sku <= @es LIMIT 1',
+    ),
+    anyPending: db.prepare(
+      'SELECT 1 FROM pending_stock p WHERE p.kind = @k AND p.dc = @d AND p.sku > @s AND p.sku <= @es LIMIT 1',
+    ),
     // Driven by the failures in the range (CROSS JOIN keeps that order): few, as a rule.
     clearFailures: db.prepare(
       `DELETE FROM stock_failures WHERE (kind, dc, sku) IN (
@@ -181,9 +189,11 @@ function mergePlain(db: StateDb, a: ChunkArgs): ChunkCounts | undefined {
   }).changes;
   const superseded = rows - applied;
   const which = superseded > 0 ? 'applied' : 'all';
-  const failuresCleared = s.clearFailures.run({ ...range, sourceAt: a.sourceAt }).changes;
   const withTime = { ...range, sourceAt: a.sourceAt };
-  const alreadyPending = s.pendingDiffering[which].get(withTime) as number;
+  const failuresCleared =
+    s.anyFailure.get(range) === undefined ? 0 : s.clearFailures.run(withTime).changes;
+  const alreadyPending =
+    s.anyPending.get(range) === undefined ? 0 : (s.pendingDiffering[which].get(withTime) as number);
   const mark = s.anyRemote.get(range) === undefined ? s.markAllPending : s.markPending;
   const newlyPending = mark[which].run({ ...withTime, now: a.now }).changes;
   const units =
