@@ -13,7 +13,6 @@ export type LoginOutcome = 'pending' | 'ok' | 'rejected' | 'rate_limited' | 'err
 export class AuthStore {
   readonly #readToken;
   readonly #writeToken;
-  readonly #deleteToken;
   readonly #attemptsSince;
   readonly #insertAttempt;
   readonly #setOutcome;
@@ -28,7 +27,6 @@ export class AuthStore {
        ON CONFLICT (id) DO UPDATE SET token = excluded.token, account = excluded.account,
          obtained_at = excluded.obtained_at`,
     );
-    this.#deleteToken = db.prepare<[string]>('DELETE FROM auth_token WHERE id = 1 AND token = ?');
     this.#attemptsSince = db
       .prepare<[number], number>('SELECT at FROM login_attempts WHERE at > ? ORDER BY at')
       .pluck();
@@ -48,11 +46,6 @@ export class AuthStore {
 
   writeToken(t: StoredToken): void {
     this.#writeToken.run(t.token, t.account, t.obtainedAt);
-  }
-
-  /** Forgets the stored token, but only if it is still `token` (another process may have renewed it). */
-  deleteToken(token: string): void {
-    this.#deleteToken.run(token);
   }
 
   /** Times of login attempts after `since`, oldest first (every account: the portal counts them all). */
