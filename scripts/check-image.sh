@@ -42,7 +42,7 @@ for line in \
   'USER node' \
   'VOLUME /data' \
   'CMD ["node", "dist/cli/main.js", "health"]' \
-  'ENTRYPOINT ["/usr/bin/tini", "--", "node", "dist/cli/main.js"]' \
+  'ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=16", "dist/cli/main.js"]' \
   'CMD ["run"]'; do
   grep -qF -- "$line" "$dockerfile" || fail "Dockerfile no longer has: $line (update this script too)"
 done
@@ -116,8 +116,10 @@ step "runtime: every module of dist/ loads with production dependencies only"
   console.log('check-image:   ' + files.length + ' modules');
 " || fail "a module of dist/ does not load in the runtime layout"
 
-step "runtime: node dist/cli/main.js --help"
-help_out="$("$node_bin" dist/cli/main.js --help)" || fail "--help exited non-zero"
+# As the ENTRYPOINT runs it, with the daemon's Node flags (src/cli/nodeFlags.ts).
+step "runtime: node --max-semi-space-size=16 dist/cli/main.js --help"
+help_out="$("$node_bin" --max-semi-space-size=16 dist/cli/main.js --help)" ||
+  fail "--help exited non-zero"
 for cmd in status failures health; do
   grep -qE "^  $cmd " <<<"$help_out" || fail "--help does not list '$cmd'"
 done

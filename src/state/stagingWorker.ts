@@ -8,7 +8,7 @@
  * `{ closed: true }` once the rows out of key order are settled and the connection is closed. A failure is answered
  * `{ error: { name, message, code } }` and ends the thread.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import {
   openStagingDb,
   type RejectRow,
@@ -22,39 +22,43 @@ type Message =
   | { readonly rejects: readonly RejectRow[] }
   | { readonly close: true };
 
-const port = parentPort!;
-const { path, order } = workerData as { path: string; order: StagingOrder };
-
-try {
-  const writer = new StagingWriter(openStagingDb(path, false), order);
-  port.on('message', (m: Message) => {
-    try {
-      if ('stock' in m) writer.stage(m.stock);
-      else if ('rejects' in m) writer.reject(m.rejects);
-      else {
-        writer.settle();
-        writer.db.close();
-        port.postMessage({ closed: true });
-        port.close();
-        return;
-      }
-      port.postMessage({ done: true });
-    } catch (err) {
-      fail(err);
-    }
-  });
-} catch (err) {
-  fail(err);
+// Imported anywhere but in the worker thread staging.ts starts (a check loading every module,
+// say), it does nothing.
+if (parentPort !== null && (workerData as { path?: unknown } | null)?.path !== undefined) {
+  serve(parentPort, workerData as { path: string; order: StagingOrder });
 }
 
-function fail(err: unknown): void {
-  const e = err as { name?: string; message?: string; code?: unknown };
-  port.postMessage({
-    error: {
-      name: e?.name ?? 'Error',
-      message: e?.message ?? String(err),
-      ...(typeof e?.code === 'string' ? { code: e.code } : {}),
-    },
-  });
-  port.close();
+function serve(port: MessagePort, { path, order }: { path: string; order: StagingOrder }): void {
+  const fail = (err: unknown): void => {
+    const e = err as { name?: string; message?: string; code?: unknown };
+    port.postMessage({
+      error: {
+        name: e?.name ?? 'Error',
+        message: e?.message ?? String(err),
+        ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+      },
+    });
+    port.close();
+  };
+  try {
+    const writer = new StagingWriter(openStagingDb(path, false), order);
+    port.on('message', (m: Message) => {
+      try {
+        if ('stock' in m) writer.stage(m.stock);
+        else if ('rejects' in m) writer.reject(m.rejects);
+        else {
+          writer.settle();
+          writer.db.close();
+          port.postMessage({ closed: true });
+          port.close();
+          return;
+        }
+        port.postMessage({ done: true });
+      } catch (err) {
+        fail(err);
+      }
+    });
+  } catch (err) {
+    fail(err);
+  }
 }
