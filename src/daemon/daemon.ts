@@ -14,7 +14,7 @@ import { ingestInboxFile } from '../inventory/ingest/attempts.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
-import { processors } from '../jobs/processors/index.ts';
+import { afterJobs, processors } from '../jobs/processors/index.ts';
 import { recoverWork } from '../jobs/processors/maintenance.ts';
 import { closeQueues, createQueues, liftPauses, pushDue } from '../jobs/queues.ts';
 import { watchRedis } from '../jobs/redisWatch.ts';
@@ -182,6 +182,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     prefix: config.queuePrefix,
     queues,
     processors: processors(deps),
+    afterJob: afterJobs(deps),
     lockMs: config.jobLockMs,
     onError: redis.onError,
     log,

@@ -116,6 +116,12 @@ export function startWorkers(opts: {
   readonly lockMs: number;
   /** Hears the workers' `error` events (see watchRedis). */
   readonly onError: RedisErrorSink;
+  /**
+   * Runs after a queue's job has ended (completed or failed), once it has left the active state:
+   * what must not see the job still running (the reading lane, woken after a push, asks whether
+   * a push is active).
+   */
+  readonly afterJob?: Partial<Record<QueueName, () => Promise<unknown>>>;
   readonly now?: () => number;
 }): WorkerSet {
   const now = opts.now ?? Date.now;
@@ -168,6 +174,19 @@ export function startWorkers(opts: {
         `${name} job failed: ${err.message}`,
       );
     });
+    const after = opts.afterJob?.[name];
+    if (after !== undefined) {
+      const run = () => {
+        after().catch((err: unknown) =>
+          opts.log.warn(
+            { event: 'job.after_failed', queue: name, err },
+            `what follows a ${name} job failed: ${err instanceof Error ? err.message : String(err)}`,
+          ),
+        );
+      };
+      worker.on('completed', run);
+      worker.on('failed', run);
+    }
     // Errors of the worker and its connections (every failed reconnect during an outage): the
     // watch turns them into one redis.down line, or logs them at most once a minute.
     worker.on('error', opts.onError(`worker:${name}`));

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetExhaustedError, PortalHttpError, RateLimitedError } from '../../src/api/errors.ts';
 import { redisConnection } from '../../src/jobs/connection.ts';
-import { closeQueues, createQueues, type Queues } from '../../src/jobs/queues.ts';
+import { closeQueues, createQueues, pushDue, type Queues } from '../../src/jobs/queues.ts';
 import { FIX_CONFIG_RECHECK_MS, startWorkers, type WorkerSet } from '../../src/jobs/workers.ts';
 import { LogCapture } from '../api/helpers.ts';
 import { makeSandbox, type Sandbox, waitUntil } from '../helpers/sandbox.ts';
@@ -40,7 +40,7 @@ afterEach(async () => {
 });
 
 /** Starts the workers with a push processor that throws `first()` on its first run. */
-function start(first: () => unknown) {
+function start(first: () => unknown, afterPush?: () => Promise<unknown>) {
   const noop = async () => undefined;
   workers = startWorkers({
     redisUrl: box.redisUrl,
@@ -49,6 +49,7 @@ function start(first: () => unknown) {
     log: logs.logger,
     lockMs: 4000,
     onError: ignoreRedisErrors,
+    ...(afterPush === undefined ? {} : { afterJob: { push: afterPush } }),
     processors: {
       push: async (_job: Job) => {
         runs.push(Date.now());
@@ -119,5 +120,21 @@ describe('workers apply the failure policy (real Redis)', () => {
       message: 'the job back in line, not failed',
     });
     expect(runs).toHaveLength(1);
+  });
+
+  it('runs what follows a push once the job has left the active state, after a failure and after success', async () => {
+    // The reading lane, woken after a push, asks whether a push is due: it must not see this one.
+    const seen: boolean[] = [];
+    start(
+      () => new PortalHttpError('POST /x: HTTP 404', { status: 404 }),
+      async () => seen.push(await pushDue(queues)),
+    );
+    const failed = await addPush();
+    await waitUntil(() => seen.length === 1, { message: 'after the failed push' });
+    expect(await state(failed)).toBe('failed');
+    const done = await addPush();
+    await waitUntil(() => seen.length === 2, { message: 'after the completed push' });
+    expect(await state(done)).toBe('completed');
+    expect(seen).toEqual([false, false]);
   });
 });

@@ -1,8 +1,9 @@
 import type { JobDeps } from '../deps.ts';
+import type { QueueName } from '../queues.ts';
 import type { Processors } from '../workers.ts';
 import { ingestProcessor } from './ingest.ts';
 import { maintenanceProcessor } from './maintenance.ts';
-import { pushProcessor } from './push.ts';
+import { afterPush, pushProcessor } from './push.ts';
 import { reconcileProcessor } from './reconcile.ts';
 import { shipmentsProcessor } from './shipments.ts';
 
@@ -14,4 +15,9 @@ export function processors(deps: JobDeps): Processors {
     reconcile: reconcileProcessor(deps),
     maintenance: maintenanceProcessor(deps),
   };
+}
+
+/** What follows a queue's job once it has ended (see startWorkers' `afterJob`). */
+export function afterJobs(deps: JobDeps): Partial<Record<QueueName, () => Promise<unknown>>> {
+  return { push: afterPush(deps) };
 }

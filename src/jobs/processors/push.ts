@@ -6,6 +6,21 @@ import { nextReconcileStep } from '../../sync/readWhileIdle.ts';
 import type { JobDeps } from '../deps.ts';
 import type { JobPayloads } from '../queues.ts';
 
+/**
+ * Wakes the reading lane after a push has ended (startWorkers' `afterJob`: once the job has left
+ * the active state). Reading stopped for the push, or is due: it goes on now; if its next pass is
+ * not due yet, its timer is set (nobody else would wake it before the periodic recovery). Woken
+ * from inside the push job, the lane found the push still active, stopped again for it, and
+ * waited for the 30 s recovery.
+ */
+export function afterPush(deps: JobDeps) {
+  return async () => {
+    const step = nextReconcileStep(deps.db, deps.clock.now(), deps.config.reconcileMinIntervalMs);
+    if (step.action === 'read') await deps.nudges.reconcile('after push');
+    else if (step.until !== null) await deps.nudges.reconcileAt(step.until, 'after push');
+  };
+}
+
 /** Pushes pending stock differences (learning the portal's stock first on a first start). */
 export function pushProcessor(deps: JobDeps) {
   return async (job: Job<JobPayloads['push']>) => {
@@ -27,12 +42,6 @@ export function pushProcessor(deps: JobDeps) {
       }
       kv.set('last.push', { at: deps.clock.now(), outcome: 'ok', ...totals });
       if (totals.calls > 0 || totals.failed > 0) kv.set('last.push_success', deps.clock.now());
-      // Reading stopped for this push (or is due): it goes on now.
-      const step = nextReconcileStep(deps.db, deps.clock.now(), deps.config.reconcileMinIntervalMs);
-      if (step.action === 'read') await deps.nudges.reconcile('after push');
-      // Reading stopped for this push while its next pass was not yet due: nobody else would wake
-      // it before the periodic recovery, so set its timer here.
-      else if (step.until !== null) await deps.nudges.reconcileAt(step.until, 'after push');
       return totals;
     } catch (err) {
       kv.set('last.push', {
