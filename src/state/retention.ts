@@ -6,6 +6,8 @@ export interface PrunedRows {
   readonly inboxFiles: number;
   readonly shipments: number;
   readonly confirmations: number;
+  /** Counted failed attempts at files (inbox_attempts) whose last attempt is older. */
+  readonly inboxAttempts: number;
 }
 
 /** A confirmation still open: neither confirmed nor replaced by a correction. */
@@ -62,6 +64,15 @@ DELETE FROM shipment_confirmations WHERE id IN (
    LIMIT ${BATCH})`;
 
 /**
+ * Failed attempts whose last one is older than the cutoff. A row goes when its file is handled;
+ * one of a file removed from inbox/ by hand, or renamed, stays behind. A file still failing in
+ * inbox/ after that long starts its count again (a few more tries before failed/).
+ */
+const PRUNE_ATTEMPTS = `
+DELETE FROM inbox_attempts WHERE identity IN (
+  SELECT identity FROM inbox_attempts WHERE last_at < @cutoff LIMIT ${BATCH})`;
+
+/**
  * Deletes the finished rows of inbox_files, shipments and shipment_confirmations older than
  * `cutoff` (epoch ms) that nothing needs (see the statements above), a batch per transaction so
  * that other writers wait moments only. Safe to run at any time and twice.
@@ -85,6 +96,7 @@ export function pruneFinishedRows(db: StateDb, cutoff: number): PrunedRows {
       confirmations: inBatches(PRUNE_CONFIRMATIONS),
       shipments: inBatches(PRUNE_SHIPMENTS),
       inboxFiles: inBatches(PRUNE_LEDGER),
+      inboxAttempts: inBatches(PRUNE_ATTEMPTS),
     };
   } finally {
     db.exec('DELETE FROM temp.retention_sources');

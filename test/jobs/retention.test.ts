@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/domain/clock.ts';
 import { pruneRetained } from '../../src/jobs/processors/retention.ts';
 import { ConfirmationSends } from '../../src/state/confirmationSends.ts';
+import { InboxAttempts } from '../../src/state/inboxAttempts.ts';
 import { ShipmentStore } from '../../src/state/shipments.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 
@@ -131,7 +132,12 @@ describe('pruneRetained', () => {
     };
     const result = await pruneRetained({ ...env.deps, clock, retentionDays: 60 });
     expect(result.files).toEqual({ processed: 0, failed: 0, reports: 0 });
-    expect(result.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0 });
+    expect(result.rows).toEqual({
+      inboxFiles: 0,
+      shipments: 0,
+      confirmations: 0,
+      inboxAttempts: 0,
+    });
     expect({
       ledger: ledgerIds(),
       orders: shipmentOrders(),
@@ -147,7 +153,12 @@ describe('pruneRetained', () => {
     const result = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
 
     expect(result.files).toEqual({ processed: 7, failed: 1, reports: 8 });
-    expect(result.rows).toEqual({ inboxFiles: 4, shipments: 2, confirmations: 2 });
+    expect(result.rows).toEqual({
+      inboxFiles: 4,
+      shipments: 2,
+      confirmations: 2,
+      inboxAttempts: 0,
+    });
     const [line] = env.capture.events('retention.pruned');
     expect(line).toMatchObject({
       retentionDays: 30,
@@ -188,7 +199,7 @@ describe('pruneRetained', () => {
     expect(new ConfirmationSends(env.db).due(t).map((c) => c.orderNumber)).toEqual(['ORD-2']);
     const again = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
     expect(again.files).toEqual({ processed: 0, failed: 0, reports: 0 });
-    expect(again.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0 });
+    expect(again.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0, inboxAttempts: 0 });
   });
 
   it('prunes a confirmation a correction replaced, once its order is confirmed and old', async () => {
@@ -227,11 +238,29 @@ describe('pruneRetained', () => {
     expect(existsSync(oldTemp)).toBe(false);
   });
 
+  it('prunes counted attempts at files last tried before the cutoff, and keeps younger ones', async () => {
+    const attempts = new InboxAttempts(env.db);
+    // A file removed from inbox/ by hand after two failed tries, and one still failing lately.
+    attempts.record('gone.csv:1:10:1', 'gone.csv', 'Error: bad', T0);
+    attempts.record('gone.csv:1:10:1', 'gone.csv', 'Error: bad', T0 + DAY);
+    attempts.record('late.csv:2:10:1', 'late.csv', 'Error: bad', T0 + 35 * DAY);
+    t = T0 + 36 * DAY;
+    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    expect(result.rows.inboxAttempts).toBe(1);
+    expect(attempts.get('gone.csv:1:10:1')).toBeUndefined();
+    expect(attempts.get('late.csv:2:10:1')).toMatchObject({ name: 'late.csv', attempts: 1 });
+  });
+
   it('prunes nothing with RETENTION_DAYS=0', async () => {
     await seed();
     t = T0 + 3650 * DAY;
     const result = await pruneRetained({ ...env.deps, clock, retentionDays: 0 });
-    expect(result.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0 });
+    expect(result.rows).toEqual({
+      inboxFiles: 0,
+      shipments: 0,
+      confirmations: 0,
+      inboxAttempts: 0,
+    });
     expect(stored('processed').length).toBeGreaterThan(10);
   });
 });
