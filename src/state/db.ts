@@ -5,6 +5,22 @@ import { type Migration, migrations } from './migrations/index.ts';
 
 export type StateDb = Database.Database;
 
+/**
+ * `make(db)` once per connection, kept with it: for a module's prepared statements (a statement
+ * belongs to the connection that prepared it).
+ */
+export function perConnection<S>(make: (db: StateDb) => S): (db: StateDb) => S {
+  const cache = new WeakMap<StateDb, S>();
+  return (db) => {
+    let s = cache.get(db);
+    if (s === undefined) {
+      s = make(db);
+      cache.set(db, s);
+    }
+    return s;
+  };
+}
+
 export interface OpenOptions {
   /** Milliseconds a writer waits for another process's lock before SQLITE_BUSY. */
   readonly busyTimeoutMs?: number;

@@ -1,7 +1,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { StockKind } from '../domain/stock.ts';
 import { emptyOfferSummary, mergeOfferSummaries, type OfferSummary } from '../domain/stockRules.ts';
-import type { StateDb } from './db.ts';
+import { perConnection, type StateDb } from './db.ts';
 import type { ApplyResult } from './desiredStock.ts';
 import { type Cursor, mergeChunk } from './stagedMerge.ts';
 
@@ -135,42 +135,35 @@ interface Statements {
   remove: Statement<[number]>;
 }
 
-const cache = new WeakMap<StateDb, Statements>();
-
-function prepared(db: StateDb): Statements {
-  let s = cache.get(db);
-  if (s === undefined) {
-    const settings = new Map<string, Statement>();
-    s = {
-      synchronous: db.prepare('PRAGMA synchronous').pluck(true),
-      autocheckpoint: db.prepare('PRAGMA wal_autocheckpoint').pluck(true),
-      pragma(setting) {
-        let st = settings.get(setting);
-        if (st === undefined) {
-          st = db.prepare(`PRAGMA ${setting}`);
-          settings.set(setting, st);
-        }
-        return st;
-      },
-      get: db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE id = ?'),
-      more: db.prepare<[{ k: string; d: string; s: string }]>(
-        'SELECT 1 FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s) LIMIT 1',
-      ),
-      advance: db.prepare(
-        `UPDATE staged_applies
+const prepared = perConnection((db): Statements => {
+  const settings = new Map<string, Statement>();
+  return {
+    synchronous: db.prepare('PRAGMA synchronous').pluck(true),
+    autocheckpoint: db.prepare('PRAGMA wal_autocheckpoint').pluck(true),
+    pragma(setting) {
+      let st = settings.get(setting);
+      if (st === undefined) {
+        st = db.prepare(`PRAGMA ${setting}`);
+        settings.set(setting, st);
+      }
+      return st;
+    },
+    get: db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE id = ?'),
+    more: db.prepare<[{ k: string; d: string; s: string }]>(
+      'SELECT 1 FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s) LIMIT 1',
+    ),
+    advance: db.prepare(
+      `UPDATE staged_applies
             SET after_kind = @kind, after_dc = @dc, after_sku = @sku,
                 rows = rows + @rows, differing = differing + @differing,
                 newly_pending = newly_pending + @newlyPending,
                 failures_cleared = failures_cleared + @failuresCleared,
                 superseded = superseded + @superseded, offers = @offers
           WHERE id = @id`,
-      ),
-      remove: db.prepare<[number]>('DELETE FROM staged_applies WHERE id = ?'),
-    };
-    cache.set(db, s);
-  }
-  return s;
-}
+    ),
+    remove: db.prepare<[number]>('DELETE FROM staged_applies WHERE id = ?'),
+  };
+});
 
 const cursorOf = (r: Row): Cursor => ({
   kind: r.after_kind ?? '',

@@ -5,7 +5,7 @@ import {
   type OfferSummary,
   ruleIndex,
 } from '../domain/stockRules.ts';
-import type { StateDb } from './db.ts';
+import { perConnection, type StateDb } from './db.ts';
 import { ensureStockRuleFunctions, hasStockRules, offerSelect } from './stockRules.ts';
 
 /**
@@ -56,19 +56,6 @@ export function mergeChunk(db: StateDb, a: ChunkArgs): ChunkCounts | undefined {
   return hasStockRules(db) ? mergeRuled(db, a) : mergePlain(db, a);
 }
 
-// Statements are prepared once per connection (and per way).
-function preparedBy<S>(make: (db: StateDb) => S): (db: StateDb) => S {
-  const cache = new WeakMap<StateDb, S>();
-  return (db) => {
-    let s = cache.get(db);
-    if (s === undefined) {
-      s = make(db);
-      cache.set(db, s);
-    }
-    return s;
-  };
-}
-
 const KEY = (t: string) => `${t}.kind = s.kind AND ${t}.dc = s.dc AND ${t}.sku = s.sku`;
 /**
  * The chunk's key range over alias `t`: one kind and dc (a chunk never spans two), SKUs after
@@ -89,7 +76,7 @@ const UPSERT_SET = `ON CONFLICT (kind, dc, sku) DO UPDATE
 
 type Range = Record<'k' | 'd' | 's' | 'es', string>;
 
-const plainStatements = preparedBy((db: StateDb) => {
+const plainStatements = perConnection((db: StateDb) => {
   // With and without the check for newer rows (asked only when the upsert skipped some).
   const both = <T>(make: (newer: string) => T) => ({
     all: make(''),
@@ -210,7 +197,7 @@ function mergePlain(db: StateDb, a: ChunkArgs): ChunkCounts | undefined {
   };
 }
 
-const ruledStatements = preparedBy((db: StateDb) => {
+const ruledStatements = perConnection((db: StateDb) => {
   db.exec(
     `DROP TABLE IF EXISTS temp.apply_chunk;
      CREATE TEMP TABLE apply_chunk (

@@ -5,7 +5,7 @@ import {
   rulesFingerprint,
   type StockRule,
 } from '../domain/stockRules.ts';
-import type { StateDb } from './db.ts';
+import { perConnection, type StateDb } from './db.ts';
 import { KeyValueStore } from './kv.ts';
 
 /**
@@ -172,7 +172,7 @@ function build(db: StateDb) {
   };
 }
 
-const cache = new WeakMap<StateDb, ReturnType<typeof build>>();
+const statements = perConnection(build);
 
 /**
  * Works every key's offered quantity out again with the connection's rules, in one transaction
@@ -189,12 +189,7 @@ export function rederiveOffers(
 ): RederiveResult {
   ensureStockRuleFunctions(db);
   const { fingerprint } = registered.get(db)!;
-  let s = cache.get(db);
-  if (s === undefined) {
-    s = build(db);
-    cache.set(db, s);
-  }
-  const st = s;
+  const st = statements(db);
   const kv = new KeyValueStore(db);
   return db
     .transaction((): RederiveResult => {
