@@ -10,6 +10,7 @@ import {
   utimes,
 } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { chunksOf } from '../../files/chunks.ts';
 import { intoPlace, syncFolder } from '../../files/durable.ts';
 
 /** The rename used to move a file; a seam so tests can make it fail with EXDEV. */
@@ -121,17 +122,15 @@ async function copyRegular(
   }
 }
 
-/** Copies through one reused buffer (a read stream's new chunk each time piles up C heap: hash.ts). */
+/** Copies through one reused buffer (chunksOf). */
 async function copyContent(from: FileHandle, to: FileHandle): Promise<void> {
-  const buf = Buffer.allocUnsafe(1 << 20);
-  for (let position = 0; ; ) {
-    const { bytesRead } = await from.read(buf, 0, buf.length, position);
-    if (bytesRead === 0) return;
-    for (let done = 0; done < bytesRead; ) {
-      const { bytesWritten } = await to.write(buf, done, bytesRead - done, position + done);
+  let position = 0;
+  for await (const chunk of chunksOf(from)) {
+    for (let done = 0; done < chunk.length; ) {
+      const { bytesWritten } = await to.write(chunk, done, chunk.length - done, position + done);
       done += bytesWritten;
     }
-    position += bytesRead;
+    position += chunk.length;
   }
 }
 
