@@ -12,8 +12,8 @@ import { type StagedSet, stagedFrom } from './guardFigures.ts';
 export type HeldStatus = 'held' | 'released' | 'rejected' | 'superseded';
 export type HeldSource = 'file' | 'snapshot';
 
-export interface HeldEntry {
-  readonly id: number;
+/** What an entry is made with (recordHeld). */
+export interface NewHeld {
   readonly source: HeldSource;
   /** inbox_files.id of a held file; null for a snapshot read. */
   readonly fileId: number | null;
@@ -30,6 +30,10 @@ export interface HeldEntry {
   /** When the ERP wrote it: the file's modification time, or the snapshot's last write. */
   readonly sourceAt: number;
   readonly heldAt: number;
+}
+
+export interface HeldEntry extends NewHeld {
+  readonly id: number;
   readonly status: HeldStatus;
   readonly decidedAt: number | null;
 }
@@ -65,19 +69,6 @@ const toEntry = (r: Row): HeldEntry => ({
   status: r.status,
   decidedAt: r.decided_at,
 });
-
-export interface NewHeld {
-  readonly source: HeldSource;
-  readonly fileId: number | null;
-  readonly name: string;
-  readonly storedAs: string | null;
-  readonly kind: string | null;
-  readonly contentHash: string;
-  readonly reason: string;
-  readonly report: string;
-  readonly sourceAt: number;
-  readonly heldAt: number;
-}
 
 export type HeldRowSets = ReadonlyArray<{
   readonly kind: StockKind;

@@ -78,6 +78,8 @@ type Range = Record<'k' | 'd' | 's' | 'es', string>;
 
 const plainStatements = perConnection((db: StateDb) => {
   // With and without the check for newer rows (asked only when the upsert skipped some).
+  const anyInRange = (table: string) =>
+    db.prepare(`SELECT 1 FROM ${table} t WHERE ${RANGE('t')} LIMIT 1`);
   const both = <T>(make: (newer: string) => T) => ({
     all: make(''),
     applied: make(`AND NOT ${NEWER}`),
@@ -108,12 +110,8 @@ const plainStatements = perConnection((db: StateDb) => {
     ),
     // Whether the range holds a stored failure, a pending key (most chunks hold neither: the
     // statements below are then not run at all).
-    anyFailure: db.prepare(
-      'SELECT 1 FROM stock_failures f WHERE f.kind = @k AND f.dc = @d AND f.sku > @s AND f.sku <= @es LIMIT 1',
-    ),
-    anyPending: db.prepare(
-      'SELECT 1 FROM pending_stock p WHERE p.kind = @k AND p.dc = @d AND p.sku > @s AND p.sku <= @es LIMIT 1',
-    ),
+    anyFailure: anyInRange('stock_failures'),
+    anyPending: anyInRange('pending_stock'),
     // Driven by the failures in the range (CROSS JOIN keeps that order): few, as a rule.
     clearFailures: db.prepare(
       `DELETE FROM stock_failures WHERE (kind, dc, sku) IN (
@@ -147,9 +145,7 @@ const plainStatements = perConnection((db: StateDb) => {
          ON CONFLICT DO NOTHING`,
       ),
     ),
-    anyRemote: db.prepare(
-      'SELECT 1 FROM remote_stock r WHERE r.kind = @k AND r.dc = @d AND r.sku > @s AND r.sku <= @es LIMIT 1',
-    ),
+    anyRemote: anyInRange('remote_stock'),
     // The units of the rows a newer source kept (only asked when the upsert skipped some).
     supersededUnits: db
       .prepare(`SELECT SUM(quantity) FROM staged.rows s WHERE ${RANGE('s')} AND ${NEWER}`)
