@@ -22,6 +22,7 @@ import { createWriteStream, mkdirSync, mkdtempSync, renameSync, rmSync, statSync
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import ExcelJS from 'exceljs';
+import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
 import { profilesFileSchema } from '../src/config/profiles.ts';
 import { createDcDirectory } from '../src/inventory/dcDirectory.ts';
@@ -137,7 +138,7 @@ interface ChildResult {
 }
 
 function child(extra: readonly string[]): ChildResult {
-  const r = spawnSync(process.execPath, [import.meta.filename, ...extra], {
+  const r = spawnSync(process.execPath, [...DAEMON_NODE_FLAGS, import.meta.filename, ...extra], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,

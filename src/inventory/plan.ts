@@ -1,5 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { basename } from 'node:path';
 import { BatchSizes } from '../api/batchSizes.ts';
 import { dataPaths } from '../config/dataPaths.ts';
@@ -18,6 +19,7 @@ import { classifyConfirmations } from '../state/confirmations.ts';
 import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
 import { compareWithRemote } from '../state/desiredStock.ts';
 import { compareRows } from '../state/guardFigures.ts';
+import { SharedStringsTable } from '../state/sharedStrings.ts';
 import { absentKeys as keysOmitted } from './absent.ts';
 import { createDcDirectory } from './dcDirectory.ts';
 import { type GuardReport, guardReport } from './guard/check.ts';
@@ -164,6 +166,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       locations: rules.locations,
       plan: read,
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
+      workbook: { dir: tmpdir(), spill: () => SharedStringsTable.createIn(tmpdir()) },
     });
     if (!c.ok) {
       // As the failed file's report says it: the rows that were bad on their own are named.

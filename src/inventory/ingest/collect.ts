@@ -1,8 +1,10 @@
+import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { LocationMap } from '../../domain/stockRules.ts';
 import type { ConfirmationInput } from '../../state/confirmations.ts';
 import type { StagingFile } from '../../state/staging.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
+import { looksLikeData, noHeaderReason } from '../parse/header.ts';
 import {
   ByteTap,
   type Dialect,
@@ -11,6 +13,7 @@ import {
   type PositionUnit,
   positionUnit,
   readRecords,
+  type StringSpill,
 } from '../parse/index.ts';
 import type { ReadPlan } from '../profiles.ts';
 import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
@@ -110,6 +113,12 @@ export interface CollectOptions {
    * (discards it when the result is not applied).
    */
   readonly stage?: () => StagingFile;
+  /** A workbook's open file, scratch folder and shared-strings table (XlsxOptions); unset: none. */
+  readonly workbook?: {
+    readonly file?: FileHandle;
+    readonly dir: string;
+    readonly spill: () => StringSpill;
+  };
 }
 
 /**
@@ -230,6 +239,7 @@ class Collector {
     // Readers of a header rename its columns once; their rows only get the constants added.
     const renameColumn = mapping === undefined || this.objects ? undefined : columnKey(mapping);
     const max = this.#options.maxRecordBytes;
+    const scratch = this.#options.workbook;
     return readRecords(this.#options.format, source, tap, {
       ...(max === undefined ? {} : { maxRecordBytes: max }),
       delimited: {
@@ -245,6 +255,8 @@ class Collector {
         onHeader: (row) => {
           this.headerRow = row;
         },
+        ...(scratch === undefined ? {} : { scratchDir: scratch.dir, spillStrings: scratch.spill }),
+        ...(scratch?.file === undefined ? {} : { file: scratch.file }),
       },
     });
   }
@@ -261,7 +273,7 @@ class Collector {
   /** A header: sets the kind, or says why the file cannot be read. */
   header(columns: readonly string[]): string | undefined {
     const detected = detectKindWithProfile(columns, this.#mapping);
-    if (!detected.ok) return detected.reason;
+    if (!detected.ok) return looksLikeData(columns) ? noHeaderReason(columns) : detected.reason;
     this.#setKind(detected.kind);
     this.#ignore(detected.ignored);
     return undefined;

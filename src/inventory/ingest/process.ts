@@ -14,8 +14,9 @@ import type { StateDb } from '../../state/db.ts';
 import { HeldStore } from '../../state/held.ts';
 import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
+import { SharedStringsTable } from '../../state/sharedStrings.ts';
 import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
-import { StagingFile } from '../../state/staging.ts';
+import { StagingFile, stagingDir } from '../../state/staging.ts';
 import { zeroAbsentKeys } from '../absent.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import { type GuardReport, guardStockFile } from '../guard/check.ts';
@@ -249,6 +250,11 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     ...(deps.locations ? { locations: deps.locations() } : {}),
     plan: ctx.plan,
     stage: () => StagingFile.create(deps.dataDir),
+    workbook: {
+      file: handle,
+      dir: stagingDir(deps.dataDir),
+      spill: () => SharedStringsTable.create(deps.dataDir),
+    },
     onProgress: (rows) => {
       const now = ctx.clock.now();
       if (now - lastProgress < PROGRESS_EVERY_MS) return;

@@ -15,6 +15,15 @@ export class ByteTap extends Transform {
     done(null, chunk);
   }
 
+  /**
+   * Counts and hashes bytes that do not flow through the stream (a reader that reads the file by
+   * other means feeds the tap this way, in file order). `chunk` may be reused afterwards.
+   */
+  update(chunk: Buffer): void {
+    this.#hash.update(chunk);
+    this.bytes += chunk.length;
+  }
+
   /** The sha256 of everything that went through, as hex; call once, at the end. */
   digest(): string {
     return this.#hash.digest('hex');

@@ -4,18 +4,48 @@ import { FileFormatError } from './records.ts';
 
 /**
  * The header row of a tabular file (delimited text, a worksheet): its cells as normalized column
- * names. A name given twice makes the file unreadable (which of the two would a value come from?).
+ * names. A name given twice makes the file unreadable (which of the two would a value come from?)
+ * — unless the row looks like data, when the file is told it has no header row (noHeaderReason).
  * Empty names stay in place, so that positions line up with the data rows; they name no column.
  */
 export function headerColumns(cells: readonly string[]): string[] {
   const names = cells.map(normalizeColumn);
   const seen = new Set<string>();
   for (const c of names) {
-    if (c !== '' && seen.has(c))
+    if (c !== '' && seen.has(c)) {
+      if (looksLikeData(names)) throw new FileFormatError(noHeaderReason(names));
       throw new FileFormatError(`column "${showValue(c)}" appears twice in the header`);
+    }
     seen.add(c);
   }
   return names;
+}
+
+/** The column names of a file without a header row: positions, `1` to `n` (a profile's `headerLine: 0`). */
+export function positionalColumns(n: number): string[] {
+  return Array.from({ length: n }, (_, i) => String(i + 1));
+}
+
+/** A number as a spreadsheet or ERP writes one: `12`, `-3`, `10.55`, `1,5`. */
+const NUMBER = /^[-+]?\d+([.,]\d+)?$/;
+
+/**
+ * Whether a row taken for the header looks like a data row instead: some of its cells are
+ * numbers, which column names hardly ever are.
+ */
+export function looksLikeData(cells: readonly unknown[]): boolean {
+  return cells.some(
+    (c) => typeof c === 'number' || (typeof c === 'string' && NUMBER.test(c.trim())),
+  );
+}
+
+/** Why a file whose first row holds data cannot be read as it stands, and what reads it. */
+export function noHeaderReason(cells: readonly unknown[]): string {
+  const numbers = cells
+    .filter((c) => typeof c === 'number' || (typeof c === 'string' && NUMBER.test(c.trim())))
+    .slice(0, 3)
+    .map((c) => `"${showValue(String(c).trim())}"`);
+  return `no header row: the first row holds data (${numbers.join(', ')} are values, not column names); a file without a header is read with a profile giving headerLine 0 and its columns by position`;
 }
 
 /** A row with nothing in it but spaces: skipped, not counted. */

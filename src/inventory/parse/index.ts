@@ -10,6 +10,7 @@ export { ByteTap } from './byteTap.ts';
 export type { Dialect } from './delimited.ts';
 export { MAX_JSON_BYTES } from './json.ts';
 export * from './records.ts';
+export type { StringSpill } from './xlsx.ts';
 
 /** How to read a file: the options of the delimited and workbook readers (a profile's choice). */
 export interface ReaderOptions {
@@ -37,7 +38,7 @@ export function readRecords(
     case 'csv':
       return readDelimited(source, tap, { ...options.delimited, maxRecordBytes });
     case 'xlsx':
-      return readXlsx(source, tap, options.xlsx);
+      return readXlsx(source, tap, { maxRecordBytes, ...options.xlsx });
     case 'json':
       return readJsonArray(source, tap);
     case 'jsonl':

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -112,17 +113,25 @@ export function utf16be(text: string, bom = true): Buffer {
 }
 
 /** Reads a real workbook file through readXlsx. */
-export async function readXlsxFile(path: string, options: XlsxOptions = {}) {
+export async function readXlsxFile(path: string, options: XlsxOptions & { handle?: boolean } = {}) {
   const tap = new ByteTap();
   const events: RecordEvent[] = [];
   let headerRow: number | undefined;
-  for await (const batch of readXlsx(createReadStream(path), tap, {
-    ...options,
-    onHeader: (row) => {
-      headerRow = row;
-    },
-  }))
-    events.push(...batch);
+  // As the daemon reads it (the open file, read where it lies), or as a stream copied first.
+  const file = options.handle ? await open(path) : undefined;
+  try {
+    const source = file ? file.createReadStream({ autoClose: false }) : createReadStream(path);
+    for await (const batch of readXlsx(source, tap, {
+      ...options,
+      ...(file ? { file } : {}),
+      onHeader: (row) => {
+        headerRow = row;
+      },
+    }))
+      events.push(...batch);
+  } finally {
+    await file?.close();
+  }
   const fileHash = createHash('sha256').update(readFileSync(path)).digest('hex');
   return { events, headerRow, tapHash: tap.digest(), fileHash };
 }
