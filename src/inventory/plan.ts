@@ -246,8 +246,10 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
  */
 function addAbsentZeros(db: StateDb | undefined, kind: StockKind, c: CollectedFile): number | null {
   if (db === undefined || !portalStockRead(db, kind)) return null;
-  const { stock } = c;
-  const zeroed = [...keysOmitted(db, kind, (dc, sku) => stock.has(dc, sku), stock.centres())];
+  const { stock, namedByRejected: named } = c;
+  const centres = new Set([...stock.centres(), ...named.centres()]);
+  const names = (dc: string, sku: string) => stock.has(dc, sku) || named.has(dc, sku);
+  const zeroed = [...keysOmitted(db, kind, names, centres)];
   for (const key of zeroed) stock.put(key.dc, key.sku, 0, 0);
   return zeroed.length;
 }

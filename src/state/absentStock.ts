@@ -32,18 +32,29 @@ export function portalStockRead(db: StateDb, kind: StockKind): boolean {
 /**
  * The before-apply step of a full export, on the staged set (`staged.rows`, see
  * inventory/ingest/apply.ts): adds a row of quantity 0, line 0, for every key of `kind` held above
- * 0 that the set does not name — for DC stock only at the centres the set names. One statement
+ * 0 that the set does not name — neither by a staged row nor by a rejected row whose key was good
+ * (a bad quantity must not take a product off sale) — for DC stock only at the centres the set
+ * names, rejected rows included. One statement
  * (UNION and EXCEPT over indexed keys); returns how many rows it added.
  */
 export function stageAbsentZeros(db: StateDb, kind: StockKind): number {
+  // A set staged by an earlier version (held, or an apply left by a restart across an upgrade)
+  // has no key columns in `rejected`: its rejected rows name no key, as then.
+  const columns = db.prepare('PRAGMA staged.table_info(rejected)').all() as Array<{ name: string }>;
+  if (!columns.some((c) => c.name === 'kind')) {
+    for (const c of ['kind', 'dc', 'sku'])
+      db.exec(`ALTER TABLE staged.rejected ADD COLUMN ${c} TEXT`);
+  }
   return db
     .prepare<[{ kind: StockKind }]>(
       `INSERT INTO staged.rows (kind, dc, sku, quantity, line)
        SELECT @kind, dc, sku, 0, 0 FROM (
          SELECT dc, sku FROM main.remote_stock WHERE kind = @kind AND quantity > 0
          UNION SELECT dc, sku FROM main.desired_stock WHERE kind = @kind AND quantity > 0
-         EXCEPT SELECT dc, sku FROM staged.rows WHERE kind = @kind)
-        WHERE @kind = 'factory' OR dc IN (SELECT dc FROM staged.rows WHERE kind = @kind)`,
+         EXCEPT SELECT dc, sku FROM staged.rows WHERE kind = @kind
+         EXCEPT SELECT dc, sku FROM staged.rejected WHERE kind = @kind)
+        WHERE @kind = 'factory' OR dc IN (SELECT dc FROM staged.rows WHERE kind = @kind
+                                          UNION SELECT dc FROM staged.rejected WHERE kind = @kind)`,
     )
     .run({ kind }).changes;
 }

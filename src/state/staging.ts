@@ -58,6 +58,10 @@ export interface StagedRejection {
   readonly field: string;
   readonly reason: string;
   readonly value?: string | undefined;
+  /** The stock key the row still names (its quantity was bad): a full export keeps it. */
+  readonly named?:
+    | { readonly kind: StockKind; readonly dc: string; readonly sku: string }
+    | undefined;
 }
 
 /**
@@ -114,7 +118,16 @@ export class StagingFile {
 
   /** Keeps a rejected row for the report. */
   reject(r: StagedRejection): void {
-    this.#rejects.push([r.line, r.field, r.reason, r.value ?? null]);
+    const n = r.named;
+    this.#rejects.push([
+      r.line,
+      r.field,
+      r.reason,
+      r.value ?? null,
+      n?.kind ?? null,
+      n?.dc ?? null,
+      n?.sku ?? null,
+    ]);
     if (this.#rejects.length >= BATCH) this.#flushRejects();
   }
 

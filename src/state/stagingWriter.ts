@@ -13,7 +13,8 @@ import Database, { type Statement } from 'better-sqlite3';
  * - `raw (kind, dc, sku, quantity, line)`: rows of a file out of key order, appended as they come
  *   and moved into `rows` in key order by `settle()` (empty after it);
  * - `duplicates (id, kind, dc, sku, replaced, line)`: one row per replaced row, logged by a trigger;
- * - `rejected (id, line, field, reason, value)`: every rejected row, for the report.
+ * - `rejected (id, line, field, reason, value, kind, dc, sku)`: every rejected row, for the report,
+ *   with the stock key it still names (a full export does not zero it).
  */
 const SCHEMA = `
 CREATE TABLE rows (
@@ -47,7 +48,10 @@ CREATE TABLE rejected (
   line   INTEGER NOT NULL,
   field  TEXT NOT NULL,
   reason TEXT NOT NULL,
-  value  TEXT
+  value  TEXT,
+  kind   TEXT,
+  dc     TEXT,
+  sku    TEXT
 );
 `;
 
@@ -65,8 +69,19 @@ export interface StockBatch {
   readonly dc: ReadonlyArray<string | number>;
 }
 
-/** A rejected row: line, field, reason, value (or null). */
-export type RejectRow = readonly [number, string, string, string | null];
+/**
+ * A rejected row: line, field, reason, value (or null), and the stock key it still names (kind,
+ * dc, sku; nulls when none).
+ */
+export type RejectRow = readonly [
+  number,
+  string,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+];
 
 /**
  * Opens a scratch database: no journal and no syncing while rows arrive (it is thrown away when
@@ -146,8 +161,9 @@ export class StagingWriter {
     this.#rawFactory = insert('raw', 'factory');
     this.#rawDc = insert('raw', 'dc');
     this.#reject = db.prepare<[string]>(
-      `INSERT INTO rejected (line, field, reason, value)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
+      `INSERT INTO rejected (line, field, reason, value, kind, dc, sku)
+       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5,
+              value ->> 6 FROM json_each(?)`,
     );
     this.#settle = db.prepare(
       `INSERT INTO rows (kind, dc, sku, quantity, line)

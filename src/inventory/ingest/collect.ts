@@ -69,6 +69,8 @@ export interface CollectedFile extends Common {
   readonly stock: StockRows;
   /** The staged set, when the rows went to a scratch database (CollectOptions.stage). */
   readonly staged?: StagingFile;
+  /** Keys that rejected rows name (bad quantity, good SKU), when nothing is staged. */
+  readonly namedByRejected: StockRows;
   /** Confirmation rows in file order; empty for stock. */
   readonly confirmations: ConfirmationInput[];
   readonly duplicates: Duplicates;
@@ -214,6 +216,8 @@ class Collector {
   rowsRead = 0;
   rowsRejected = 0;
   readonly rejected: RejectedRow[] = [];
+  /** Keys named only by rejected rows, when nothing is staged (a full export keeps them). */
+  readonly namedByRejected = new StockRows();
   readonly #ignored = new Set<string>();
   /** JSON and JSONL: rows name their own fields; the others have a header. */
   readonly objects: boolean;
@@ -329,13 +333,21 @@ class Collector {
   /** Every rejected row is counted and staged; the first MAX_REJECTED_LISTED are kept here. */
   reject(line: number, e: RowError): void {
     this.rowsRejected++;
-    this.staged?.reject({ line, field: e.field, reason: e.reason, value: e.value });
+    const named = e.named === undefined ? undefined : this.#named(e.named);
+    this.staged?.reject({ line, field: e.field, reason: e.reason, value: e.value, named });
     if (this.rejected.length >= MAX_REJECTED_LISTED) return;
     this.rejected.push(
       e.value === undefined
         ? { line, field: e.field, reason: e.reason }
         : { line, field: e.field, reason: e.reason, value: e.value },
     );
+  }
+
+  /** A key a rejected row names: staged with it, or kept here when nothing is staged (plan). */
+  #named(key: { readonly dc: string; readonly sku: string }) {
+    const kind = this.kind === 'dc_stock' ? ('dc' as const) : ('factory' as const);
+    if (this.staged === undefined) this.namedByRejected.put(key.dc, key.sku, 0, 0);
+    return { kind, ...key };
   }
 
   flush(): void {
@@ -387,6 +399,7 @@ class Collector {
       rejectedOmitted: this.rowsRejected - this.rejected.length,
       ignoredColumns: [...this.#ignored].sort(),
       stock: stock ? h.rows : new StockRows(),
+      namedByRejected: this.namedByRejected,
       ...(this.staged === undefined ? {} : { staged: this.staged }),
       confirmations: stock ? [] : h.rows,
       duplicates: stock ? h.duplicates() : { rows: 0, keys: [], keysOmitted: 0 },

@@ -15,6 +15,11 @@ export interface RowError {
   readonly reason: string;
   /** The offending value as read (truncated for reports); absent when the field was missing. */
   readonly value?: string;
+  /**
+   * The stock key a rejected row still names (its SKU and centre were good, its quantity not): a
+   * full export must not zero that key by omission.
+   */
+  readonly named?: { readonly dc: string; readonly sku: string };
 }
 
 export interface StockRowValue {
@@ -76,13 +81,18 @@ export function validateStockRow(
   if (!sku.ok) return reject('sku', sku.reason, fields.sku);
   if (rules.quantity !== undefined) {
     const q = checkQuantity(fields.stock_quantity, rules.quantity);
-    if (!q.ok) return reject('stock_quantity', q.reason, fields.stock_quantity);
+    if (!q.ok) return badQuantity(q.reason, fields.stock_quantity, dc, sku.value);
     const row = { dc, sku: sku.value, quantity: q.value };
     return { ok: true, row: q.clamped ? { ...row, clamped: true } : row };
   }
   const quantity = checkQuantity(fields.stock_quantity);
-  if (!quantity.ok) return reject('stock_quantity', quantity.reason, fields.stock_quantity);
+  if (!quantity.ok) return badQuantity(quantity.reason, fields.stock_quantity, dc, sku.value);
   return { ok: true, row: { dc, sku: sku.value, quantity: quantity.value } };
+}
+
+/** A rejected quantity: the row still names its key (RowError.named). */
+function badQuantity(reason: string, value: unknown, dc: string, sku: string) {
+  return { ...reject('stock_quantity', reason, value), named: { dc, sku } };
 }
 
 /** Checks one shipment confirmation row. */

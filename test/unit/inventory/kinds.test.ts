@@ -60,6 +60,7 @@ describe('row validation', () => {
       field: 'stock_quantity',
       reason: 'not a whole number ≥ 0',
       value: '1.5',
+      named: { dc: '', sku: 'A' },
     });
     expect(validateStockRow('factory_stock', { stock_quantity: '1' }, rules)).toEqual({
       ok: false,

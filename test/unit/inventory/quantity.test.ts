@@ -122,6 +122,7 @@ describe('checkQuantity and validateStockRow', () => {
       field: 'stock_quantity',
       reason: FRACTION_COMMA,
       value: '1,5',
+      named: { dc: '', sku: 'A' },
     });
   });
 });
