@@ -2,6 +2,7 @@ import type { StockKind } from '../domain/stock.ts';
 import type { StateDb } from './db.ts';
 import { KeyValueStore } from './kv.ts';
 import { kvKey } from './kvKeys.ts';
+import { NAMED_TABLE_SQL } from './stagingWriter.ts';
 
 /**
  * Full exports (a profile's `absent: "zero"`, `SNAPSHOT_ABSENT=zero`): every key of the kind that
@@ -32,9 +33,9 @@ export function portalStockRead(db: StateDb, kind: StockKind): boolean {
 /**
  * The before-apply step of a full export, on the staged set (`staged.rows`, see
  * inventory/ingest/apply.ts): adds a row of quantity 0, line 0, for every key of `kind` held above
- * 0 that the set does not name — neither by a staged row nor by a rejected row whose key was good
- * (a bad quantity must not take a product off sale) — for DC stock only at the centres the set
- * names, rejected rows included. One statement
+ * 0 that the set does not name — neither by a staged row nor in `named` (a row rejected for its
+ * quantity, a row a profile keeps: a bad cell must not take a product off sale) — for DC stock
+ * only at the centres the set names, `named` included. One statement
  * (UNION and EXCEPT over indexed keys); returns how many rows it added.
  */
 export function stageAbsentZeros(db: StateDb, kind: StockKind): number {
@@ -52,9 +53,9 @@ export function stageAbsentZeros(db: StateDb, kind: StockKind): number {
          SELECT dc, sku FROM main.remote_stock WHERE kind = @kind AND quantity > 0
          UNION SELECT dc, sku FROM main.desired_stock WHERE kind = @kind AND quantity > 0
          EXCEPT SELECT dc, sku FROM staged.rows WHERE kind = @kind
-         EXCEPT SELECT dc, sku FROM staged.rejected WHERE kind = @kind)
+         EXCEPT SELECT dc, sku FROM staged.named WHERE kind = @kind)
         WHERE @kind = 'factory' OR dc IN (SELECT dc FROM staged.rows WHERE kind = @kind
-                                          UNION SELECT dc FROM staged.rejected WHERE kind = @kind)`,
+                                          UNION SELECT dc FROM staged.named WHERE kind = @kind)`,
     )
     .run({ kind }).changes;
 }

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { StockKind } from '../domain/stock.ts';
-import { openStagingDb, type RejectRow, StagingWriter } from './stagingWriter.ts';
+import { type NamedRow, openStagingDb, type RejectRow, StagingWriter } from './stagingWriter.ts';
 
 /** The worker's module: stagingWorker.ts next to this file, or .js once compiled. */
 const WORKER_URL = new URL(
@@ -88,24 +88,35 @@ export class StagingFile {
   #factory: Array<string | number> = [];
   #dc: Array<string | number> = [];
   #rejects: RejectRow[] = [];
+  #named: NamedRow[] = [];
+  readonly #sum: boolean;
 
-  private constructor(dir: string, workerAfterRows: number) {
+  private constructor(dir: string, workerAfterRows: number, sum: boolean) {
     mkdirSync(dir, { recursive: true });
     this.name = `${process.pid}-${randomBytes(6).toString('hex')}.db`;
     this.path = join(dir, this.name);
-    this.#writer = new StagingWriter(openStagingDb(this.path, true));
+    this.#sum = sum;
+    this.#writer = new StagingWriter(openStagingDb(this.path, true), { raw: false, last: [], sum });
     this.#workerAfterRows = workerAfterRows;
   }
 
   /**
    * A new scratch database in `<dataDir>/staging/`; its writing moves to a worker thread after
-   * `workerAfterRows` rows (Infinity: never).
+   * `workerAfterRows` rows (Infinity: never). `sum`: rows of one key add up (a profile's
+   * `duplicates: "sum"`) instead of the last one replacing the others.
    */
-  static create(dataDir: string, options: { workerAfterRows?: number } = {}): StagingFile {
-    return new StagingFile(stagingDir(dataDir), options.workerAfterRows ?? WORKER_AFTER_ROWS);
+  static create(
+    dataDir: string,
+    options: { workerAfterRows?: number; sum?: boolean } = {},
+  ): StagingFile {
+    return new StagingFile(
+      stagingDir(dataDir),
+      options.workerAfterRows ?? WORKER_AFTER_ROWS,
+      options.sum ?? false,
+    );
   }
 
-  /** Stages a stock row; a later row with the same key replaces it. */
+  /** Stages a stock row; a later row with the same key replaces it (or adds up, `sum`). */
   put(kind: StockKind, dc: string, sku: string, quantity: number, line: number): void {
     if (kind === 'factory') {
       this.#factory.push(sku, quantity, line);
@@ -118,17 +129,17 @@ export class StagingFile {
 
   /** Keeps a rejected row for the report. */
   reject(r: StagedRejection): void {
-    const n = r.named;
-    this.#rejects.push([
-      r.line,
-      r.field,
-      r.reason,
-      r.value ?? null,
-      n?.kind ?? null,
-      n?.dc ?? null,
-      n?.sku ?? null,
-    ]);
+    this.#rejects.push([r.line, r.field, r.reason, r.value ?? null]);
     if (this.#rejects.length >= BATCH) this.#flushRejects();
+  }
+
+  /**
+   * Keeps a key the file names without a staged row (a row rejected for its quantity, a row a
+   * profile keeps as it is): a full export does not zero it.
+   */
+  nameKey(kind: StockKind, dc: string, sku: string): void {
+    this.#named.push([kind, dc, sku]);
+    if (this.#named.length >= BATCH) this.#flushRejects();
   }
 
   /** Stages what is buffered (called at the end of each parsed batch and at each pause). */
@@ -175,7 +186,11 @@ export class StagingFile {
     worker.postMessage({ close: true });
     await closed;
     this.#worker = undefined;
-    this.#writer = new StagingWriter(openStagingDb(this.path, false));
+    this.#writer = new StagingWriter(openStagingDb(this.path, false), {
+      raw: false,
+      last: [],
+      sum: this.#sum,
+    });
   }
 
   #flushStock(): void {
@@ -193,11 +208,17 @@ export class StagingFile {
   }
 
   #flushRejects(): void {
-    if (this.#rejects.length === 0) return;
+    if (this.#rejects.length === 0 && this.#named.length === 0) return;
     const rejects = this.#rejects;
+    const named = this.#named;
     this.#rejects = [];
-    if (this.#worker !== undefined) this.#post({ rejects });
-    else this.#local().reject(rejects);
+    this.#named = [];
+    if (this.#worker !== undefined) {
+      this.#post({ rejects, named });
+      return;
+    }
+    this.#local().reject(rejects);
+    this.#local().name(named);
   }
 
   /** Closes the connection here and starts a worker thread that opens it and writes from now on. */

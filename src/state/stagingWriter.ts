@@ -13,8 +13,9 @@ import Database, { type Statement } from 'better-sqlite3';
  * - `raw (kind, dc, sku, quantity, line)`: rows of a file out of key order, appended as they come
  *   and moved into `rows` in key order by `settle()` (empty after it);
  * - `duplicates (id, kind, dc, sku, replaced, line)`: one row per replaced row, logged by a trigger;
- * - `rejected (id, line, field, reason, value, kind, dc, sku)`: every rejected row, for the report,
- *   with the stock key it still names (a full export does not zero it).
+ * - `rejected (id, line, field, reason, value)`: every rejected row, for the report;
+ * - `named (kind, dc, sku)`: keys the file names without a row in `rows` (a row rejected for its
+ *   quantity, a row a profile keeps as it is): a full export does not zero them.
  */
 const SCHEMA = `
 CREATE TABLE rows (
@@ -48,17 +49,31 @@ CREATE TABLE rejected (
   line   INTEGER NOT NULL,
   field  TEXT NOT NULL,
   reason TEXT NOT NULL,
-  value  TEXT,
-  kind   TEXT,
-  dc     TEXT,
-  sku    TEXT
+  value  TEXT
 );
+CREATE TABLE named (
+  kind TEXT NOT NULL,
+  dc   TEXT NOT NULL,
+  sku  TEXT NOT NULL,
+  PRIMARY KEY (kind, dc, sku)
+) WITHOUT ROWID;
 `;
 
 /** Rows per INSERT statement: a multi-row VALUES list binds 3 (or 4) × 256 parameters per call. */
 const ROWS_PER_INSERT = 256;
-const UPSERT =
-  'ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = excluded.quantity, line = excluded.line';
+/**
+ * What a row does to an earlier row of its key: replaces it (the last row wins), or, with `sum`
+ * (a profile's `duplicates: "sum"`), adds its quantity (capped at the portal's largest) and keeps
+ * the later line, whatever order they come in.
+ */
+const upsert = (sum: boolean) =>
+  sum
+    ? 'ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = min(quantity + excluded.quantity, 2147483647), line = max(line, excluded.line)'
+    : 'ON CONFLICT (kind, dc, sku) DO UPDATE SET quantity = excluded.quantity, line = excluded.line';
+
+/** The SQL that creates the `named` table, for a set staged before it existed. */
+export const NAMED_TABLE_SQL =
+  'CREATE TABLE IF NOT EXISTS named (kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID';
 
 /**
  * Buffered rows, flat: `factory` holds sku, quantity, line of each factory row; `dc` holds dc,
@@ -69,19 +84,11 @@ export interface StockBatch {
   readonly dc: ReadonlyArray<string | number>;
 }
 
-/**
- * A rejected row: line, field, reason, value (or null), and the stock key it still names (kind,
- * dc, sku; nulls when none).
- */
-export type RejectRow = readonly [
-  number,
-  string,
-  string,
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-];
+/** A rejected row: line, field, reason, value (or null). */
+export type RejectRow = readonly [number, string, string, string | null];
+
+/** A key the file names without a staged row: kind, dc, sku. */
+export type NamedRow = readonly [string, string, string];
 
 /**
  * Opens a scratch database: no journal and no syncing while rows arrive (it is thrown away when
@@ -116,6 +123,8 @@ interface Insert {
 export interface StagingOrder {
   readonly raw: boolean;
   readonly last: ReadonlyArray<readonly [string, string]>;
+  /** Rows of one key add up (`duplicates: "sum"`) instead of the last replacing the others. */
+  readonly sum?: boolean;
 }
 
 /**
@@ -137,6 +146,8 @@ export class StagingWriter {
   readonly #rawFactory: Insert;
   readonly #rawDc: Insert;
   readonly #reject: Statement<[string]>;
+  readonly #name: Statement<[string]>;
+  readonly #sum: boolean;
   readonly #settle: Statement;
   readonly #clearRaw: Statement;
   readonly #last: Map<string, string>;
@@ -144,6 +155,8 @@ export class StagingWriter {
 
   constructor(db: Database.Database, order?: StagingOrder) {
     this.db = db;
+    this.#sum = order?.sum ?? false;
+    const UPSERT = upsert(this.#sum);
     this.#last = new Map(order?.last);
     this.#raw = order?.raw ?? false;
     // Rows of one statement go in the order given, so a later line of a key replaces an earlier.
@@ -161,9 +174,12 @@ export class StagingWriter {
     this.#rawFactory = insert('raw', 'factory');
     this.#rawDc = insert('raw', 'dc');
     this.#reject = db.prepare<[string]>(
-      `INSERT INTO rejected (line, field, reason, value, kind, dc, sku)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5,
-              value ->> 6 FROM json_each(?)`,
+      `INSERT INTO rejected (line, field, reason, value)
+       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
+    );
+    this.#name = db.prepare<[string]>(
+      `INSERT OR IGNORE INTO named (kind, dc, sku)
+       SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`,
     );
     this.#settle = db.prepare(
       `INSERT INTO rows (kind, dc, sku, quantity, line)
@@ -175,7 +191,7 @@ export class StagingWriter {
 
   /** Where this writer stands (for a worker thread taking over). */
   order(): StagingOrder {
-    return { raw: this.#raw, last: [...this.#last] };
+    return { raw: this.#raw, last: [...this.#last], sum: this.#sum };
   }
 
   /** Stages a batch in one transaction (deduplicated by key: the last row wins). */
@@ -200,6 +216,11 @@ export class StagingWriter {
   /** Keeps rejected rows for the report. */
   reject(rows: readonly RejectRow[]): void {
     if (rows.length > 0) this.#reject.run(JSON.stringify(rows));
+  }
+
+  /** Keeps keys the file names without a staged row. */
+  name(rows: readonly NamedRow[]): void {
+    if (rows.length > 0) this.#name.run(JSON.stringify(rows));
   }
 
   /** Rows of one kind and centre (sku, quantity, line each), in file order. */

@@ -333,8 +333,8 @@ class Collector {
   /** Every rejected row is counted and staged; the first MAX_REJECTED_LISTED are kept here. */
   reject(line: number, e: RowError): void {
     this.rowsRejected++;
-    const named = e.named === undefined ? undefined : this.#named(e.named);
-    this.staged?.reject({ line, field: e.field, reason: e.reason, value: e.value, named });
+    if (e.named !== undefined) this.nameKey(e.named.dc, e.named.sku);
+    this.staged?.reject({ line, field: e.field, reason: e.reason, value: e.value });
     if (this.rejected.length >= MAX_REJECTED_LISTED) return;
     this.rejected.push(
       e.value === undefined
@@ -343,11 +343,13 @@ class Collector {
     );
   }
 
-  /** A key a rejected row names: staged with it, or kept here when nothing is staged (plan). */
-  #named(key: { readonly dc: string; readonly sku: string }) {
-    const kind = this.kind === 'dc_stock' ? ('dc' as const) : ('factory' as const);
-    if (this.staged === undefined) this.namedByRejected.put(key.dc, key.sku, 0, 0);
-    return { kind, ...key };
+  /**
+   * A key the file names without an accepted row (rejected for its quantity, kept by the
+   * profile): staged, or kept here when nothing is staged (plan).
+   */
+  nameKey(dc: string, sku: string): void {
+    if (this.staged === undefined) this.namedByRejected.put(dc, sku, 0, 0);
+    else this.staged.nameKey(this.kind === 'dc_stock' ? 'dc' : 'factory', dc, sku);
   }
 
   flush(): void {
