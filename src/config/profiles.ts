@@ -27,6 +27,39 @@ const apiField = z.enum(API_FIELDS, {
   error: (issue) => `unknown field "${String(issue.input)}"; fields are ${API_FIELDS.join(', ')}`,
 });
 
+/** The portal's largest quantity (its integers are 32-bit signed). */
+const MAX_QUANTITY = 2_147_483_647;
+
+/** A column of the file: its name, or (a file without a header, `headerLine: 0`) its 1-based position. */
+const columnRef = z.union([
+  z.string().trim().min(1, 'must name a column'),
+  z.int('a position must be a whole number').min(1, 'a position counts from 1'),
+]);
+
+/** What a quantity text or a row condition makes of a row. */
+const valueMeaning = z.union(
+  [
+    z
+      .int('must be a whole number, "skip" or "keep"')
+      .min(0, 'must be at least 0')
+      .max(MAX_QUANTITY),
+    z.enum(['skip', 'keep']),
+  ],
+  { error: 'must be a whole number ≥ 0, "skip" or "keep"' },
+);
+
+const condition = z.strictObject({
+  column: columnRef.describe('The column looked at (a position when headerLine is 0).'),
+  equals: z
+    .array(z.union([z.string(), z.number()]))
+    .min(1, 'must list at least one value')
+    .describe('Values that match, compared trimmed and case-insensitive.'),
+  // biome-ignore lint/suspicious/noThenProperty: the contract names the field `then`
+  then: z
+    .enum(['skip', 'keep', 'zero'])
+    .describe('skip: left out; keep: the key keeps its value; zero: offered as 0.'),
+});
+
 export const profileSchema = z
   .strictObject({
     match: z
@@ -51,15 +84,17 @@ export const profileSchema = z
       .describe('auto: detected from the header line (of , ; TAB |); or one character.'),
     headerLine: z
       .int('must be a whole number')
-      .min(1, 'must be at least 1')
+      .min(0, 'must be at least 0')
       .default(1)
       .describe(
-        'The line (delimited text) or row (.xlsx) holding the header; those above are skipped.',
+        'The line (delimited text) or row (.xlsx) holding the header; those above are skipped. 0: the file has no header, columns are given by position.',
       ),
     columns: z
-      .partialRecord(apiField, z.string().trim().min(1, 'must name a column'))
+      .partialRecord(apiField, columnRef)
       .default({})
-      .describe("API field → the file's column name (case and surrounding spaces ignored)."),
+      .describe(
+        "API field → the file's column name (case and surrounding spaces ignored), or its 1-based position when headerLine is 0.",
+      ),
     constants: z
       .partialRecord(apiField, z.union([z.string(), z.number(), z.boolean()]))
       .default({})
@@ -80,11 +115,87 @@ export const profileSchema = z
       .describe(
         'keep: keys the file does not name stay; zero: a full export, keys it omits go to 0.',
       ),
+    duplicates: z
+      .enum(['last', 'sum'])
+      .default('last')
+      .describe(
+        "Rows naming the same key: last: the last row wins; sum: their quantities add up (after the stock rules' locations).",
+      ),
+    values: z
+      .record(z.string(), valueMeaning)
+      .default({})
+      .describe(
+        'Quantity text (trimmed, case-insensitive; "" an empty cell) → a whole number, "skip" (the row is left out) or "keep" (the key keeps its value).',
+      ),
+    when: z
+      .array(condition)
+      .default([])
+      .describe('Row conditions, the first match wins: skip, keep or zero the row.'),
+    fractions: z
+      .enum(['reject', 'floor', 'round'])
+      .default('reject')
+      .describe(
+        'A quantity with a fraction that is not zeros: reject (a bad value), floor or round.',
+      ),
+    subtract: z
+      .array(columnRef)
+      .default([])
+      .describe('Columns whose values are taken off the quantity (an empty cell counts as 0).'),
+    spread: z
+      .record(
+        z.string().trim().min(1, 'must name a column'),
+        z.string().trim().min(1, 'must name a centre'),
+      )
+      .default({})
+      .describe(
+        'A wide export: quantity column (a position when headerLine is 0) → distribution-centre or ERP location code; each row becomes one DC row per column.',
+      ),
   })
   .superRefine((p, ctx) => {
+    const issue = (path: Array<string | number>, message: string) =>
+      ctx.addIssue({ code: 'custom', path, message });
+    // A file without a header has positions, not names; a file with one has names.
+    const positional = p.headerLine === 0;
+    const checkRef = (ref: string | number, path: Array<string | number>) => {
+      if (positional && typeof ref !== 'number')
+        issue(path, 'must be a 1-based position: headerLine 0 means the file has no header');
+      if (!positional && typeof ref === 'number')
+        issue(path, 'is a position, which only a file without a header (headerLine 0) takes');
+    };
+    for (const [field, ref] of Object.entries(p.columns)) checkRef(ref!, ['columns', field]);
+    for (const [i, c] of p.when.entries()) checkRef(c.column, ['when', i, 'column']);
+    for (const [i, ref] of p.subtract.entries()) checkRef(ref, ['subtract', i]);
+    for (const column of Object.keys(p.spread)) {
+      if (positional && !/^[1-9]\d*$/.test(column.trim())) {
+        issue(
+          ['spread', column],
+          'must be a 1-based position: headerLine 0 means the file has no header',
+        );
+      }
+    }
+    const stockOnly = (
+      ['duplicates', 'values', 'when', 'fractions', 'subtract', 'spread'] as const
+    ).filter((k) =>
+      Array.isArray(p[k])
+        ? (p[k] as unknown[]).length > 0
+        : typeof p[k] === 'object'
+          ? Object.keys(p[k]).length > 0
+          : p[k] !== profileDefaults[k],
+    );
+    if (p.kind === 'confirmations' && stockOnly.length > 0) {
+      issue([stockOnly[0]!], 'applies to stock files only, and the profile says confirmations');
+    }
+    if (Object.keys(p.spread).length > 0) {
+      if (p.kind === 'factory') issue(['spread'], 'makes a DC file, and the profile says factory');
+      for (const field of ['stock_quantity', 'distribution_centre_code'] as const) {
+        if (field in p.columns || field in p.constants) {
+          issue(['spread'], `gives ${field} from its columns; the profile must not map it too`);
+        }
+      }
+    }
     const byColumn = new Map<string, string>();
     for (const [field, column] of Object.entries(p.columns)) {
-      const key = column.trim().toLowerCase();
+      const key = String(column).trim().toLowerCase();
       const other = byColumn.get(key);
       if (other !== undefined) {
         ctx.addIssue({
@@ -112,6 +223,9 @@ export const profilesFileSchema = z
       .describe('Tried in order: a file is read with the first profile whose match fits its name.'),
   })
   .describe('supplier-sync inbox profiles (INBOX_PROFILES_FILE)');
+
+/** The defaults of the fields that apply to stock files only (for the check above). */
+const profileDefaults = { duplicates: 'last', fractions: 'reject' } as Record<string, unknown>;
 
 export type Profile = z.output<typeof profileSchema>;
 export type ProfilesFile = z.output<typeof profilesFileSchema>;

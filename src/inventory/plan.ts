@@ -119,7 +119,12 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       profile: read.profile?.match ?? null,
       fullExport: read.absent === 'zero',
     };
-    const reading = (c?: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'>) => ({
+    const reading = (
+      c?: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped' | 'skipped' | 'kept' | 'summed'>,
+    ) => ({
+      skipped: c?.skipped ?? 0,
+      kept: c?.kept ?? 0,
+      summed: c?.summed ?? 0,
       encoding: c?.dialect?.encoding ?? null,
       delimiter: c?.dialect?.delimiter ?? null,
       headerLine: c?.dialect?.headerLine ?? c?.headerRow ?? null,

@@ -2,8 +2,9 @@ import type { Profile } from '../config/profiles.ts';
 import { compileGlob, type GlobMatcher } from '../domain/glob.ts';
 import type { DelimitedOptions } from './parse/delimited.ts';
 import type { XlsxOptions } from './parse/xlsx.ts';
-import { type ColumnMapping, columnMapping } from './validate/mapping.ts';
+import { type ColumnMapping, columnKey, columnMapping } from './validate/mapping.ts';
 import type { QuantityOptions } from './validate/quantity.ts';
+import { type RowRules, rowRulesOf } from './validate/rowRules.ts';
 
 /**
  * How one inbox file is to be read: the profile chosen by its name (INBOX_PROFILES_FILE), turned
@@ -20,6 +21,10 @@ export interface ReadPlan {
   readonly mapping: ColumnMapping | undefined;
   /** `zero`: the file is a full export (keys of its kind it does not name go to 0). */
   readonly absent: 'keep' | 'zero';
+  /** `sum`: rows of one key add up; `last`: the last one wins. */
+  readonly duplicates: 'last' | 'sum';
+  /** The profile's row rules (when, values, subtract, spread); undefined when it sets none. */
+  readonly rules: RowRules | undefined;
 }
 
 /** Matchers compiled once per profile object (a re-read file gives new objects). */
@@ -43,8 +48,18 @@ export function chooseProfile<P extends { readonly match: string }>(
 export function readPlanFor(profiles: readonly Profile[], fileName: string): ReadPlan {
   const profile = chooseProfile(profiles, fileName);
   if (profile === undefined) {
-    return { profile, delimited: {}, xlsx: {}, quantity: {}, mapping: undefined, absent: 'keep' };
+    return {
+      profile,
+      delimited: {},
+      xlsx: {},
+      quantity: {},
+      mapping: undefined,
+      absent: 'keep',
+      duplicates: 'last',
+      rules: undefined,
+    };
   }
+  const mapping = columnMapping(profile);
   return {
     profile,
     delimited: {
@@ -53,8 +68,14 @@ export function readPlanFor(profiles: readonly Profile[], fileName: string): Rea
       headerLine: profile.headerLine,
     },
     xlsx: { headerLine: profile.headerLine },
-    quantity: { decimal: profile.decimal, negative: profile.negative },
-    mapping: columnMapping(profile),
+    quantity: {
+      decimal: profile.decimal,
+      negative: profile.negative,
+      fractions: profile.fractions,
+    },
+    mapping,
     absent: profile.absent,
+    duplicates: profile.duplicates,
+    rules: rowRulesOf(profile, columnKey(mapping)),
   };
 }

@@ -40,12 +40,8 @@ export function portalStockRead(db: StateDb, kind: StockKind): boolean {
  */
 export function stageAbsentZeros(db: StateDb, kind: StockKind): number {
   // A set staged by an earlier version (held, or an apply left by a restart across an upgrade)
-  // has no key columns in `rejected`: its rejected rows name no key, as then.
-  const columns = db.prepare('PRAGMA staged.table_info(rejected)').all() as Array<{ name: string }>;
-  if (!columns.some((c) => c.name === 'kind')) {
-    for (const c of ['kind', 'dc', 'sku'])
-      db.exec(`ALTER TABLE staged.rejected ADD COLUMN ${c} TEXT`);
-  }
+  // has no `named` table: it names no key beyond its rows, as then.
+  db.exec(NAMED_TABLE_SQL.replace(' named ', ' staged.named '));
   return db
     .prepare<[{ kind: StockKind }]>(
       `INSERT INTO staged.rows (kind, dc, sku, quantity, line)

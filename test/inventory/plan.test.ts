@@ -225,7 +225,7 @@ describe('plan FILE', () => {
 
   it('refuses a broken profiles file as the daemon does (exit 78), naming the profile and field', async () => {
     const profiles = join(work, 'bad-profiles.json');
-    writeFileSync(profiles, JSON.stringify({ profiles: [{ match: 'X*', headerLine: 0 }] }));
+    writeFileSync(profiles, JSON.stringify({ profiles: [{ match: 'X*', headerLine: -1 }] }));
     const p = file('X1.csv', 'sku,stock_quantity\nA,1\n');
     await expect(plan([p], env.dataDir, { INBOX_PROFILES_FILE: profiles })).rejects.toThrow(
       /INBOX_PROFILES_FILE: .*bad-profiles\.json: profiles\[0\] \(match "X\*"\), headerLine: /,

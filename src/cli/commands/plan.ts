@@ -72,8 +72,15 @@ function describe(p: FilePlan): string[] {
   if (!p.readable) out.push(`  would go to failed/: ${p.reason}`);
   out.push(
     `  rows read ${p.rowsRead}, accepted ${p.rowsAccepted}, rejected ${p.rowsRejected}` +
-      (p.duplicateRows > 0 ? `, superseded duplicates ${p.duplicateRows}` : ''),
+      (p.summed > 0
+        ? `, added up ${p.summed} (rows of a key already named)`
+        : p.duplicateRows > 0
+          ? `, superseded duplicates ${p.duplicateRows}`
+          : ''),
   );
+  if (p.skipped > 0 || p.kept > 0) {
+    out.push(`  skipped ${p.skipped}, kept as they are ${p.kept} (the profile's values and when)`);
+  }
   out.push(`  profile            ${p.profile ?? 'none (the API field names)'}`);
   if (p.encoding !== null) {
     out.push(`  encoding           ${p.encoding}`);

@@ -1,19 +1,13 @@
-import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { LocationMap } from '../../domain/stockRules.ts';
-import type { ConfirmationInput } from '../../state/confirmations.ts';
 import type { StagingFile } from '../../state/staging.ts';
-import type { DcDirectory } from '../dcDirectory.ts';
 import { looksLikeData, noHeaderReason } from '../parse/header.ts';
 import {
   ByteTap,
   type Dialect,
   FileFormatError,
-  type InboxFormat,
   type PositionUnit,
   positionUnit,
   readRecords,
-  type StringSpill,
 } from '../parse/index.ts';
 import type { ReadPlan } from '../profiles.ts';
 import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
@@ -23,7 +17,6 @@ import { createYielder } from '../yielder.ts';
 import {
   type ConfirmationHandler,
   type DuplicateKey,
-  type Duplicates,
   handlerFor,
   type StockHandler,
 } from './rowHandlers.ts';
@@ -34,94 +27,10 @@ export const MAX_REJECTED_LISTED = 1000;
 /** Most ignored columns listed in a report, each cut like a rejected value (100 characters). */
 const MAX_IGNORED_COLUMNS = 50;
 
+import type { CollectedFile, CollectOptions, RejectedRow, UnreadableFile } from './collectTypes.ts';
+
 export type { StockEntry } from './stockRows.ts';
-
-export interface RejectedRow extends RowError {
-  readonly line: number;
-}
-
-export { MAX_DUPLICATE_KEYS_LISTED } from './rowHandlers.ts';
-export type { DuplicateKey };
-
-interface Common {
-  readonly format: InboxFormat;
-  readonly positions: PositionUnit;
-  readonly rowsRead: number;
-  /** sha256 of the bytes read, hex; undefined when reading stopped early. */
-  readonly hash: string | undefined;
-  /** What delimited text was read as (once its header was found); undefined for other formats. */
-  readonly dialect?: Dialect;
-  /** The worksheet row the header was found on (`.xlsx`). */
-  readonly headerRow?: number;
-  /** Accepted rows whose negative quantity was offered as 0 (a profile's `negative: "zero"`). */
-  readonly clamped: number;
-}
-
-export interface CollectedFile extends Common {
-  readonly ok: true;
-  readonly kind: FileKind;
-  readonly rowsAccepted: number;
-  readonly rowsRejected: number;
-  readonly rejected: RejectedRow[];
-  readonly rejectedOmitted: number;
-  readonly ignoredColumns: string[];
-  /** Stock rows by key (dedup: last row wins); empty for confirmations, and when staged. */
-  readonly stock: StockRows;
-  /** The staged set, when the rows went to a scratch database (CollectOptions.stage). */
-  readonly staged?: StagingFile;
-  /** Keys that rejected rows name (bad quantity, good SKU), when nothing is staged. */
-  readonly namedByRejected: StockRows;
-  /** Confirmation rows in file order; empty for stock. */
-  readonly confirmations: ConfirmationInput[];
-  readonly duplicates: Duplicates;
-  /** Whether distribution-centre codes were checked against the portal's list. */
-  readonly dcChecked: boolean;
-  /** DC rows whose location code was mapped to a portal DC code (stock rules' `locations`). */
-  readonly locationsMapped: number;
-}
-
-export interface UnreadableFile extends Common {
-  readonly ok: false;
-  readonly kind: FileKind | undefined;
-  readonly reason: string;
-  /** Rows that were bad on their own before the file was refused (none is applied). */
-  readonly rowsRejected?: number;
-  /** The staged set so far, when CollectOptions.stage was given: the caller discards it. */
-  readonly staged?: StagingFile;
-  readonly rejected?: RejectedRow[];
-  readonly rejectedOmitted?: number;
-}
-
-export interface CollectOptions {
-  readonly format: InboxFormat;
-  readonly maxSkuLength: number;
-  /** Checks DC codes (refreshing once per file when an unknown one appears); none: unchecked. */
-  readonly dcDirectory?: DcDirectory;
-  /** ERP location code → portal DC code, applied to DC rows before they are checked. */
-  readonly locations?: LocationMap;
-  /** Called every 10,000 rows read. */
-  readonly onProgress?: (rowsRead: number) => void;
-  /** Largest record in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */
-  readonly maxRecordBytes?: number;
-  /**
-   * How to read the file: its profile's reader options, column mapping and quantity conventions
-   * (readPlanFor). Unset: the defaults (encoding and delimiter detected, the header on line 1,
-   * the API's field names, `.` as the decimal mark, negatives rejected).
-   */
-  readonly plan?: ReadPlan;
-  /**
-   * Where stock rows go: a scratch database made on the first stock row (bounded memory, for
-   * ingestion); without it, rows are kept in memory (dry runs, tests). The caller owns the file
-   * (discards it when the result is not applied).
-   */
-  readonly stage?: () => StagingFile;
-  /** A workbook's open file, scratch folder and shared-strings table (XlsxOptions); unset: none. */
-  readonly workbook?: {
-    readonly file?: FileHandle;
-    readonly dir: string;
-    readonly spill: () => StringSpill;
-  };
-}
+export type { CollectedFile, CollectOptions, DuplicateKey, RejectedRow, UnreadableFile };
 
 /**
  * Reads, checks and gathers one inbox file: no I/O but reading `source` (and a DC list refresh).
@@ -317,6 +226,9 @@ class Collector {
           ? {}
           : { dcDirectory: this.#options.dcDirectory }),
         ...(this.staged === undefined ? {} : { stage: () => this.staged! }),
+        rules: this.#options.plan?.rules,
+        sum: this.#options.plan?.duplicates === 'sum',
+        nameKey: (dc, sku) => this.nameKey(dc, sku),
       },
       (line, e) => this.reject(line, e),
       this.staged,
@@ -333,7 +245,6 @@ class Collector {
   /** Every rejected row is counted and staged; the first MAX_REJECTED_LISTED are kept here. */
   reject(line: number, e: RowError): void {
     this.rowsRejected++;
-    if (e.named !== undefined) this.nameKey(e.named.dc, e.named.sku);
     this.staged?.reject({ line, field: e.field, reason: e.reason, value: e.value });
     if (this.rejected.length >= MAX_REJECTED_LISTED) return;
     this.rejected.push(
@@ -377,8 +288,12 @@ class Collector {
 
   #readAs() {
     const h = this.handler;
+    const stock = h !== undefined && 'clamped' in h;
     return {
-      clamped: h !== undefined && 'clamped' in h ? h.clamped : 0,
+      clamped: stock ? h.clamped : 0,
+      skipped: stock ? h.skipped : 0,
+      kept: stock ? h.kept : 0,
+      summed: 0,
       ...(this.dialect === undefined ? {} : { dialect: this.dialect }),
       ...(this.headerRow === undefined ? {} : { headerRow: this.headerRow }),
     };
@@ -389,6 +304,7 @@ class Collector {
     if (this.rowsRead === 0) return this.unreadable('no data rows', hash);
     this.flush();
     const stock = 'duplicates' in h;
+    const duplicates = stock ? h.duplicates() : { rows: 0, keys: [], keysOmitted: 0 };
     return {
       ok: true,
       format: this.#options.format,
@@ -404,11 +320,12 @@ class Collector {
       namedByRejected: this.namedByRejected,
       ...(this.staged === undefined ? {} : { staged: this.staged }),
       confirmations: stock ? [] : h.rows,
-      duplicates: stock ? h.duplicates() : { rows: 0, keys: [], keysOmitted: 0 },
+      duplicates,
       dcChecked: this.#options.dcDirectory !== undefined,
       locationsMapped: stock ? h.locationsMapped : 0,
       hash,
       ...this.#readAs(),
+      summed: this.#options.plan?.duplicates === 'sum' ? duplicates.rows : 0,
     };
   }
 }

@@ -249,7 +249,7 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
     dcDirectory: deps.dcDirectory,
     ...(deps.locations ? { locations: deps.locations() } : {}),
     plan: ctx.plan,
-    stage: () => StagingFile.create(deps.dataDir),
+    stage: () => StagingFile.create(deps.dataDir, { sum: ctx.plan.duplicates === 'sum' }),
     workbook: {
       file: handle,
       dir: stagingDir(deps.dataDir),
@@ -303,10 +303,15 @@ async function knowPortalStock(ctx: Ctx, kind: StockKind): Promise<void> {
 /** How the file was read, for its report: profile, dialect, header line and counts. */
 function readingOf(
   ctx: Ctx,
-  c: Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped'> | undefined,
+  c:
+    | Pick<CollectedFile, 'dialect' | 'headerRow' | 'clamped' | 'skipped' | 'kept' | 'summed'>
+    | undefined,
   absentZeroed = 0,
 ): ReadingFields {
   return {
+    skipped: c?.skipped ?? 0,
+    kept: c?.kept ?? 0,
+    summed: c?.summed ?? 0,
     profile: ctx.plan.profile?.match ?? null,
     encoding: c?.dialect?.encoding ?? null,
     delimiter: c?.dialect?.delimiter ?? null,

@@ -37,6 +37,12 @@ export interface ReadingFields {
   readonly clamped: number;
   /** Keys the file did not name that a full export (`absent: "zero"`) set to 0. */
   readonly absentZeroed: number;
+  /** Rows a profile's `values` or `when` left out (`skip`), as if not in the file. */
+  readonly skipped: number;
+  /** Rows whose key keeps its value (`keep`): named, not changed. */
+  readonly kept: number;
+  /** Rows added to an earlier row of their key (`duplicates: "sum"`; `duplicates` lists them). */
+  readonly summed: number;
 }
 
 /** The `<stored name>.report.json` written beside each handled file (see docs/inbox.md). */
@@ -190,6 +196,9 @@ export function baseReport(b: ReportBase): FileReport {
     headerLine: null,
     clamped: 0,
     absentZeroed: 0,
+    skipped: 0,
+    kept: 0,
+    summed: 0,
     timing: {
       receivedAt: new Date(b.receivedAt).toISOString(),
       finishedAt: new Date(b.now).toISOString(),

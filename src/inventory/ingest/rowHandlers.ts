@@ -5,6 +5,7 @@ import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
 import type { DcDirectory } from '../dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { QuantityOptions } from '../validate/quantity.ts';
+import { applyRowRules, type RowRules, spreadRow } from '../validate/rowRules.ts';
 import {
   type RowError,
   showValue,
@@ -50,6 +51,12 @@ export interface StockOptions {
   readonly locations?: LocationMap;
   readonly dcDirectory?: DcDirectory;
   readonly stage?: () => StagingFile;
+  /** The profile's row rules (when, values, subtract, spread). */
+  readonly rules?: RowRules | undefined;
+  /** Rows of one key add up (`duplicates: "sum"`) instead of the last one winning. */
+  readonly sum?: boolean;
+  /** A key a row names without an accepted row (kept, or rejected for its quantity). */
+  readonly nameKey?: (dc: string, sku: string) => void;
 }
 
 /**
@@ -68,6 +75,9 @@ export class StockHandler implements RowHandler {
   clamped = 0;
   /** DC rows whose location code was mapped to a portal DC code. */
   locationsMapped = 0;
+  /** Rows the profile's rules left out (`skip`), and rows whose key keeps its value (`keep`). */
+  skipped = 0;
+  kept = 0;
   // In-memory duplicates (the scratch database logs its own).
   readonly #dupLines = new Map<string, number[]>();
   #dupRows = 0;
@@ -88,6 +98,18 @@ export class StockHandler implements RowHandler {
   }
 
   take(line: number, fields: Record<string, unknown>): void | Promise<void> {
+    const rules = this.#options.rules;
+    if (rules === undefined || rules.spread.length === 0) return this.#takeRow(line, fields);
+    // A wide export: one DC row per quantity column, in column order.
+    let pending: Promise<void> | undefined;
+    for (const row of spreadRow(fields, rules)) {
+      if (pending !== undefined) pending = pending.then(() => this.#takeRow(line, row));
+      else pending = this.#takeRow(line, row) ?? undefined;
+    }
+    return pending;
+  }
+
+  #takeRow(line: number, fields: Record<string, unknown>): void | Promise<void> {
     let rowFields = fields;
     const locations = this.#options.locations;
     if (this.#kind === 'dc_stock' && locations !== undefined) {
@@ -97,8 +119,25 @@ export class StockHandler implements RowHandler {
         this.locationsMapped++;
       }
     }
+    const rules = this.#options.rules;
+    if (rules !== undefined) {
+      const verdict = applyRowRules(rowFields, rules, this.#options.quantity ?? {});
+      if (verdict.action === 'skip') {
+        this.skipped++;
+        return;
+      }
+      if (verdict.action === 'bad') return this.#reject(line, verdict.error);
+      if (verdict.action === 'keep') {
+        this.#keepAsIs(line, rowFields);
+        return;
+      }
+      rowFields = verdict.fields;
+    }
     const r = validateStockRow(this.#kind, rowFields, this.#options);
-    if (!r.ok) return this.#reject(line, r);
+    if (!r.ok) {
+      if (r.named !== undefined) this.#options.nameKey?.(r.named.dc, r.named.sku);
+      return this.#reject(line, r);
+    }
     const { dc, sku, quantity } = r.row;
     const clamped = r.row.clamped === true;
     if (this.#dcCheck !== undefined) {
@@ -109,6 +148,17 @@ export class StockHandler implements RowHandler {
       return this.#keep(line, dc, sku, quantity, clamped, status);
     }
     this.#keep(line, dc, sku, quantity, clamped, 'active');
+  }
+
+  /** A row the profile keeps as it stands: its key counts as named (a good SKU needed). */
+  #keepAsIs(line: number, fields: Record<string, unknown>): void {
+    const r = validateStockRow(this.#kind, { ...fields, stock_quantity: 0 }, this.#options);
+    if (!r.ok) {
+      this.#reject(line, r);
+      return;
+    }
+    this.kept++;
+    this.#options.nameKey?.(r.row.dc, r.row.sku);
   }
 
   #keep(
@@ -135,7 +185,9 @@ export class StockHandler implements RowHandler {
       this.staged.put(this.#kind === 'dc_stock' ? 'dc' : 'factory', dc, sku, quantity, line);
       return;
     }
-    const previous = this.rows.put(dc, sku, quantity, line);
+    const previous = this.#options.sum
+      ? this.rows.add(dc, sku, quantity, line)
+      : this.rows.put(dc, sku, quantity, line);
     if (previous !== undefined) this.#duplicate(dc, sku, previous, line);
   }
 

@@ -50,6 +50,19 @@ export class StockRows {
     return undefined;
   }
 
+  /**
+   * Adds a row's quantity to its key's (a profile's `duplicates: "sum"`), capped at the portal's
+   * largest, the later line kept; returns the line of the row it adds to, if any.
+   */
+  add(dc: string, sku: string, quantity: number, line: number): number | undefined {
+    const slot = this.#slot.get(dc === '' ? sku : `${dc}\u0000${sku}`);
+    if (slot === undefined) return this.put(dc, sku, quantity, line);
+    const previous = this.#lines[slot];
+    this.#quantities[slot] = Math.min(this.#quantities[slot]! + quantity, 2_147_483_647);
+    this.#lines[slot] = Math.max(previous!, line);
+    return previous;
+  }
+
   /** The kept rows, in the order their keys first appeared. */
   *values(): Generator<StockEntry> {
     for (let i = 0; i < this.#skus.length; i++) {

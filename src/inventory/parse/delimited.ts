@@ -5,7 +5,7 @@ import { readBatches } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
 import { detectDelimiter, isBlankLine } from './dialect.ts';
 import { DecodeStream, type EncodingChoice, type TextEncoding } from './encoding.ts';
-import { headerColumns, isBlankRow } from './header.ts';
+import { headerColumns, isBlankRow, positionalColumns } from './header.ts';
 import {
   DEFAULT_MAX_RECORD_BYTES,
   FileFormatError,
@@ -19,7 +19,10 @@ export interface DelimitedOptions {
   readonly encoding?: EncodingChoice;
   /** `auto` (default): detected from the header line; or one character. */
   readonly delimiter?: string;
-  /** The line holding the header (1 = the first); lines above it are skipped. Default 1. */
+  /**
+   * The line holding the header (1 = the first); lines above it are skipped. 0: the file has no
+   * header, its columns are named by position (`1`, `2`, …) and every line is data. Default 1.
+   */
   readonly headerLine?: number;
   /**
    * Largest record (and header line) in bytes of decoded text; a longer one makes the file
@@ -59,7 +62,8 @@ export async function* readDelimited(
   tap: ByteTap,
   options: DelimitedOptions = {},
 ): AsyncGenerator<RecordEvent[]> {
-  const headerLine = options.headerLine ?? 1;
+  const positional = options.headerLine === 0;
+  const headerLine = positional ? 1 : (options.headerLine ?? 1);
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   const decoder = new DecodeStream(options.encoding ?? 'auto');
   const decoded = pipeline(source, tap, decoder, () => {});
@@ -74,7 +78,11 @@ export async function* readDelimited(
       options.delimiter === undefined || options.delimiter === 'auto'
         ? detectDelimiter(head.text)
         : options.delimiter;
-    options.onDialect?.({ encoding: decoder.encoding!, delimiter, headerLine: head.line });
+    options.onDialect?.({
+      encoding: decoder.encoding!,
+      delimiter,
+      headerLine: positional ? 0 : head.line,
+    });
 
     // Records come as bare arrays: csv-parse's `info` builds three objects a record.
     const parser = parse({
@@ -98,11 +106,11 @@ export async function* readDelimited(
         nextLine += 1 + lineFeedsIn(record);
         if (isBlankRow(record)) continue;
         if (header === undefined) {
-          header = headerColumns(record);
+          header = positional ? positionalColumns(record.length) : headerColumns(record);
           const rename = options.renameColumn;
           keys = rename === undefined ? header : header.map((c) => (c === '' ? c : rename(c)));
           events.push({ type: 'columns', columns: header.filter((c) => c !== '') });
-          continue;
+          if (!positional) continue;
         }
         if (record.length !== header.length) {
           events.push({

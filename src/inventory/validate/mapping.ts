@@ -17,8 +17,14 @@ import {
  */
 export interface ProfileColumns {
   readonly kind?: 'factory' | 'dc' | 'confirmations' | undefined;
-  readonly columns?: Readonly<Partial<Record<string, string>>>;
+  /** API field → column name, or 1-based position (a file without a header). */
+  readonly columns?: Readonly<Partial<Record<string, string | number>>>;
   readonly constants?: Readonly<Partial<Record<string, unknown>>>;
+  /** Quantity column → centre (a wide export): the file is a DC file. */
+  readonly spread?: Readonly<Record<string, string>>;
+  /** Columns the row rules read (`when`, `subtract`). */
+  readonly when?: ReadonlyArray<{ readonly column: string | number }>;
+  readonly subtract?: ReadonlyArray<string | number>;
 }
 
 export interface ColumnMapping {
@@ -29,7 +35,16 @@ export interface ColumnMapping {
   readonly constants: Readonly<Record<string, unknown>>;
   /** The kind the profile tells, if any. */
   readonly kind: FileKind | undefined;
+  /** The quantity columns of a wide export (normalized), which give the DC and quantity fields. */
+  readonly spread: readonly string[];
+  /** Columns the profile's row rules read (normalized): used, not ignored. */
+  readonly used: ReadonlySet<string>;
 }
+
+/** Every column some kind knows. */
+const API_COLUMNS: ReadonlySet<string> = new Set(
+  Object.values(KIND_COLUMNS).flatMap((k) => [...k.required, ...k.optional]),
+);
 
 const KINDS: Readonly<Record<NonNullable<ProfileColumns['kind']>, FileKind>> = {
   factory: 'factory_stock',
@@ -40,17 +55,30 @@ const KINDS: Readonly<Record<NonNullable<ProfileColumns['kind']>, FileKind>> = {
 export function columnMapping(profile: ProfileColumns): ColumnMapping {
   const rename = new Map<string, string>();
   for (const [field, column] of Object.entries(profile.columns ?? {})) {
-    if (column !== undefined) rename.set(normalizeColumn(column), field);
+    if (column !== undefined) rename.set(normalizeColumn(String(column)), field);
   }
   const constants: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(profile.constants ?? {})) {
     if (value !== undefined) constants[field] = value;
   }
+  const spread = Object.keys(profile.spread ?? {}).map(normalizeColumn);
+  const used = [
+    ...(profile.when ?? []).map((c) => c.column),
+    ...(profile.subtract ?? []),
+    ...spread,
+  ].map((c) => normalizeColumn(String(c)));
   return {
     rename,
     shadowed: new Set([...rename.values(), ...Object.keys(constants)]),
     constants,
-    kind: profile.kind === undefined ? undefined : KINDS[profile.kind],
+    kind:
+      profile.kind === undefined
+        ? spread.length > 0
+          ? 'dc_stock'
+          : undefined
+        : KINDS[profile.kind],
+    spread,
+    used: new Set(used),
   };
 }
 
@@ -72,7 +100,12 @@ export function mapHeader(
   const missing = [...mapping.rename]
     .filter(([column]) => !present.has(column))
     .map(([column, field]) => ({ field, column }));
-  return { columns, missing };
+  // A wide export's quantity columns give each row's centre and quantity.
+  for (const column of mapping.spread) {
+    if (!present.has(column)) missing.push({ field: 'stock_quantity', column });
+  }
+  if (mapping.spread.length > 0) columns.push('distribution_centre_code', 'stock_quantity');
+  return { columns: columns.filter((c) => !mapping.used.has(c) || API_COLUMNS.has(c)), missing };
 }
 
 /**

@@ -14,6 +14,11 @@ export interface QuantityOptions {
   readonly decimal?: '.' | ',';
   /** `reject` (default): a negative quantity is a bad value; `zero`: it is taken as 0, clamped. */
   readonly negative?: 'reject' | 'zero';
+  /**
+   * A fraction that is not zeros (`10.55`): `reject` (default, a bad value), `floor` (10: never
+   * offers what is not there) or `round` (half up).
+   */
+  readonly fractions?: 'reject' | 'floor' | 'round';
 }
 
 export type QuantityResult =
@@ -34,30 +39,58 @@ const MINUS = /^[-\u2212]|[-\u2212]$/;
  * that is not the decimal mark, and a fraction of zeros after the decimal mark.
  */
 export function parseQuantity(value: unknown, options: QuantityOptions = {}): QuantityResult {
-  const decimal = options.decimal ?? '.';
-  let magnitude: number;
-  let negative: boolean;
-  if (value === undefined || value === null) return fail('missing');
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return fail(NOT_WHOLE);
-    if (!Number.isInteger(value)) return fail(`${value} has a fraction: quantities are whole`);
-    negative = value < 0;
-    magnitude = Math.abs(value);
-  } else if (typeof value === 'string') {
+  if (typeof value === 'string') {
     const plain = plainDigits(value);
     if (plain >= 0) return { ok: true, value: plain, clamped: false };
-    let text = value.trim();
-    if (text === '') return fail('empty');
-    negative = MINUS.test(text);
-    if (negative) text = text.replace(MINUS, '');
-    const parsed = parseDigits(text, decimal);
-    if (typeof parsed === 'string') return fail(parsed);
-    magnitude = parsed;
-  } else {
-    return fail(NOT_WHOLE);
   }
+  const n = parseNumber(value, options);
+  if (typeof n === 'string') return fail(n);
+  if (
+    typeof value === 'number' &&
+    !Number.isInteger(n) &&
+    (options.fractions ?? 'reject') === 'reject'
+  ) {
+    return fail(`${value} has a fraction: quantities are whole`);
+  }
+  return wholeQuantity(n, options);
+}
+
+/**
+ * A quantity's number as written, sign and fraction kept (the text rules of parseQuantity), or
+ * the reason it is none. For sums and differences of quantities (a profile's `subtract`), which
+ * wholeQuantity then makes a quantity.
+ */
+export function parseNumber(value: unknown, options: QuantityOptions = {}): number | string {
+  const decimal = options.decimal ?? '.';
+  if (value === undefined || value === null) return 'missing';
+  if (typeof value === 'number') return Number.isFinite(value) ? value : NOT_WHOLE;
+  if (typeof value !== 'string') return NOT_WHOLE;
+  let text = value.trim();
+  if (text === '') return 'empty';
+  const negative = MINUS.test(text);
+  if (negative) text = text.replace(MINUS, '');
+  const parsed = parseDigits(text, decimal);
+  if (typeof parsed === 'string') return parsed;
+  return negative ? -parsed : parsed;
+}
+
+/** A number as a quantity: its fraction as `fractions` says, its sign as `negative` says, bounded. */
+export function wholeQuantity(n: number, options: QuantityOptions = {}): QuantityResult {
+  let value = n;
+  if (!Number.isInteger(value)) {
+    const fractions = options.fractions ?? 'reject';
+    if (fractions === 'reject') {
+      return fail(
+        `has a fraction (decimal mark "${options.decimal ?? '.'}"): quantities are whole`,
+      );
+    }
+    // Rounded at 9 places first: 10.55 − 0.55 is 9.999999999999998 in binary.
+    const exact = Math.round(value * 1e9) / 1e9;
+    value = fractions === 'floor' ? Math.floor(exact) : Math.round(exact);
+  }
+  const magnitude = Math.abs(value);
   if (magnitude > MAX_QUANTITY) return fail(`above ${MAX_QUANTITY}`);
-  if (negative && magnitude !== 0) {
+  if (value < 0) {
     return options.negative === 'zero' ? { ok: true, value: 0, clamped: true } : fail(NOT_WHOLE);
   }
   return { ok: true, value: magnitude, clamped: false };
@@ -79,7 +112,7 @@ function plainDigits(text: string): number {
   return value;
 }
 
-/** The whole number unsigned text writes, or the reason it is none. */
+/** The number unsigned text writes (a fraction kept), or the reason it is none. */
 function parseDigits(text: string, decimal: '.' | ','): number | string {
   const group = decimal === '.' ? ',' : '.';
   const [whole = '', fraction, extra] = text.split(decimal);
@@ -89,8 +122,6 @@ function parseDigits(text: string, decimal: '.' | ','): number | string {
   if (whole.includes(group) && !/^\d{1,3}(?:[.,]\d{3})+$/.test(whole)) {
     return `digits not grouped by threes: with the decimal mark "${decimal}", "${group}" groups thousands`;
   }
-  if (fraction !== undefined && /[1-9]/.test(fraction)) {
-    return `has a fraction (decimal mark "${decimal}"): quantities are whole`;
-  }
-  return Number(whole.replaceAll(group, ''));
+  const units = Number(whole.replaceAll(group, ''));
+  return fraction === undefined || !/[1-9]/.test(fraction) ? units : Number(`${units}.${fraction}`);
 }

@@ -72,13 +72,13 @@ describe('watched JSON settings file (profiles)', () => {
     await waitUntil(() => firstMatch(watched) === 'B*', { message: 'the edit taken' });
     expect(log.events('profiles.reloaded')).toHaveLength(1);
 
-    writeFileSync(path, JSON.stringify({ profiles: [{ match: 'C*', headerLine: 0 }] }));
+    writeFileSync(path, JSON.stringify({ profiles: [{ match: 'C*', headerLine: -1 }] }));
     const invalid = await waitUntil(() => log.events('profiles.invalid')[0], {
       message: 'profiles.invalid',
     });
     expect(invalid.level).toBe('warn');
     expect(invalid.problem).toMatch(
-      /profiles\[0\] \(match "C\*"\), headerLine: must be at least 1/,
+      /profiles\[0\] \(match "C\*"\), headerLine: must be at least 0/,
     );
     expect(firstMatch(watched)).toBe('B*');
     // Reported once, not at every read.

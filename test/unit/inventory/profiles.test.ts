@@ -69,8 +69,8 @@ describe('profiles file schema', () => {
       /^profiles\[0\] \(match "a\*"\), columns: .*skux/,
     ],
     [
-      { profiles: [{ match: 'a' }, { match: 'L*', headerLine: 0 }] },
-      /^profiles\[1\] \(match "L\*"\), headerLine: must be at least 1$/,
+      { profiles: [{ match: 'a' }, { match: 'L*', headerLine: -1 }] },
+      /^profiles\[1\] \(match "L\*"\), headerLine: must be at least 0$/,
     ],
     [
       { profiles: [{ match: 'a', delimiter: ';;' }] },
@@ -92,6 +92,60 @@ describe('profiles file schema', () => {
     [{ profiles: [{ headerLine: 2 }] }, /^profiles\[0\], match: /],
     [{ profiles: [{ match: '  ' }] }, /^profiles\[0\] \(match " {2}"\), match: must not be empty/],
     [{ profile: [] }, /profile/],
+    [
+      { profiles: [{ match: 'w', values: { 'not stocked': -1 } }] },
+      /^profiles\[0\] \(match "w"\), values\.not stocked: must be at least 0$/,
+    ],
+    [
+      { profiles: [{ match: 'w', values: { x: 'zero' } }] },
+      /^profiles\[0\] \(match "w"\), values\.x: must be a whole number ≥ 0, "skip" or "keep"$/,
+    ],
+    [
+      // biome-ignore lint/suspicious/noThenProperty: the contract names the field `then`
+      { profiles: [{ match: 'm', when: [{ column: 'status', equals: [], then: 'zero' }] }] },
+      /^profiles\[0\] \(match "m"\), when\.0\.equals: must list at least one value$/,
+    ],
+    [
+      // biome-ignore lint/suspicious/noThenProperty: the contract names the field `then`
+      { profiles: [{ match: 'm', when: [{ column: 'status', equals: ['0'], then: 'drop' }] }] },
+      /^profiles\[0\] \(match "m"\), when\.0\.then: /,
+    ],
+    [
+      { profiles: [{ match: 'm', duplicates: 'add' }] },
+      /^profiles\[0\] \(match "m"\), duplicates: /,
+    ],
+    [
+      { profiles: [{ match: 'm', fractions: 'ceil' }] },
+      /^profiles\[0\] \(match "m"\), fractions: /,
+    ],
+    [
+      { profiles: [{ match: 'i', headerLine: 0, columns: { sku: 'Item' } }] },
+      /^profiles\[0\] \(match "i"\), columns\.sku: must be a 1-based position: headerLine 0 means the file has no header$/,
+    ],
+    [
+      { profiles: [{ match: 'i', columns: { sku: 3 } }] },
+      /^profiles\[0\] \(match "i"\), columns\.sku: is a position, which only a file without a header \(headerLine 0\) takes$/,
+    ],
+    [
+      { profiles: [{ match: 'i', headerLine: 0, columns: { sku: 0 } }] },
+      /^profiles\[0\] \(match "i"\), columns\.sku: a position counts from 1$/,
+    ],
+    [
+      { profiles: [{ match: 'o', subtract: ['Reserved', 2] }] },
+      /^profiles\[0\] \(match "o"\), subtract\.1: is a position/,
+    ],
+    [
+      { profiles: [{ match: 's', spread: { A: 'DC1' }, columns: { stock_quantity: 'Q' } }] },
+      /^profiles\[0\] \(match "s"\), spread: gives stock_quantity from its columns; the profile must not map it too$/,
+    ],
+    [
+      { profiles: [{ match: 's', kind: 'factory', spread: { A: 'DC1' } }] },
+      /^profiles\[0\] \(match "s"\), spread: makes a DC file, and the profile says factory$/,
+    ],
+    [
+      { profiles: [{ match: 'c', kind: 'confirmations', duplicates: 'sum' }] },
+      /^profiles\[0\] \(match "c"\), duplicates: applies to stock files only/,
+    ],
   ])('names the profile and the field: %j', (input, expected) => {
     expect(problem(input)).toMatch(expected);
   });
@@ -115,8 +169,10 @@ describe('choosing a profile', () => {
     const plan = readPlanFor(profiles(), 'LAGER_1.TXT');
     expect(plan.delimited).toEqual({ encoding: 'auto', delimiter: 'auto', headerLine: 2 });
     expect(plan.xlsx).toEqual({ headerLine: 2 });
-    expect(plan.quantity).toEqual({ decimal: ',', negative: 'zero' });
+    expect(plan.quantity).toEqual({ decimal: ',', negative: 'zero', fractions: 'reject' });
     expect(plan.absent).toBe('keep');
+    expect(plan.duplicates).toBe('last');
+    expect(plan.rules).toBeUndefined();
     expect(readPlanFor(profiles(), 'items-1.txt').absent).toBe('zero');
     expect(readPlanFor(profiles(), 'other.csv')).toEqual({
       profile: undefined,
@@ -125,6 +181,8 @@ describe('choosing a profile', () => {
       quantity: {},
       mapping: undefined,
       absent: 'keep',
+      duplicates: 'last',
+      rules: undefined,
     });
   });
 });

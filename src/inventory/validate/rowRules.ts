@@ -1,0 +1,150 @@
+import { normalizeColumn } from './kinds.ts';
+import { MAX_QUANTITY, parseNumber, type QuantityOptions } from './quantity.ts';
+import type { RowError } from './rows.ts';
+import { showValue } from './rows.ts';
+
+/**
+ * What a profile says of stock rows beyond their columns (product contract, "ERP exports as they
+ * come"): row conditions (`when`), quantity texts (`values`), columns taken off the quantity
+ * (`subtract`), and one DC row per quantity column of a wide export (`spread`). Pure: fields in,
+ * a verdict out. Columns are given as the keys the rows carry them under (columnKey).
+ */
+export interface RowRules {
+  /** Quantity text (trimmed, lower case) → what it means. */
+  readonly values: ReadonlyMap<string, number | 'skip' | 'keep'>;
+  readonly when: ReadonlyArray<{
+    readonly key: string;
+    /** Trimmed, lower-case texts that match. */
+    readonly equals: ReadonlySet<string>;
+    readonly action: 'skip' | 'keep' | 'zero';
+  }>;
+  readonly subtract: readonly string[];
+  /** Quantity column key → the centre (or ERP location) its values are for. */
+  readonly spread: ReadonlyArray<{ readonly key: string; readonly dc: string }>;
+}
+
+/** What the rules make of a row. */
+export type RowVerdict =
+  /** Read as a stock row, with these fields (the quantity may be replaced). */
+  | { readonly action: 'row'; readonly fields: Record<string, unknown> }
+  /** Left out, as if it were not in the file (counted as skipped). */
+  | { readonly action: 'skip' }
+  /** Its key counts as named and keeps its current value (counted as kept). */
+  | { readonly action: 'keep' }
+  /** A value the rules needed is bad: the row is rejected. */
+  | { readonly action: 'bad'; readonly error: RowError };
+
+export interface ProfileRules {
+  readonly values: Readonly<Record<string, number | 'skip' | 'keep'>>;
+  readonly when: ReadonlyArray<{
+    readonly column: string | number;
+    readonly equals: ReadonlyArray<string | number>;
+    readonly then: 'skip' | 'keep' | 'zero';
+  }>;
+  readonly subtract: ReadonlyArray<string | number>;
+  readonly spread: Readonly<Record<string, string>>;
+}
+
+/**
+ * A profile's rules, its columns turned into the keys rows carry them under (`key`: the
+ * profile's column mapping); undefined when the profile sets none (the common case costs
+ * nothing a row).
+ */
+export function rowRulesOf(
+  profile: ProfileRules,
+  key: (column: string) => string | undefined,
+): RowRules | undefined {
+  const keyOf = (column: string | number) => {
+    const c = normalizeColumn(String(column));
+    return key(c) ?? c;
+  };
+  const rules: RowRules = {
+    values: new Map(
+      Object.entries(profile.values).map(([text, v]) => [text.trim().toLowerCase(), v]),
+    ),
+    when: profile.when.map((c) => ({
+      key: keyOf(c.column),
+      equals: new Set(c.equals.map((v) => String(v).trim().toLowerCase())),
+      action: c.then,
+    })),
+    subtract: profile.subtract.map(keyOf),
+    spread: Object.entries(profile.spread).map(([column, dc]) => ({ key: keyOf(column), dc })),
+  };
+  const none =
+    rules.values.size === 0 &&
+    rules.when.length === 0 &&
+    rules.subtract.length === 0 &&
+    rules.spread.length === 0;
+  return none ? undefined : rules;
+}
+
+/** The columns the rules read (not to be reported as ignored). */
+export function ruleColumns(rules: RowRules | undefined): string[] {
+  if (rules === undefined) return [];
+  return [...rules.when.map((c) => c.key), ...rules.subtract, ...rules.spread.map((s) => s.key)];
+}
+
+/** A cell as the rules compare it: trimmed, lower case; an absent cell is empty. */
+const text = (value: unknown): string =>
+  value === undefined || value === null ? '' : String(value).trim().toLowerCase();
+
+/**
+ * The rows a row of a wide export stands for: one per `spread` column, each with that column's
+ * value as its quantity at that column's centre. Without `spread`, the row itself.
+ */
+export function spreadRow(
+  fields: Record<string, unknown>,
+  rules: RowRules | undefined,
+): Array<Record<string, unknown>> {
+  if (rules === undefined || rules.spread.length === 0) return [fields];
+  return rules.spread.map((s) => ({
+    ...fields,
+    distribution_centre_code: s.dc,
+    stock_quantity: fields[s.key],
+  }));
+}
+
+/**
+ * The rules applied to one stock row, in the contract's order: the first `when` condition that
+ * matches decides (skip, keep, or an out-of-stock flag: zero); else a `values` entry for the
+ * quantity text decides (a number replaces it; skip; keep); else `subtract` takes its columns off
+ * the quantity (an empty cell counts as 0; the difference is then checked as a quantity, its
+ * fraction and sign as the profile says).
+ */
+export function applyRowRules(
+  fields: Record<string, unknown>,
+  rules: RowRules,
+  quantity: QuantityOptions,
+): RowVerdict {
+  for (const c of rules.when) {
+    if (!c.equals.has(text(fields[c.key]))) continue;
+    if (c.action === 'zero') return { action: 'row', fields: { ...fields, stock_quantity: 0 } };
+    return { action: c.action };
+  }
+  if (rules.values.size > 0) {
+    const meaning = rules.values.get(text(fields.stock_quantity));
+    if (typeof meaning === 'number') {
+      return { action: 'row', fields: { ...fields, stock_quantity: meaning } };
+    }
+    if (meaning !== undefined) return { action: meaning };
+  }
+  if (rules.subtract.length === 0) return { action: 'row', fields };
+  let q = parseNumber(fields.stock_quantity, quantity);
+  if (typeof q === 'string') return bad('stock_quantity', q, fields.stock_quantity);
+  for (const key of rules.subtract) {
+    const value = fields[key];
+    if (text(value) === '') continue;
+    const n = parseNumber(value, quantity);
+    if (typeof n === 'string') return bad(key, n, value);
+    q -= n;
+  }
+  return { action: 'row', fields: { ...fields, stock_quantity: Math.max(q, -MAX_QUANTITY - 1) } };
+}
+
+function bad(field: string, reason: string, value: unknown): RowVerdict {
+  const shown = showValue(value);
+  return {
+    action: 'bad',
+    error: shown === undefined ? { field, reason } : { field, reason, value: shown },
+  };
+}
