@@ -23,7 +23,12 @@ import { SharedStringsTable } from '../state/sharedStrings.ts';
 import { absentKeys as keysOmitted } from './absent.ts';
 import { createDcDirectory } from './dcDirectory.ts';
 import { type GuardReport, guardReport } from './guard/check.ts';
-import { type CollectedFile, collectFile, type RejectedRow } from './ingest/collect.ts';
+import {
+  type CollectedFile,
+  collectFile,
+  nothingToApply,
+  type RejectedRow,
+} from './ingest/collect.ts';
 import type { ReadingFields } from './ingest/report.ts';
 import {
   formatOf,
@@ -188,10 +193,11 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
         reason: c.reason,
       };
     }
+    const nothing = nothingToApply(c);
     const common = {
       ...base,
-      readable: c.rowsAccepted > 0,
-      ...(c.rowsAccepted > 0 ? {} : { reason: 'every row was rejected' }),
+      readable: nothing === undefined,
+      ...(nothing === undefined ? {} : { reason: nothing }),
       kind: c.kind,
       rowsRead: c.rowsRead,
       rowsAccepted: c.rowsAccepted,

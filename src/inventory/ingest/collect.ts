@@ -114,6 +114,17 @@ export async function collectFile(
   return c.collected(hash);
 }
 
+/**
+ * Why a read file has nothing to apply, or undefined when it has: no row accepted and none kept
+ * (a row a profile keeps names its key, which counts for a full export).
+ */
+export function nothingToApply(c: CollectedFile): string | undefined {
+  if (c.rowsAccepted > 0 || (c.kept ?? 0) > 0) return undefined;
+  return (c.skipped ?? 0) > 0
+    ? 'no row to apply: every row was rejected or left out by the profile'
+    : 'every row was rejected';
+}
+
 /** What one file's reading has found so far: the kind, counts, rejected rows, ignored columns. */
 class Collector {
   readonly #options: CollectOptions;

@@ -33,6 +33,7 @@ import {
 import {
   type CollectedFile,
   collectFile,
+  nothingToApply,
   type RejectedRow,
   type UnreadableFile,
 } from './collect.ts';
@@ -269,8 +270,8 @@ async function processRegular(ctx: Ctx, handle: FileHandle, st: Stats): Promise<
   }
   try {
     if (!collected.ok) return await commitUnreadable(ctx, st, hash, collected, staged);
-    if (collected.rowsAccepted === 0) {
-      const reason = 'every row was rejected';
+    const reason = nothingToApply(collected);
+    if (reason !== undefined) {
       return await commitUnreadable(ctx, st, hash, { ...collected, ok: false, reason }, staged);
     }
     if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {

@@ -111,14 +111,7 @@ export class StockHandler implements RowHandler {
 
   #takeRow(line: number, fields: Record<string, unknown>): void | Promise<void> {
     let rowFields = fields;
-    const locations = this.#options.locations;
-    if (this.#kind === 'dc_stock' && locations !== undefined) {
-      const m = mapLocation(fields.distribution_centre_code, locations);
-      if (m.mapped) {
-        rowFields = { ...fields, distribution_centre_code: m.value };
-        this.locationsMapped++;
-      }
-    }
+    // The profile's rules see the file's own values; the stock rules' locations come after.
     const rules = this.#options.rules;
     if (rules !== undefined) {
       const verdict = applyRowRules(rowFields, rules, this.#options.quantity ?? {});
@@ -127,12 +120,13 @@ export class StockHandler implements RowHandler {
         return;
       }
       if (verdict.action === 'bad') return this.#reject(line, verdict.error);
+      rowFields = verdict.action === 'keep' ? rowFields : verdict.fields;
       if (verdict.action === 'keep') {
-        this.#keepAsIs(line, rowFields);
+        this.#keepAsIs(line, this.#located(rowFields));
         return;
       }
-      rowFields = verdict.fields;
     }
+    rowFields = this.#located(rowFields);
     const r = validateStockRow(this.#kind, rowFields, this.#options);
     if (!r.ok) {
       if (r.named !== undefined) this.#options.nameKey?.(r.named.dc, r.named.sku);
@@ -148,6 +142,16 @@ export class StockHandler implements RowHandler {
       return this.#keep(line, dc, sku, quantity, clamped, status);
     }
     this.#keep(line, dc, sku, quantity, clamped, 'active');
+  }
+
+  /** A DC row with its ERP location code mapped to a portal centre (the stock rules' locations). */
+  #located(fields: Record<string, unknown>): Record<string, unknown> {
+    const locations = this.#options.locations;
+    if (this.#kind !== 'dc_stock' || locations === undefined) return fields;
+    const m = mapLocation(fields.distribution_centre_code, locations);
+    if (!m.mapped) return fields;
+    this.locationsMapped++;
+    return { ...fields, distribution_centre_code: m.value };
   }
 
   /** A row the profile keeps as it stands: its key counts as named (a good SKU needed). */
