@@ -46,9 +46,9 @@ async function stagedSums(
 ) {
   const staged = StagingFile.create(dir, { sum: true, workerAfterRows });
   try {
-    rows.forEach((r, i) =>
-      staged.put(r.dc === '' ? 'factory' : 'dc', r.dc, r.sku, r.quantity, i + 1),
-    );
+    for (const [i, r] of rows.entries()) {
+      staged.put(r.dc === '' ? 'factory' : 'dc', r.dc, r.sku, r.quantity, i + 1);
+    }
     await staged.finish();
     staged.close();
     const db = new Database(staged.path, { readonly: true });
@@ -79,7 +79,7 @@ describe('duplicates: "sum"', () => {
         })[0]!;
         const add = (list: typeof rows) => {
           const s = new StockRows();
-          list.forEach((r, i) => s.add(r.dc, r.sku, r.quantity, i + 1));
+          for (const [i, r] of list.entries()) s.add(r.dc, r.sku, r.quantity, i + 1);
           return new Map([...s.values()].map((e) => [`${e.dc}|${e.sku}`, e.quantity]));
         };
         expect(add(shuffled)).toEqual(sums(rows));
