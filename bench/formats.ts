@@ -10,7 +10,9 @@
  *   column names, read with a profile (headerLine 2, columns mapped, decimal comma; encoding and
  *   delimiter detected, decoded in the stream);
  * - xlsx: the same rows in one worksheet written by exceljs's streaming writer (shared strings:
- *   every SKU is a distinct string), read with a profile mapping its columns.
+ *   every SKU is a distinct string), read with a profile mapping its columns;
+ * - lots: the same number of rows as stock per lot, five lots a SKU (rows / 5 keys, each SKU's
+ *   lots together, as an ERP sorts them), read with `duplicates: "sum"`.
  *
  * Each file is written by one child process and ingested by another (its own data dir and
  * state.db), so that each peak RSS (maxRSS of the ingesting process) is its own. The temp dir is
@@ -33,12 +35,13 @@ import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
 import { emitResult, fmtInt, fmtRatio, peakRssMiB } from './lib/result.ts';
 
-const FORMATS = ['csv', 'delimited', 'xlsx'] as const;
+const FORMATS = ['csv', 'delimited', 'xlsx', 'lots'] as const;
 type Format = (typeof FORMATS)[number];
 const FILE: Record<Format, string> = {
   csv: 'stock.csv',
   delimited: 'LAGER.TXT',
   xlsx: 'stock.xlsx',
+  lots: 'lots.csv',
 };
 /** The profiles an ERP would set up for these exports (the plain CSV needs none). */
 const PROFILES = profilesFileSchema.parse({
@@ -50,6 +53,7 @@ const PROFILES = profilesFileSchema.parse({
       columns: { sku: 'Artikelnr', stock_quantity: 'Menge' },
     },
     { match: '*.xlsx', columns: { sku: 'Item', stock_quantity: 'Qty' } },
+    { match: 'lots*.csv', duplicates: 'sum' },
   ],
 }).profiles;
 const CHILD_MARKER = 'FORMAT_CHILD ';
@@ -64,6 +68,8 @@ const args = benchArgs({
 });
 const values = args.values;
 const rows = sized(values.rows, 1_000_000, args.scale);
+/** Lots a SKU in the lots file. */
+const LOTS = 5;
 const sku = (i: number) => `SKU-${String(i).padStart(7, '0')}`;
 const qty = (i: number) => (i * 7919) % 10_000;
 
@@ -126,6 +132,7 @@ function label(format: Format): string {
     csv: 'plain CSV, UTF-8, commas, no profile',
     delimited: 'semicolon Windows-1252 export, title line, profile',
     xlsx: 'workbook, shared strings, profile',
+    lots: 'lot rows (5 a SKU) summed per key, profile',
   }[format];
 }
 
@@ -167,6 +174,9 @@ async function write(format: Format, dir: string): Promise<void> {
   } else {
     const out = createWriteStream(path);
     const delimited = format === 'delimited';
+    // Five lots a SKU: quantities 1..5 for lot 0..4, so a key sums to 15.
+    const row = (j: number) =>
+      format === 'lots' ? `${sku(Math.floor(j / LOTS))},${(j % LOTS) + 1}` : undefined;
     const sep = delimited ? ';' : ',';
     const head = delimited
       ? 'Lagerbestand zum 01.05.2024 - Größe in Stück\r\nArtikelnr;Menge\r\n'
@@ -175,7 +185,8 @@ async function write(format: Format, dir: string): Promise<void> {
     const eol = delimited ? '\r\n' : '\n';
     for (let i = 0; i < rows; i += 10_000) {
       let text = '';
-      for (let j = i; j < Math.min(rows, i + 10_000); j++) text += `${sku(j)}${sep}${qty(j)}${eol}`;
+      for (let j = i; j < Math.min(rows, i + 10_000); j++)
+        text += `${row(j) ?? `${sku(j)}${sep}${qty(j)}`}${eol}`;
       if (!out.write(Buffer.from(text, delimited ? 'latin1' : 'utf8'))) await once(out, 'drain');
     }
     out.end();
@@ -202,6 +213,16 @@ async function read(format: Format, dir: string): Promise<void> {
     profiles: () => PROFILES,
   });
   const readS = (performance.now() - t) / 1000;
+  if (format === 'lots') {
+    const keys = db
+      .prepare('SELECT count(*) AS n, sum(quantity) AS q FROM desired_stock')
+      .get() as {
+      n: number;
+      q: number;
+    };
+    if (keys.n !== Math.ceil(rows / LOTS) || keys.q !== 15 * keys.n)
+      throw new Error(`lots: ${keys.n} keys holding ${keys.q}`);
+  }
   db.close();
   if (outcome.status !== 'processed' || outcome.rowsAccepted !== rows)
     throw new Error(`${format}: ${outcome.status}, ${outcome.rowsAccepted} rows, expected ${rows}`);
