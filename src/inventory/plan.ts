@@ -37,7 +37,7 @@ import {
   positionUnit,
   SUPPORTED_EXTENSIONS,
 } from './parse/records.ts';
-import { readPlanFor } from './profiles.ts';
+import { describeRules, readPlanFor } from './profiles.ts';
 import type { FileKind } from './validate/kinds.ts';
 
 export interface PlanOptions {
@@ -56,6 +56,8 @@ export interface PlanOptions {
 
 export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
   readonly file: string;
+  /** What the profile says beyond its columns, one phrase each (describeRules). */
+  readonly profileRules: readonly string[];
   readonly readable: boolean;
   /** Why the file would go to failed/ (when not readable). */
   readonly reason?: string;
@@ -122,6 +124,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       positions: format === undefined ? ('line' as const) : positionUnit(format),
       stateDb: db !== undefined,
       profile: read.profile?.match ?? null,
+      profileRules: describeRules(read.profile),
       fullExport: read.absent === 'zero',
     };
     const reading = (

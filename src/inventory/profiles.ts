@@ -79,3 +79,22 @@ export function readPlanFor(profiles: readonly Profile[], fileName: string): Rea
     rules: rowRulesOf(profile, columnKey(mapping)),
   };
 }
+
+/**
+ * What a profile says beyond columns and text conventions, one phrase each (for `plan`):
+ * `duplicates sum`, `fractions floor`, `when status = 0 → zero`, `values "not stocked" → 0`,
+ * `subtract Reserved`, `spread Inventory Available: Shop → DC-LON`, `no header (by position)`.
+ */
+export function describeRules(profile: Profile | undefined): string[] {
+  if (profile === undefined) return [];
+  const out: string[] = [];
+  if (profile.headerLine === 0) out.push('no header (columns by position)');
+  if (profile.duplicates === 'sum') out.push('duplicates sum');
+  if (profile.fractions !== 'reject') out.push(`fractions ${profile.fractions}`);
+  for (const c of profile.when) out.push(`when ${c.column} = ${c.equals.join(' | ')} → ${c.then}`);
+  for (const [text, v] of Object.entries(profile.values)) out.push(`values "${text}" → ${v}`);
+  if (profile.subtract.length > 0) out.push(`subtract ${profile.subtract.join(', ')}`);
+  for (const [column, dc] of Object.entries(profile.spread)) out.push(`spread ${column} → ${dc}`);
+  if (profile.absent === 'zero') out.push('full export (absent zero)');
+  return out;
+}

@@ -182,6 +182,8 @@ describe('plan FILE', () => {
             decimal: ',',
             negative: 'zero',
             absent: 'zero',
+            duplicates: 'sum',
+            values: { 'k.a.': 'keep' },
             columns: { sku: 'Artikel', stock_quantity: 'Menge' },
           },
         ],
@@ -191,7 +193,7 @@ describe('plan FILE', () => {
     writeFileSync(
       p,
       Buffer.from(
-        'Bestand\r\nArtikel;Menge\r\nSAME;5\r\nDIFF;1.234,00\r\nNEG;3-\r\nBÄR;2,5\r\n',
+        'Bestand\r\nArtikel;Menge\r\nSAME;5\r\nDIFF;1.234,00\r\nNEG;3-\r\nBÄR;2,5\r\nGONE;k.A.\r\n',
         'latin1',
       ),
     );
@@ -206,6 +208,8 @@ describe('plan FILE', () => {
       fullExport: true,
       absentZeroed: null,
       rejected: [{ line: 6, value: '2,5' }],
+      kept: 1,
+      profileRules: ['duplicates sum', 'values "k.a." → keep', 'full export (absent zero)'],
     });
     expect(unknown.out).not.toContain('\ufffd');
     new KeyValueStore(env.db).set('remote.read_at.factory', 1);
@@ -216,9 +220,12 @@ describe('plan FILE', () => {
     expect(r.out).toContain('delimiter          ";"');
     expect(r.out).toContain('header on line 2');
     expect(r.out).toMatch(/clamped to 0\s+1 /);
-    expect(r.out).toMatch(/absent, set to 0\s+1 /); // GONE: held above 0, not in the file
-    // DIFF and GONE (now 0) differ, NEG (0) is unknown to the portal: one call.
-    expect(r.out).toMatch(/^ {2}changed\s+2$/m);
+    expect(r.out).toContain('profile rules      duplicates sum; values "k.a." → keep; full export');
+    expect(r.out).toContain('kept as they are 1');
+    // GONE is named by a kept row: a full export leaves it (nothing else is held above 0).
+    expect(r.out).toMatch(/absent, set to 0\s+0 /);
+    // DIFF differs, NEG (0) is unknown to the portal: one call.
+    expect(r.out).toMatch(/^ {2}changed\s+1$/m);
     expect(r.out).toMatch(/^ {2}unchanged\s+1$/m);
     expect(r.out).toMatch(/calls\s+1 bulk update /);
   });

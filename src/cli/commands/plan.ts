@@ -82,6 +82,7 @@ function describe(p: FilePlan): string[] {
     out.push(`  skipped ${p.skipped}, kept as they are ${p.kept} (the profile's values and when)`);
   }
   out.push(`  profile            ${p.profile ?? 'none (the API field names)'}`);
+  if (p.profileRules.length > 0) out.push(`  profile rules      ${p.profileRules.join('; ')}`);
   if (p.encoding !== null) {
     out.push(`  encoding           ${p.encoding}`);
     out.push(`  delimiter          ${showDelimiter(p.delimiter)}`);
