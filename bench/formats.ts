@@ -23,7 +23,6 @@ import { once } from 'node:events';
 import { createWriteStream, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import ExcelJS from 'exceljs';
 import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
 import { profilesFileSchema } from '../src/config/profiles.ts';
@@ -166,6 +165,8 @@ async function write(format: Format, dir: string): Promise<void> {
   const path = join(dir, FILE[format]);
   const t = performance.now();
   if (format === 'xlsx') {
+    // Loaded here only: the reading child must not carry exceljs (the daemon does not).
+    const { default: ExcelJS } = await import('exceljs');
     const wb = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: path, useSharedStrings: true });
     const ws = wb.addWorksheet('Stock');
     ws.addRow(['Item', 'Qty']).commit();
