@@ -56,7 +56,9 @@ export async function collectFile(
     }
   };
   const fail = async (reason: string): Promise<UnreadableFile> => {
-    source.destroy();
+    // A workbook read from its open file never reads `source`; destroying a stream of a
+    // FileHandle would close the handle under its owner.
+    if (options.workbook?.file === undefined || options.format !== 'xlsx') source.destroy();
     await staged();
     return c.unreadable(reason, undefined);
   };
