@@ -143,6 +143,16 @@ describe('workbooks small on disk and huge in memory', () => {
     expect(grewMiB).toBeLessThan(64);
   });
 
+  it('refuses a part whose data inflates to more than its zip entry declares (a bomb lying about its size)', async () => {
+    const real = deflatedRepeat(sheetOpen, '<row/>', 100_000, sheetClose);
+    const lying = workbook('lying.xlsx', { ...real, size: 1000 });
+    const { error, grewMiB } = await readBounded(lying);
+    expect(error?.message).toMatch(
+      /its part xl\/worksheets\/sheet1\.xml inflates to more bytes than its zip entry declares \(1000\)/,
+    );
+    expect(grewMiB).toBeLessThan(64);
+  });
+
   it('refuses XML nested deeper than 64 elements, a long row, and XML that is not well-formed', async () => {
     const deep = workbook(
       'deep.xlsx',

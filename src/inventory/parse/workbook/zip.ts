@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
+import { createInflateRaw } from 'node:zlib';
 import {
   type Entry,
   fromRandomAccessReaderPromise,
@@ -120,17 +121,55 @@ export class Package {
         `its part ${name} inflates ${ratio} times (${entry.compressedSize} bytes to ${size}; more than ${maxRatio} times is taken for a zip bomb)`,
       );
     }
+    let raw: Readable;
     try {
-      return await this.#zip.openReadStreamPromise(entry);
+      raw = await this.#zip.openReadStreamPromise(entry, { decodeFileData: false });
     } catch (err) {
       throw new FileFormatError(`its part ${name} cannot be read (${(err as Error).message})`, {
         cause: err,
       });
     }
+    // Inflated here rather than by yauzl, in larger pieces (yauzl's 16 KiB made four times the
+    // chunks for the XML parser to take), and held to the size the directory declares.
+    const counted = new SizeCheck(name, size);
+    if (entry.compressionMethod === 0) return pipeline(raw, counted, () => {});
+    return pipeline(raw, createInflateRaw({ chunkSize: INFLATE_CHUNK }), counted, () => {});
   }
 
   close(): void {
     this.#zip.close();
+  }
+}
+
+/** Bytes an inflated part is handed on in. */
+const INFLATE_CHUNK = 32 * 1024;
+
+/** Passes a part's bytes on, failing when they are more or fewer than its entry declares. */
+class SizeCheck extends Transform {
+  #seen = 0;
+  readonly #name: string;
+  readonly #size: number;
+
+  constructor(name: string, size: number) {
+    super();
+    this.#name = name;
+    this.#size = size;
+  }
+
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback): void {
+    this.#seen += chunk.length;
+    if (this.#seen > this.#size) done(this.#mismatch('more'));
+    else done(null, chunk);
+  }
+
+  override _flush(done: TransformCallback): void {
+    done(this.#seen === this.#size ? null : this.#mismatch('fewer'));
+  }
+
+  #mismatch(what: string): FileFormatError {
+    return new FileFormatError(
+      `its part ${this.#name} inflates to ${what} bytes than its zip entry declares (${this.#size})`,
+    );
   }
 }
 
