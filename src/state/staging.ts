@@ -55,6 +55,8 @@ export interface StagedDuplicates {
 
 export interface StagedRejection {
   readonly line: number;
+  /** The key the row names, when it could be read (see RowError). */
+  readonly key?: string | undefined;
   readonly field: string;
   readonly reason: string;
   readonly value?: string | undefined;
@@ -114,7 +116,7 @@ export class StagingFile {
 
   /** Keeps a rejected row for the report. */
   reject(r: StagedRejection): void {
-    this.#rejects.push([r.line, r.field, r.reason, r.value ?? null]);
+    this.#rejects.push([r.line, r.field, r.reason, r.value ?? null, r.key ?? null]);
     if (this.#rejects.length >= BATCH) this.#flushRejects();
   }
 
@@ -298,15 +300,26 @@ export class StagingFile {
         : this.#open();
     const page = this.#reader.prepare<
       [number, number],
-      { id: number; line: number; field: string; reason: string; value: string | null }
-    >('SELECT id, line, field, reason, value FROM rejected WHERE id > ? ORDER BY id LIMIT ?');
+      {
+        id: number;
+        line: number;
+        key: string | null;
+        field: string;
+        reason: string;
+        value: string | null;
+      }
+    >('SELECT id, line, key, field, reason, value FROM rejected WHERE id > ? ORDER BY id LIMIT ?');
     let after = 0;
     for (;;) {
       const rows = page.all(after, pageSize);
       for (const r of rows) {
-        yield r.value === null
-          ? { line: r.line, field: r.field, reason: r.reason }
-          : { line: r.line, field: r.field, reason: r.reason, value: r.value };
+        yield {
+          line: r.line,
+          ...(r.key === null ? {} : { key: r.key }),
+          field: r.field,
+          reason: r.reason,
+          ...(r.value === null ? {} : { value: r.value }),
+        };
       }
       if (rows.length < pageSize) return;
       after = rows.at(-1)!.id;

@@ -13,7 +13,7 @@ import Database, { type Statement } from 'better-sqlite3';
  * - `raw (kind, dc, sku, quantity, line)`: rows of a file out of key order, appended as they come
  *   and moved into `rows` in key order by `settle()` (empty after it);
  * - `duplicates (id, kind, dc, sku, replaced, line)`: one row per replaced row, logged by a trigger;
- * - `rejected (id, line, field, reason, value)`: every rejected row, for the report.
+ * - `rejected (id, line, field, reason, value, key)`: every rejected row, for the report.
  */
 const SCHEMA = `
 CREATE TABLE rows (
@@ -47,7 +47,8 @@ CREATE TABLE rejected (
   line   INTEGER NOT NULL,
   field  TEXT NOT NULL,
   reason TEXT NOT NULL,
-  value  TEXT
+  value  TEXT,
+  key    TEXT
 );
 `;
 
@@ -65,8 +66,8 @@ export interface StockBatch {
   readonly dc: ReadonlyArray<string | number>;
 }
 
-/** A rejected row: line, field, reason, value (or null). */
-export type RejectRow = readonly [number, string, string, string | null];
+/** A rejected row: line, field, reason, value (or null), the key it names (or null). */
+export type RejectRow = readonly [number, string, string, string | null, string | null];
 
 /**
  * Opens a scratch database: no journal and no syncing while rows arrive (it is thrown away when
@@ -146,8 +147,8 @@ export class StagingWriter {
     this.#rawFactory = insert('raw', 'factory');
     this.#rawDc = insert('raw', 'dc');
     this.#reject = db.prepare<[string]>(
-      `INSERT INTO rejected (line, field, reason, value)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
+      `INSERT INTO rejected (line, field, reason, value, key)
+       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?)`,
     );
     this.#settle = db.prepare(
       `INSERT INTO rows (kind, dc, sku, quantity, line)

@@ -177,6 +177,7 @@ describe('reports with many rejected rows', () => {
     expect(report.rejected).toHaveLength(bad);
     expect(report.rejected.at(-1)).toEqual({
       line: bad + 1,
+      key: `factory:B${bad - 1}`,
       field: 'stock_quantity',
       reason: 'not a whole number ≥ 0',
       value: 'x',

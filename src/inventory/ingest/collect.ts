@@ -317,13 +317,15 @@ class Collector {
   /** Every rejected row is counted and staged; the first MAX_REJECTED_LISTED are kept here. */
   reject(line: number, e: RowError): void {
     this.rowsRejected++;
-    this.staged?.reject({ line, field: e.field, reason: e.reason, value: e.value });
+    this.staged?.reject({ line, key: e.key, field: e.field, reason: e.reason, value: e.value });
     if (this.rejected.length >= MAX_REJECTED_LISTED) return;
-    this.rejected.push(
-      e.value === undefined
-        ? { line, field: e.field, reason: e.reason }
-        : { line, field: e.field, reason: e.reason, value: e.value },
-    );
+    this.rejected.push({
+      line,
+      ...(e.key === undefined ? {} : { key: e.key }),
+      field: e.field,
+      reason: e.reason,
+      ...(e.value === undefined ? {} : { value: e.value }),
+    });
   }
 
   flush(): void {

@@ -121,6 +121,7 @@ export class StockHandler implements RowHandler {
   ): void {
     if (status !== 'active') {
       this.#reject(line, {
+        key: `dc:${dc}:${sku}`,
         field: 'distribution_centre_code',
         reason: dcRejection(status as 'unknown' | 'inactive'),
         value: showValue(dc),

@@ -141,19 +141,28 @@ describe('ERP exports through the pipeline', () => {
     expect(report.rejected).toEqual([
       {
         line: 4,
+        key: 'factory:C',
         field: 'stock_quantity',
         reason: 'has a fraction (decimal mark "."): quantities are whole',
         value: '2.5',
       },
       {
         line: 5,
+        key: 'factory:D',
         field: 'stock_quantity',
         reason: 'digits not grouped by threes: with the decimal mark ".", "," groups thousands',
         value: '1,5',
       },
-      { line: 6, field: 'stock_quantity', reason: 'not a whole number ≥ 0', value: '-3' },
+      {
+        line: 6,
+        key: 'factory:E',
+        field: 'stock_quantity',
+        reason: 'not a whole number ≥ 0',
+        value: '-3',
+      },
       {
         line: 7,
+        key: 'factory:F',
         field: 'stock_quantity',
         reason: 'digits not grouped by threes: with the decimal mark ".", "," groups thousands',
         value: '12,34,567',
