@@ -118,8 +118,13 @@ export class InboxLedger {
       `INSERT INTO inbox_files (name, content_hash, size, kind, status, received_at, committed_at)
        VALUES (?, ?, ?, ?, 'committed', ?, ?)`,
     );
-    this.#complete = db.prepare<[string, string, number]>(
-      'UPDATE inbox_files SET dest_name = ?, report = ? WHERE id = ?',
+    // The row counts are kept beside the report (migration 17), read from it here once.
+    this.#complete = db.prepare<[{ dest: string; report: string; id: number }]>(
+      `UPDATE inbox_files SET dest_name = @dest, report = @report,
+              rows_read = json_extract(@report, '$.rowsRead'),
+              rows_accepted = json_extract(@report, '$.rowsAccepted'),
+              rows_rejected = json_extract(@report, '$.rowsRejected')
+        WHERE id = @id`,
     );
     this.#finish = db.prepare<[LedgerStatus, number, number]>(
       `UPDATE inbox_files SET status = ?, finished_at = ? WHERE id = ? AND status = 'committed'`,
@@ -163,7 +168,7 @@ export class InboxLedger {
 
   /** Stores where the file goes and its report (the report's `outcome` decides the folder). */
   complete(id: number, destName: string, report: string): void {
-    this.#complete.run(destName, report, id);
+    this.#complete.run({ dest: destName, report, id });
   }
 
   /** Sets one top-level field of the stored report (`field` must be a plain name). */
