@@ -27,6 +27,8 @@ export interface HttpServerOptions {
   readonly redis?: Pick<RedisWatch, 'state'> | undefined;
   readonly log: Logger;
   readonly now?: () => number;
+  /** How often /metrics' figures are read afresh (METRICS_REFRESH_MS by default). */
+  readonly metricsEveryMs?: number;
 }
 
 export interface HttpServer {
@@ -39,12 +41,21 @@ export interface HttpServer {
  * The optional operations endpoint (HTTP_PORT > 0):
  * - `GET /healthz`: 200 and the health report as JSON when Redis answers, state.db reads and the
  *   heartbeat is recent; 503 and the same JSON (with `problems`) otherwise;
- * - `GET /metrics`: Prometheus text format, gauges read from state.db (and the queues) per scrape.
+ * - `GET /metrics`: Prometheus text format, gauges read from state.db (and the queues) on a timer
+ *   (every few seconds), never per scrape.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { db, config, queues, log, redis } = options;
   const now = options.now ?? Date.now;
-  const metrics = createMetrics({ db, config, queues, redis, now });
+  const metrics = createMetrics({
+    db,
+    config,
+    queues,
+    redis,
+    now,
+    everyMs: options.metricsEveryMs,
+    onError: (err) => log.warn({ event: 'metrics.failed', err }, 'could not read the metrics'),
+  });
   // Over the daemon's own connection when there is one: the cheapest query its queues make, one
   // at a time (a query Redis has not answered yet is waited for again, never sent twice).
   const queryRedis = queues
@@ -105,6 +116,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   return {
     port,
     close() {
+      metrics.stop();
       closed ??= new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
