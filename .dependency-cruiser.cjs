@@ -1,17 +1,19 @@
 /**
  * The layers of src/, checked by `npm test` (npm run lint:deps). Imports point down only:
  *
- *   cli → demo → daemon → jobs → inventory | shipments | sync → api → state → domain | config | log | files
+ *   cli → demo → daemon → actions → jobs → inventory | shipments | sync → api → state → domain | config | log | files
  *
  * Modules of one tier do not import each other (inventory, shipments and sync meet in domain/
  * and state/), except that api/ may use state/ (the token, the budget and learnt sizes live in
  * state.db). The simulator stands alone. BullMQ is known to jobs/ only; SQLite to state/ and to
- * the snapshot reader (it opens the ERP's own file).
+ * the snapshot reader (it opens the ERP's own file). actions/ holds what an operator does (release,
+ * reject, retry): the commands and the daemon's console call the same functions.
  */
 const tiers = [
   ['cli'],
   ['demo'],
   ['daemon'],
+  ['actions'],
   ['jobs'],
   ['inventory', 'shipments', 'sync'],
   ['api'],

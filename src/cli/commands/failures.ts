@@ -1,9 +1,8 @@
-import { parseKeyString, type StockKey } from '../../domain/stock.ts';
-import { ConfirmationSends } from '../../state/confirmationSends.ts';
-import { StockFailures } from '../../state/stockFailures.ts';
+import { parseFailureKeys, retryFailures } from '../../actions/operator.ts';
+import { failuresView } from '../../daemon/views.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
-import { nudgeDaemon } from '../nudge.ts';
+import { commandActions } from '../nudge.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
 
@@ -39,26 +38,11 @@ export const failuresCommand: Command = {
       if (sub === 'retry') {
         if (values.all === keys.length > 0)
           throw new UsageError('retry takes --all or one or more KEYs (not both)');
-        const stock: StockKey[] = [];
-        const confirmations: Array<{ orderNumber: string; action: string }> = [];
-        for (const key of keys) {
-          const m = /^shipment:(.+):(shipped|collected)$/.exec(key);
-          const parsed = m ? undefined : parseKeyString(key);
-          if (m) confirmations.push({ orderNumber: m[1]!, action: m[2]! });
-          else if (parsed) stock.push(parsed);
-          else throw new UsageError(`not a failure key: '${key}'`);
-        }
-        const now = Date.now();
-        const stockFound = new StockFailures(db).retryNow(values.all ? 'all' : stock, now);
-        const confirmFound = new ConfirmationSends(db).retryNow(
-          values.all ? 'all' : confirmations,
-          now,
-        );
-        const nudged = await nudgeDaemon(config, async (n) => {
-          if (stockFound > 0) await n.push('failures retry');
-          if (confirmFound > 0) await n.confirm('failures retry');
-        });
-        const result = { stock: stockFound, confirmations: confirmFound, daemonNudged: nudged };
+        const parsed = parseFailureKeys(keys);
+        if (parsed.invalid.length > 0)
+          throw new UsageError(`not a failure key: '${parsed.invalid[0]}'`);
+        const result = await retryFailures(commandActions(config, db), values.all ? 'all' : parsed);
+        const { stock: stockFound, confirmations: confirmFound, daemonNudged: nudged } = result;
         if (values.json) println(ctx.stdout, JSON.stringify(result));
         else {
           println(
@@ -78,8 +62,7 @@ export const failuresCommand: Command = {
         }
         return ExitCode.ok;
       }
-      const stock = new StockFailures(db).list();
-      const confirmations = new ConfirmationSends(db).failures();
+      const { stock, confirmations } = failuresView(db);
       if (values.json) {
         println(ctx.stdout, JSON.stringify({ stock, confirmations }, null, 2));
         return ExitCode.ok;

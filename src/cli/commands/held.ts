@@ -1,17 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { reject, release as releaseHeld } from '../../actions/operator.ts';
 import type { Config } from '../../config/index.ts';
-import { readStockRulesFile } from '../../config/stockRules.ts';
-import type { GuardReport } from '../../inventory/guard/check.ts';
-import { rejectHeld, releaseHeld } from '../../inventory/guard/decide.ts';
+import { heldView } from '../../daemon/views.ts';
 import type { FileReport } from '../../inventory/ingest/report.ts';
 import type { StateDb } from '../../state/db.ts';
-import { type HeldEntry, HeldStore } from '../../state/held.ts';
+import { HeldStore } from '../../state/held.ts';
 import { InboxLedger } from '../../state/inboxFiles.ts';
-import { setStockRules } from '../../state/stockRules.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, type CommandContext, ExitCode } from '../command.ts';
 import { when } from '../format.ts';
-import { nudgeDaemon } from '../nudge.ts';
+import { commandActions } from '../nudge.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
 
@@ -59,24 +57,6 @@ it was released or rejected already.
 Options:
   --json   machine-readable output
   --help   this text`;
-
-/** What `held --json` prints for one held entry. */
-export function heldView(entry: HeldEntry) {
-  const report = JSON.parse(entry.report) as Partial<GuardReport>;
-  return {
-    id: entry.id,
-    source: entry.source,
-    file: entry.name,
-    kind: entry.kind,
-    storedAs: entry.storedAs,
-    reason: entry.reason,
-    heldAt: new Date(entry.heldAt).toISOString(),
-    tripped: report.tripped ?? [],
-    figures: report.figures ?? null,
-    thresholds: report.thresholds ?? null,
-    examples: report.examples ?? [],
-  };
-}
 
 function parseId(positionals: readonly string[], command: string): number {
   if (positionals.length !== 1) throw new UsageError(`${command} takes exactly one ID`);
@@ -172,12 +152,10 @@ async function release(
 ) {
   const db = openExistingState(config);
   try {
-    // A snapshot read is applied here: with the stock rules the daemon applies (STOCK_RULES_FILE).
-    if (config.stockRulesFile) setStockRules(db, readStockRulesFile(config.stockRulesFile).rules);
-    const result = await releaseHeld({ db, dataDir: config.dataDir, now: Date.now }, id);
+    const result = await releaseHeld(commandActions(config, db), id);
     if (result.source === 'snapshot') {
-      const nudged = await nudgeDaemon(config, (n) => n.push(`release ${id}`));
-      if (json) println(ctx.stdout, JSON.stringify({ ...result, daemonNudged: nudged }));
+      const nudged = result.daemonNudged;
+      if (json) println(ctx.stdout, JSON.stringify(result));
       else {
         println(
           ctx.stdout,
@@ -257,7 +235,7 @@ export const rejectCommand: Command = {
     const config = commandConfig(ctx, configFlags);
     const db = openExistingState(config);
     try {
-      const result = await rejectHeld({ db, dataDir: config.dataDir, now: Date.now }, id);
+      const result = await reject(commandActions(config, db), id);
       if (values.json) println(ctx.stdout, JSON.stringify(result));
       else if (result.source === 'snapshot')
         println(ctx.stdout, `rejected snapshot read ${id}: dropped; the last applied values stay`);

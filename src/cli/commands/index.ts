@@ -3,6 +3,7 @@ import { apiCommand } from './api.ts';
 import { demoCommand } from './demo.ts';
 import { explainCommand } from './explain.ts';
 import { failuresCommand } from './failures.ts';
+import { filesCommand } from './files.ts';
 import { healthCommand } from './health.ts';
 import { heldCommand, rejectCommand, releaseCommand } from './held.ts';
 import { planCommand } from './plan.ts';
@@ -15,6 +16,7 @@ export const commands: readonly Command[] = [
   runCommand,
   statusCommand,
   failuresCommand,
+  filesCommand,
   planCommand,
   explainCommand,
   heldCommand,

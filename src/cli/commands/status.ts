@@ -1,6 +1,7 @@
 import type { Config } from '../../config/index.ts';
 import { type Assessment, assess } from '../../daemon/assess.ts';
 import { readQueueDepths, readStatus } from '../../daemon/status.ts';
+import { statusView } from '../../daemon/views.ts';
 import { redisConnection } from '../../jobs/connection.ts';
 import { closeQueues, createQueues } from '../../jobs/queues.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
@@ -76,11 +77,7 @@ export const statusCommand: Command = {
         redisError: 'error' in s.queues ? s.queues.error : undefined,
       });
       if (values.json) {
-        const eta = {
-          calls: s.eta.calls,
-          at: s.eta.at === null ? null : new Date(s.eta.at).toISOString(),
-        };
-        println(ctx.stdout, JSON.stringify({ health, ...s, eta }, null, 2));
+        println(ctx.stdout, JSON.stringify(statusView(s, health), null, 2));
         return ExitCode.ok;
       }
       for (const line of describe(s, health, now, config.timezone)) println(ctx.stdout, line);
