@@ -1,7 +1,7 @@
 import { filesList, MAX_FILES_LISTED } from '../../daemon/views.ts';
+import { when } from '../../domain/humanTime.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
-import { when } from '../format.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
 

@@ -2,11 +2,11 @@ import type { Config } from '../../config/index.ts';
 import { type Assessment, assess } from '../../daemon/assess.ts';
 import { readQueueDepths, readStatus } from '../../daemon/status.ts';
 import { statusView } from '../../daemon/views.ts';
+import { when } from '../../domain/humanTime.ts';
 import { redisConnection } from '../../jobs/connection.ts';
 import { closeQueues, createQueues } from '../../jobs/queues.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
-import { when } from '../format.ts';
 import { openExistingState } from '../state.ts';
 
 const usage = `Usage: supplier-sync status [--json]

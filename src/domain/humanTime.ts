@@ -1,4 +1,4 @@
-import { localParts } from '../domain/localTime.ts';
+import { localParts } from './localTime.ts';
 
 /** A span a person reads at a glance: `12 s`, `5 min`, `3 h 20 min`, `2 days`. */
 export function span(ms: number): string {
