@@ -405,13 +405,18 @@ export const settings = {
     'HTTP_PORT',
     int(0, 65_535),
     0,
-    'Port of the optional /healthz and /metrics endpoint; 0 turns it off.',
+    "Port of the daemon's HTTP server: /healthz, /metrics and the console at / (its JSON under /api/); 0 turns it off.",
   ),
   httpHost: setting(
     'HTTP_HOST',
     listenHost,
     '127.0.0.1',
-    'Interface the /healthz and /metrics endpoint listens on: 127.0.0.1 (this machine only) by default; 0.0.0.0 for every interface (the container image sets it, so that a published port reaches it).',
+    'Interface the HTTP server listens on: 127.0.0.1 (this machine only) by default; 0.0.0.0 for every interface (the container image sets it, so that a published port reaches it). On an address other hosts reach, the console is served only with CONSOLE_PASSWORD_FILE.',
+  ),
+  consolePasswordFile: optional(
+    'CONSOLE_PASSWORD_FILE',
+    text,
+    'File holding the console password (8 to 1024 characters; trailing newline ignored), read at start. Set: every console page and /api/ route asks for it and the console can release, reject and retry. Unset: the console is read-only, and served only when HTTP_HOST is a loopback address.',
   ),
 } as const;
 

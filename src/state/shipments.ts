@@ -18,6 +18,16 @@ export interface PollOutcome {
 }
 
 /** Every shipment seen on the ready-to-ship list, and what was handed to the ERP when. */
+/** A shipment handed to the ERP and awaiting its confirmation. */
+export interface AwaitingShipment {
+  readonly orderNumber: string;
+  readonly exportedAt: number;
+  /** The outbox file that carried it. */
+  readonly exportFile: string | null;
+  /** When it was named in a `shipments.unconfirmed` warning; null: not yet. */
+  readonly unconfirmedWarnedAt: number | null;
+}
+
 export class ShipmentStore {
   readonly #db: StateDb;
   readonly #upsert;
@@ -143,6 +153,34 @@ export class ShipmentStore {
         .filter((r) => this.#markWarned.run(now, r.order_number).changes > 0)
         .map((r) => ({ orderNumber: r.order_number, exportedAt: r.exported_at })),
     )();
+  }
+
+  /**
+   * Orders handed to the ERP and not confirmed (nor gone from the list), oldest hand-over first,
+   * at most `limit` (the console's shipments page); through the shipments_awaiting index.
+   */
+  awaiting(limit: number): AwaitingShipment[] {
+    return this.#db
+      .prepare<
+        [number],
+        {
+          order_number: string;
+          exported_at: number;
+          export_file: string | null;
+          unconfirmed_warned_at: number | null;
+        }
+      >(
+        `SELECT order_number, exported_at, export_file, unconfirmed_warned_at FROM shipments
+          WHERE exported_at IS NOT NULL AND confirmed_at IS NULL AND left_list_at IS NULL
+          ORDER BY exported_at, order_number LIMIT ?`,
+      )
+      .all(limit)
+      .map((r) => ({
+        orderNumber: r.order_number,
+        exportedAt: r.exported_at,
+        exportFile: r.export_file,
+        unconfirmedWarnedAt: r.unconfirmed_warned_at,
+      }));
   }
 
   counts(): { open: number; exported: number; awaitingConfirmation: number } {
