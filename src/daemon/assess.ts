@@ -11,6 +11,9 @@ export interface Assessment {
   readonly reasons: readonly string[];
 }
 
+/** A reason cut to what one line of a verdict holds. */
+const short = (text: string) => (text.length > 80 ? `${text.slice(0, 79)}…` : text);
+
 /** What the assessment reads: the status, and whether Redis answered. */
 export interface AssessInput {
   readonly status: Status;
@@ -66,7 +69,7 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
       .slice(0, 3)
       .map((f) =>
         f.outcome === 'failed'
-          ? `${f.name} failed${f.reason ? ` (${f.reason})` : ''}`
+          ? `${f.name} failed${f.reason ? ` (${short(f.reason)})` : ''}`
           : `${f.name}: ${f.rowsRejected} of ${f.rowsRead} row(s) rejected`,
       );
     const more =

@@ -46,4 +46,5 @@ dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; }
 pre { background: var(--soft); padding: .6rem; overflow-x: auto; font-size: .85rem; }
 ul.reasons { margin: .2rem 0 1rem; padding-left: 1.2rem; }
+summary { cursor: pointer; margin: 1.2rem 0 .4rem; font-weight: 600; }
 `;

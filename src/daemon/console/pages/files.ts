@@ -68,8 +68,9 @@ ${rejected.length > 200 || f.rowsRejected > rejected.length ? html`<p class="mut
 </dl>
 ${held}
 ${rejectedTable}
-<h2>Report</h2>
+<details><summary>The whole report</summary>
 <pre>${JSON.stringify({ ...report, rejected: rejected.length > 20 ? `${rejected.length} rows: see above` : rejected }, null, 2)}</pre>
+</details>
 <p class="muted">The same as JSON: <a href="/api/files/${f.id}">/api/files/${f.id}</a>.</p>`;
   return page(ctx, f.file, body);
 }
