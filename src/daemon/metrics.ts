@@ -265,6 +265,9 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     contentType: registry.contentType,
     async render() {
       await first;
+      // Whether the daemon's connection is up is known without a query: a Redis gone shows at
+      // once, not at the next refresh.
+      if (redisUp && redis?.state().up === false) redisUp.set(0);
       return registry.metrics();
     },
     refresh,
