@@ -118,6 +118,9 @@ describe('files', () => {
     expect(reason).toContain('2 file(s) in the last 24 h failed or had rejected rows');
     expect(reason).toContain('no-kind.csv failed');
     expect(reason).toContain('some-bad.csv: 2 of 3 row(s) rejected');
+    expect((await run(['status'])).out).toMatch(
+      /^files 24 h +2 processed, 1 failed, 1 held; 2 row\(s\) rejected/m,
+    );
     // A day later they no longer count.
     env.db.prepare('UPDATE inbox_files SET finished_at = finished_at - 86400001').run();
     const later = JSON.parse((await run(['status', '--json'])).out);

@@ -13,7 +13,8 @@ const usage = `Usage: supplier-sync status [--json]
 
 First line: healthy, degraded, or NEEDS A PERSON, and why. Then the pending stock differences
 and when they will be on the portal at the budget left, rejected items, shipments awaiting
-confirmation, calls used in the last hour, the token, queue depths, and the last ingest, push,
+confirmation, calls used in the last hour, the token, queue depths, the files of the last 24 hours
+(a failed one, or one with rejected rows, makes it degraded), and the last ingest, push,
 reconciliation and poll, and when each kind of stock was last fully read from the portal
 (and what is being read now). Times are local (SYNC_TIMEZONE). Exits 0 whenever state.db can be read,
 degraded or not: \`supplier-sync health\` tells health by its exit code.
@@ -165,6 +166,13 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
     s.held.files + s.held.snapshots === 0
       ? 'nothing held by the guard rails'
       : `${s.held.files} file(s) and ${s.held.snapshots} snapshot read(s) held since ${at(s.held.oldestAt)}: \`supplier-sync held\``,
+  );
+  const counted = Object.entries(s.files.counts).filter(([, n]) => n > 0);
+  row(
+    'files 24 h',
+    counted.length === 0
+      ? 'none handled'
+      : `${counted.map(([outcome, n]) => `${n} ${outcome}`).join(', ')}; ${s.files.rowsRejected} row(s) rejected: \`supplier-sync files\``,
   );
   const l = s.last;
   row(
