@@ -146,10 +146,6 @@ export function createConsole(deps: ConsoleDeps) {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://console.invalid');
     const path = url.pathname;
-    if (path === '/console.css')
-      return send(req, res, 200, 'text/css; charset=utf-8', CONSOLE_CSS, {
-        'cache-control': 'public, max-age=3600',
-      });
     if (mode === 'off')
       return sendText(
         req,
@@ -157,6 +153,10 @@ export function createConsole(deps: ConsoleDeps) {
         404,
         'the console is off: without CONSOLE_PASSWORD_FILE it is served only when HTTP_HOST is a loopback address (/healthz and /metrics are served)',
       );
+    if (path === '/console.css')
+      return send(req, res, 200, 'text/css; charset=utf-8', CONSOLE_CSS, {
+        'cache-control': 'public, max-age=3600',
+      });
     const isPost = req.method === 'POST';
     if (!isPost && req.method !== 'GET' && req.method !== 'HEAD') {
       res.setHeader('allow', 'GET, HEAD, POST');
