@@ -48,9 +48,67 @@ const layerRules = tiers.flatMap((tier, i) => {
   return rules;
 });
 
+/**
+ * The layers inside src/inventory/, bottom last: the data dir's inbox folders and the readers at
+ * the bottom, then validation, the staged apply with its before-apply checks (full-export zeroing,
+ * the guard rails), then the two sources (one inbox file; the ERP snapshot), then what works on
+ * their results (an operator's decisions on what is held; the dry run). Imports point down only,
+ * and siblings of one tier do not import each other.
+ */
+const inventoryTiers = [
+  ['held', 'plan'],
+  ['ingest', 'snapshot'],
+  ['apply'],
+  ['validate'],
+  ['inbox', 'parse'],
+];
+
+const inventoryFolder = (names) => `^src/inventory/(${names.join('|')})/`;
+
+const inventoryRules = inventoryTiers.flatMap((tier, i) => {
+  const above = inventoryTiers.slice(0, i).flat();
+  const rules = [];
+  if (above.length > 0) {
+    rules.push({
+      name: `inventory-${tier.join('-')}-up`,
+      comment: `inventory/${tier.join(', ')} may not import a layer above it (${above.join(', ')})`,
+      severity: 'error',
+      from: { path: inventoryFolder(tier) },
+      to: { path: inventoryFolder(above) },
+    });
+  }
+  for (const name of tier) {
+    const siblings = tier.filter((t) => t !== name);
+    if (siblings.length === 0) continue;
+    rules.push({
+      name: `inventory-${name}-sideways`,
+      comment: `inventory/${name} may not import ${siblings.join(', ')} (same tier)`,
+      severity: 'error',
+      from: { path: inventoryFolder([name]) },
+      to: { path: inventoryFolder(siblings) },
+    });
+  }
+  return rules;
+});
+
 module.exports = {
   forbidden: [
     ...layerRules,
+    ...inventoryRules,
+    {
+      name: 'inventory-through-its-index',
+      comment: 'other folders import inventory/ through src/inventory/index.ts only',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/inventory/' },
+      to: { path: '^src/inventory/', pathNot: '^src/inventory/index\\.ts$' },
+    },
+    {
+      name: 'inventory-index-is-the-top',
+      comment: 'nothing inside inventory/ imports its own index (it would run back up)',
+      severity: 'error',
+      from: { path: '^src/inventory/' },
+      to: { path: '^src/inventory/index\\.ts$' },
+    },
     {
       name: 'no-cycles',
       comment: 'no module reaches itself through its imports',

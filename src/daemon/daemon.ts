@@ -8,9 +8,7 @@ import {
 } from '../config/index.ts';
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { createDcDirectory } from '../inventory/dcDirectory.ts';
-import { guardThresholds } from '../inventory/guard/check.ts';
-import { ingestInboxFile } from '../inventory/ingest/attempts.ts';
+import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';

@@ -1,11 +1,11 @@
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { LocationMap } from '../domain/stockRules.ts';
-import { guardThresholds } from '../inventory/guard/check.ts';
-import { finishHeldDecisions } from '../inventory/guard/decide.ts';
 import {
   type DcDirectory,
   fileIdentity,
+  finishHeldDecisions,
+  guardThresholds,
   InboxWatcher,
   readSnapshot,
   recoverInbox,

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { budgetStatus } from '../api/budget/store.ts';
 import { dataPaths, loadConfig } from '../config/index.ts';
 import { startDaemon } from '../daemon/daemon.ts';
-import { rejectHeld } from '../inventory/guard/decide.ts';
+import { rejectHeld } from '../inventory/index.ts';
 import { createLogger } from '../log/logger.ts';
 import { startSimulator } from '../simulator/index.ts';
 import { DEFAULT_EMAIL, DEFAULT_PASSWORD } from '../simulator/seed.ts';

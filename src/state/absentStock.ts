@@ -31,7 +31,7 @@ export function portalStockRead(db: StateDb, kind: StockKind): boolean {
 
 /**
  * The before-apply step of a full export, on the staged set (`staged.rows`, see
- * inventory/ingest/apply.ts): adds a row of quantity 0, line 0, for every key of `kind` held above
+ * inventory/apply/applyStaged.ts): adds a row of quantity 0, line 0, for every key of `kind` held above
  * 0 that the set does not name — for DC stock only at the centres the set names. One statement
  * (UNION and EXCEPT over indexed keys); returns how many rows it added.
  */

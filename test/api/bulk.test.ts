@@ -7,7 +7,7 @@ import {
   type BulkResult,
   failurePolicy,
 } from '../../src/api/index.ts';
-import { planFile } from '../../src/inventory/plan.ts';
+import { planFile } from '../../src/inventory/plan/planFile.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import { DISTRIBUTION_CENTRES, seededSku } from '../../src/simulator/seed.ts';
 import { DEFAULT_PASSWORD, type Harness, harness, rejection, simulator } from './helpers.ts';

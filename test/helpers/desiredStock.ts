@@ -1,5 +1,5 @@
 import type { StockKind } from '../../src/domain/stock.ts';
-import { applyRows } from '../../src/inventory/ingest/apply.ts';
+import { applyRows } from '../../src/inventory/apply/applyStaged.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { StateDb } from '../../src/state/db.ts';
 import type { ApplyResult, DesiredInput } from '../../src/state/desiredStock.ts';

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { profilesFileSchema } from '../../src/config/profiles.ts';
 import { stockRulesFileSchema } from '../../src/config/stockRules.ts';
 import { explainKey } from '../../src/daemon/explain.ts';
-import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
+import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/index.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { HeldStore } from '../../src/state/held.ts';
 import { InboxLedger } from '../../src/state/inboxFiles.ts';

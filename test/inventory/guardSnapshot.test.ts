@@ -12,7 +12,7 @@ import {
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
+import { rejectHeld, releaseHeld } from '../../src/inventory/index.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
 import { HeldStore } from '../../src/state/held.ts';

@@ -8,7 +8,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyRows, type BeforeApplyCheck } from '../../src/inventory/ingest/apply.ts';
+import { applyRows, type BeforeApplyCheck } from '../../src/inventory/apply/applyStaged.ts';
 import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';

@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/index.ts';
 import { readStockRulesFile } from '../../config/stockRules.ts';
-import type { GuardReport } from '../../inventory/guard/check.ts';
-import { rejectHeld, releaseHeld } from '../../inventory/guard/decide.ts';
-import type { FileReport } from '../../inventory/ingest/report.ts';
+import {
+  type FileReport,
+  type GuardReport,
+  rejectHeld,
+  releaseHeld,
+} from '../../inventory/index.ts';
 import type { StateDb } from '../../state/db.ts';
 import { type HeldEntry, HeldStore } from '../../state/held.ts';
 import { InboxLedger } from '../../state/inboxFiles.ts';

@@ -3,8 +3,8 @@ import { lstat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { systemClock } from '../../domain/clock.ts';
 import { InboxAttempts } from '../../state/inboxAttempts.ts';
-import { DcListUnavailableError } from '../dcDirectory.ts';
-import { fileIdentity } from '../names.ts';
+import { fileIdentity } from '../inbox/inboxNames.ts';
+import { DcListUnavailableError } from '../validate/dcDirectory.ts';
 import {
   FileChangedError,
   type FileOutcome,
@@ -56,7 +56,7 @@ export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<F
   return outcome;
 }
 
-/** A file as it was tried (names.ts fileIdentity): a rewrite or a replacement is another file. */
+/** A file as it was tried (inbox/inboxNames.ts fileIdentity): a rewrite or a replacement is another file. */
 function identityOf(name: string, st: Pick<Stats, 'ino' | 'size' | 'mtimeMs'>): string {
   return fileIdentity({ name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
 }

@@ -16,42 +16,40 @@ import { InboxLedger, type LedgerEntry } from '../../state/inboxFiles.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { recordStagedApply, stagedApplyOfFile } from '../../state/stagedApply.ts';
 import { StagingFile } from '../../state/staging.ts';
-import { zeroAbsentKeys } from '../absent.ts';
-import type { DcDirectory } from '../dcDirectory.ts';
-import { type GuardReport, guardStockFile } from '../guard/check.ts';
-import { isIgnoredName } from '../names.ts';
-import { formatOf, type InboxFormat, SUPPORTED_EXTENSIONS } from '../parse/records.ts';
-import { type ReadPlan, readPlanFor } from '../profiles.ts';
-import type { FileKind } from '../validate/kinds.ts';
+import { zeroAbsentKeys } from '../apply/absentZeros.ts';
 import {
   type ApplyDeps,
   applyStagedSet,
   type BeforeApplyCheck,
   resumeStagedApplies,
-} from './apply.ts';
+} from '../apply/applyStaged.ts';
+import { type GuardReport, guardStockFile } from '../apply/guardFile.ts';
+import { moveInboxEntry, type RenameFn } from '../inbox/inboxMove.ts';
+import { isIgnoredName } from '../inbox/inboxNames.ts';
+import { folderFor, reportPathFor, storedName } from '../inbox/storedNames.ts';
+import { formatOf, type InboxFormat, SUPPORTED_EXTENSIONS } from '../parse/records.ts';
+import type { DcDirectory } from '../validate/dcDirectory.ts';
+import type { FileKind } from '../validate/kinds.ts';
+import { type ReadPlan, readPlanFor } from '../validate/readPlan.ts';
 import {
   type CollectedFile,
   collectFile,
   type RejectedRow,
   type UnreadableFile,
 } from './collect.ts';
+import { fileSourceTime } from './fileSourceTime.ts';
 import { hashHandle } from './hash.ts';
-import { moveInboxEntry, type RenameFn } from './move.ts';
 import {
   baseReport,
   confirmationsReport,
   duplicateReport,
   type FileReport,
   failedReport,
-  folderFor,
   type ReadingFields,
   type ReportBase,
-  reportPathFor,
   stockReport,
-  storedName,
   writeReportFile,
 } from './report.ts';
-import { fileSourceTime } from './sourceTime.ts';
 
 export interface IngestDeps {
   readonly db: StateDb;
@@ -72,9 +70,9 @@ export interface IngestDeps {
    * so that it knows which keys to zero. Unset: what state.db knows is used.
    */
   readonly readPortalStock?: (kind: StockKind) => Promise<boolean>;
-  /** The "before apply" step of stock files (see apply.ts): checks run on the staged set. */
+  /** The "before apply" step of stock files (see apply/applyStaged.ts): checks run on the staged set. */
   readonly checks?: readonly BeforeApplyCheck[];
-  /** Keys per merge transaction (see apply.ts). */
+  /** Keys per merge transaction (see apply/applyStaged.ts). */
   readonly chunkRows?: number;
   /**
    * Guard rails (GUARD_* settings): the last check of the "before apply" step; a stock file that
@@ -439,7 +437,7 @@ function afterCommit(
 
 /**
  * A stock file whose rows are staged: the commit point records the ledger row and the apply
- * together (apply.ts), the merge follows in short transactions and completes the report.
+ * together (apply/applyStaged.ts), the merge follows in short transactions and completes the report.
  */
 async function commitStaged(
   ctx: Ctx,

@@ -1,11 +1,11 @@
 import { open } from 'node:fs/promises';
-import type { DataPaths } from '../../config/dataPaths.ts';
-import { emptyOfferSummary, type OfferSummary } from '../../domain/stockRules.ts';
+import { emptyOfferSummary } from '../../domain/stockRules.ts';
 import { intoPlace } from '../../files/durable.ts';
 import type { ConfirmationResult } from '../../state/confirmations.ts';
 import type { ApplyResult } from '../../state/desiredStock.ts';
-import type { GuardReport } from '../guard/check.ts';
-import { fitName } from '../names.ts';
+import type { GuardReport } from '../apply/guardFile.ts';
+import { type StockSummary, stockSummary } from '../apply/stockSummary.ts';
+import type { ReportOutcome } from '../inbox/storedNames.ts';
 import type { TextEncoding } from '../parse/encoding.ts';
 import { type InboxFormat, type PositionUnit, positionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
@@ -13,15 +13,6 @@ import type { CollectedFile, DuplicateKey, RejectedRow } from './collect.ts';
 
 /** Most per-row confirmation outcomes listed in a report; the rest are counted. */
 export const MAX_CONFIRMATIONS_LISTED = 10_000;
-
-export type ReportOutcome = 'processed' | 'failed' | 'duplicate' | 'held';
-
-/** The folder a handled file goes to by its outcome. */
-export function folderFor(paths: DataPaths, outcome: ReportOutcome): string {
-  if (outcome === 'failed') return paths.failed;
-  if (outcome === 'held') return paths.held;
-  return paths.processed;
-}
 
 /** How a file was read (product contract, "ERP exports as they come"). */
 export interface ReadingFields {
@@ -71,16 +62,7 @@ export interface FileReport extends ReadingFields {
   readonly distributionCentresChecked?: boolean;
   /** DC rows whose ERP location code was mapped to a portal DC code (STOCK_RULES_FILE). */
   readonly locationsMapped?: number;
-  readonly stock?: {
-    readonly keys: number;
-    readonly differingFromPortal: number;
-    readonly newlyPending: number;
-    readonly failuresReplaced: number;
-    /** Rows not applied because a newer file (by modification time) or snapshot set the key. */
-    readonly supersededByNewerFile: number;
-    /** The ERP's and the offered quantities under the stock rules (STOCK_RULES_FILE). */
-    readonly offers?: OfferSummary;
-  };
+  readonly stock?: StockSummary;
   readonly confirmations?: {
     readonly new: number;
     readonly duplicate: number;
@@ -98,58 +80,6 @@ export interface FileReport extends ReadingFields {
     readonly finishedAt: string;
     readonly ms: number;
   };
-}
-
-/** `20261122T014501Z` for a time in epoch milliseconds. */
-export function compactStamp(ms: number): string {
-  return new Date(ms)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '');
-}
-
-/**
- * The longest stored name, in bytes. File names are limited to 255 bytes (NAME_MAX), and the
- * longest name made from a stored one is the report's temp file,
- * `.<stored>.report.json.<8 hex>.tmp`: 26 bytes more.
- */
-export const MAX_STORED_NAME_BYTES = 255 - 26;
-
-/**
- * The name a handled file is stored under: unique by the ledger id, readable by time. An
- * original name too long to fit behind the prefix has its stem cut short (whole characters, never
- * half a UTF-8 sequence), `~` marking the cut, its extension kept; the report keeps the original
- * name in `file`.
- */
-export function storedName(receivedAt: number, ledgerId: number, name: string): string {
-  const prefix = `${compactStamp(receivedAt)}-${ledgerId}-`;
-  const room = MAX_STORED_NAME_BYTES - Buffer.byteLength(prefix);
-  return `${prefix}${fitName(name, room)}`;
-}
-
-/**
- * What a stored name (or its report's name) says: when the file was received and its ledger id;
- * undefined for any other name (one the daemon did not write).
- */
-export function parseStoredName(
-  name: string,
-): { readonly receivedAt: number; readonly ledgerId: number } | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-(\d+)-./.exec(name);
-  if (m === null) return undefined;
-  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const receivedAt = Date.UTC(y, mo - 1, d, h, mi, se);
-  return Number.isNaN(receivedAt) ? undefined : { receivedAt, ledgerId: Number(m[7]) };
-}
-
-export function reportPathFor(storedPath: string): string {
-  return `${storedPath}.report.json`;
 }
 
 /** What every report says, whatever happened to the file. */
@@ -252,18 +182,6 @@ export function stockReport(base: FileReport, c: CollectedFile, applied?: ApplyR
         offers: emptyOfferSummary(),
       },
     ),
-  };
-}
-
-/** The `stock` part of a report. */
-export function stockSummary(t: ApplyResult): NonNullable<FileReport['stock']> {
-  return {
-    keys: t.rows,
-    differingFromPortal: t.differing,
-    newlyPending: t.newlyPending,
-    failuresReplaced: t.failuresCleared,
-    supersededByNewerFile: t.superseded,
-    offers: t.offers,
   };
 }
 

@@ -1,6 +1,5 @@
 import { pipeline, Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { showValue } from '../validate/rows.ts';
 import { readBatches } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
 import { detectDelimiter, isBlankLine } from './dialect.ts';
@@ -11,6 +10,7 @@ import {
   FileFormatError,
   type RecordEvent,
   recordTooLong,
+  showValue,
 } from './records.ts';
 
 /** How to read one delimited file; every field has the contract's default. */

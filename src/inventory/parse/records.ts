@@ -38,6 +38,15 @@ export class FileFormatError extends Error {
   }
 }
 
+const MAX_VALUE_IN_REPORT = 100;
+
+/** A value as it may appear in a report: text, cut to 100 characters. */
+export function showValue(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > MAX_VALUE_IN_REPORT ? `${text.slice(0, MAX_VALUE_IN_REPORT)}…` : text;
+}
+
 /** Default largest record (a JSON Lines line, a CSV row) in bytes: INBOX_MAX_RECORD_BYTES. */
 export const DEFAULT_MAX_RECORD_BYTES = 1024 * 1024;
 

@@ -13,19 +13,19 @@ import type { Logger } from '../../log/logger.ts';
 import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
 import { StagingFile } from '../../state/staging.ts';
-import { zeroAbsentKeys } from '../absent.ts';
-import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
-import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
+import { zeroAbsentKeys } from '../apply/absentZeros.ts';
+import { applyStagedSet, type BeforeApplyCheck } from '../apply/applyStaged.ts';
 import {
   guardSnapshotStaged,
   type SnapshotGuardOutcome,
   supersedeHeldSnapshot,
-} from '../guard/snapshot.ts';
-import { applyStagedSet, type BeforeApplyCheck } from '../ingest/apply.ts';
-import { normalizeColumn } from '../validate/kinds.ts';
+} from '../apply/guardSnapshot.ts';
+import { normalizeColumn } from '../parse/header.ts';
+import { createYielder } from '../parse/yielder.ts';
+import { createDcCheck, type DcCheck, dcRejection } from '../validate/dcCheck.ts';
+import { type DcDirectory, DcListUnavailableError } from '../validate/dcDirectory.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';
-import { createYielder } from '../yielder.ts';
-import { recordSnapshotApply } from './apply.ts';
+import { recordSnapshotApply } from './snapshotApply.ts';
 
 export interface SnapshotDeps {
   readonly db: StateDb;
@@ -42,7 +42,7 @@ export interface SnapshotDeps {
   readonly locations?: LocationMap;
   /** The data dir: the staged set is written under its staging/ folder. */
   readonly dataDir: string;
-  /** The "before apply" step (see src/inventory/ingest/apply.ts). */
+  /** The "before apply" step (see src/inventory/apply/applyStaged.ts). */
   readonly checks?: readonly BeforeApplyCheck[];
   /** Keys per merge transaction. */
   readonly chunkRows?: number;
@@ -125,7 +125,7 @@ class SnapshotFailure extends Error {
  * (one consistent picture), each read row by row (`iterate()`), the event loop running every
  * 10 ms in between, rows checked like file rows (bad ones logged and counted) and
  * staged in a scratch database; then the staged set is applied as desired stock (source
- * 'snapshot') through the same steps as a file (src/inventory/ingest/apply.ts: the "before
+ * 'snapshot') through the same steps as a file (src/inventory/apply/applyStaged.ts: the "before
  * apply" checks, one commit point, a chunked merge). SKUs absent from the snapshot are left as
  * they are. Never throws: a missing, locked, half-written or corrupt file gives
  * `{status: 'failed'}` and a `snapshot.failed` log line; try again later.

@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from '../../domain/clock.ts';
-import { type PrunedFiles, pruneHandledFiles } from '../../inventory/ingest/retention.ts';
+import { type PrunedFiles, pruneHandledFiles } from '../../inventory/index.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
 import {

@@ -1,11 +1,11 @@
-import { type Clock, systemClock } from '../domain/clock.ts';
-import type { Logger } from '../log/logger.ts';
-import type { StateDb } from '../state/db.ts';
+import { type Clock, systemClock } from '../../domain/clock.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { StateDb } from '../../state/db.ts';
 import {
   type DistributionCentreRecord,
   listDistributionCentres,
   replaceDistributionCentres,
-} from '../state/distributionCentres.ts';
+} from '../../state/distributionCentres.ts';
 
 export type DcStatus = 'active' | 'inactive' | 'unknown';
 

@@ -1,7 +1,7 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
-import { parseStoredName } from './report.ts';
+import { parseStoredName } from './storedNames.ts';
 
 /** Files removed by one retention run. */
 export interface PrunedFiles {

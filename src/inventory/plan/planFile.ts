@@ -1,37 +1,37 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { BatchSizes } from '../api/batchSizes.ts';
-import { dataPaths } from '../config/dataPaths.ts';
-import type { Profile } from '../config/profiles.ts';
-import { decideGuard, type GuardThresholds } from '../domain/guard.ts';
-import { keyString, type StockKind } from '../domain/stock.ts';
+import { BatchSizes } from '../../api/batchSizes.ts';
+import { dataPaths } from '../../config/dataPaths.ts';
+import type { Profile } from '../../config/profiles.ts';
+import { decideGuard, type GuardThresholds } from '../../domain/guard.ts';
+import { keyString, type StockKind } from '../../domain/stock.ts';
 import {
   compileStockRules,
   NO_STOCK_RULES,
   type OfferSummary,
   OfferTally,
   type StockRuleSet,
-} from '../domain/stockRules.ts';
-import { portalStockRead } from '../state/absentStock.ts';
-import { classifyConfirmations } from '../state/confirmations.ts';
-import { openStateDbReadOnly, type StateDb } from '../state/db.ts';
-import { compareWithRemote } from '../state/desiredStock.ts';
-import { compareRows } from '../state/guardFigures.ts';
-import { absentKeys as keysOmitted } from './absent.ts';
-import { createDcDirectory } from './dcDirectory.ts';
-import { type GuardReport, guardReport } from './guard/check.ts';
-import { type CollectedFile, collectFile, type RejectedRow } from './ingest/collect.ts';
-import type { ReadingFields } from './ingest/report.ts';
+} from '../../domain/stockRules.ts';
+import { portalStockRead } from '../../state/absentStock.ts';
+import { classifyConfirmations } from '../../state/confirmations.ts';
+import { openStateDbReadOnly, type StateDb } from '../../state/db.ts';
+import { compareWithRemote } from '../../state/desiredStock.ts';
+import { compareRows } from '../../state/guardFigures.ts';
+import { absentKeys as keysOmitted } from '../apply/absentZeros.ts';
+import { type GuardReport, guardReport } from '../apply/guardFile.ts';
+import { type CollectedFile, collectFile, type RejectedRow } from '../ingest/collect.ts';
+import type { ReadingFields } from '../ingest/report.ts';
 import {
   formatOf,
   type InboxFormat,
   type PositionUnit,
   positionUnit,
   SUPPORTED_EXTENSIONS,
-} from './parse/records.ts';
-import { readPlanFor } from './profiles.ts';
-import type { FileKind } from './validate/kinds.ts';
+} from '../parse/records.ts';
+import { createDcDirectory } from '../validate/dcDirectory.ts';
+import type { FileKind } from '../validate/kinds.ts';
+import { readPlanFor } from '../validate/readPlan.ts';
 
 export interface PlanOptions {
   readonly dataDir: string;

@@ -13,7 +13,7 @@ import {
 } from '../../state/guardFigures.ts';
 import { type HeldEntry, HeldStore } from '../../state/held.ts';
 import { KeyValueStore } from '../../state/kv.ts';
-import { type GuardReport, guardReport } from './check.ts';
+import { type GuardReport, guardReport } from './guardFile.ts';
 
 /**
  * The guard rails' step before a snapshot read is applied: the percent checks over both kinds

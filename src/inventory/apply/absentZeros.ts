@@ -1,7 +1,7 @@
-import type { StockKind } from '../domain/stock.ts';
-import { keysHeldAboveZero, stageAbsentZeros } from '../state/absentStock.ts';
-import type { StateDb } from '../state/db.ts';
-import type { BeforeApplyCheck } from './ingest/apply.ts';
+import type { StockKind } from '../../domain/stock.ts';
+import { keysHeldAboveZero, stageAbsentZeros } from '../../state/absentStock.ts';
+import type { StateDb } from '../../state/db.ts';
+import type { BeforeApplyCheck } from './applyStaged.ts';
 
 /**
  * The keys a full export (`absent: "zero"`, SNAPSHOT_ABSENT=zero) sets to 0 by omission: those of

@@ -57,7 +57,7 @@ import {
   stagedByOtherLiveProcess,
   stagingDir,
 } from '../../state/staging.ts';
-import { stockSummary } from './report.ts';
+import { stockSummary } from './stockSummary.ts';
 
 /** Keys merged per transaction: about 10–20 ms of work on a 2-core machine. */
 export const DEFAULT_CHUNK_ROWS = 5000;

@@ -1,9 +1,9 @@
-import type { Profile } from '../config/profiles.ts';
-import { compileGlob, type GlobMatcher } from '../domain/glob.ts';
-import type { DelimitedOptions } from './parse/delimited.ts';
-import type { XlsxOptions } from './parse/xlsx.ts';
-import { type ColumnMapping, columnMapping } from './validate/mapping.ts';
-import type { QuantityOptions } from './validate/quantity.ts';
+import type { Profile } from '../../config/profiles.ts';
+import { compileGlob, type GlobMatcher } from '../../domain/glob.ts';
+import type { DelimitedOptions } from '../parse/delimited.ts';
+import type { XlsxOptions } from '../parse/xlsx.ts';
+import { type ColumnMapping, columnMapping } from './mapping.ts';
+import type { QuantityOptions } from './quantity.ts';
 
 /**
  * How one inbox file is to be read: the profile chosen by its name (INBOX_PROFILES_FILE), turned

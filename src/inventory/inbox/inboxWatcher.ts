@@ -5,7 +5,7 @@ import { type FSWatcher, watch } from 'chokidar';
 import { dataPaths, ensureDataDirs } from '../../config/dataPaths.ts';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { Logger } from '../../log/logger.ts';
-import { fitName, type InboxEntry, isIgnoredName } from '../names.ts';
+import { fitName, type InboxEntry, isIgnoredName } from './inboxNames.ts';
 
 export interface InboxWatcherOptions {
   readonly dataDir: string;
