@@ -20,7 +20,7 @@ const BATCH = 500;
  * Finished ledger rows older than the cutoff that nothing needs any more. Kept, however old:
  * - rows not finished ('committed': a move still to do);
  * - the newest applied file of each kind: a copy of it arriving again is a duplicate and costs
- *   nothing (see duplicateSource in inventory/ingest/process.ts);
+ *   nothing (see duplicateOf in inventory/ingest/route.ts);
  * - a file whose confirmations are not all confirmed (pending, failed, conflict): its report is
  *   completed with the portal's answers, and `failures` names its file and line;
  * - a file that is still the source of some key's desired quantity (desired_stock.source): what
