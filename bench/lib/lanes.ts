@@ -9,7 +9,7 @@ import type { Clock } from '../../src/domain/clock.ts';
 import type { RetrySettings } from '../../src/domain/retrySchedule.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { StateDb } from '../../src/state/db.ts';
-import { PendingStock } from '../../src/state/pendingStock.ts';
+import { PendingStock } from '../../src/state/stock/pendingStock.ts';
 import type { StockReader, StockWriter } from '../../src/sync/ports.ts';
 import { pushPending } from '../../src/sync/push.ts';
 import { readWhileIdle } from '../../src/sync/readWhileIdle.ts';

@@ -88,7 +88,7 @@ export const stockRulesFileSchema = z
       ),
     rules: z
       .array(stockRuleSchema)
-      // The apply packs a rule's position into 16 bits (src/state/stockRules.ts).
+      // The apply packs a rule's position into 16 bits (src/state/stock/ruleOffers.ts).
       .max(10_000, 'at most 10000 rules')
       .default([])
       .describe(

@@ -1,6 +1,6 @@
 import { keyString, parseKeyString, type StockKey } from '../domain/stock.ts';
 import type { StateDb } from '../state/db.ts';
-import { HeldStore } from '../state/held.ts';
+import { HeldStore } from '../state/inbox/heldStore.ts';
 import {
   readShipmentFacts,
   readStockFacts,

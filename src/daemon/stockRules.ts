@@ -5,13 +5,13 @@ import type { Clock } from '../domain/clock.ts';
 import { NO_STOCK_RULES, type StockRuleSet } from '../domain/stockRules.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
-import { type RederiveResult, rederiveOffers, setStockRules } from '../state/stockRules.ts';
+import { type RederiveResult, rederiveOffers, setStockRules } from '../state/stock/ruleOffers.ts';
 
 /**
  * The stock rules of the running daemon (STOCK_RULES_FILE): read at start (a bad file stops the
  * start, exit 78), watched afterwards. Once attached to state.db, every valid change is taken at
  * once: the apply's SQL functions evaluate the new rules, and every stored key's offered quantity
- * is worked out again in one pass (state/stockRules.ts); keys whose offer changed are pending
+ * is worked out again in one pass (state/stock/ruleOffers.ts); keys whose offer changed are pending
  * and a push is asked for. No file: no rules (keys offered as the ERP counts them; a file
  * removed from the settings undoes its rules at the next start).
  */

@@ -10,10 +10,10 @@ import { rejectHeld } from '../inventory/index.ts';
 import { createLogger } from '../log/logger.ts';
 import { startSimulator } from '../simulator/index.ts';
 import { DEFAULT_EMAIL, DEFAULT_PASSWORD } from '../simulator/seed.ts';
-import { ConfirmationSends } from '../state/confirmationSends.ts';
 import { openStateDb } from '../state/db.ts';
-import { HeldStore } from '../state/held.ts';
-import { StockFailures } from '../state/stockFailures.ts';
+import { HeldStore } from '../state/inbox/heldStore.ts';
+import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
+import { StockFailures } from '../state/stock/stockFailures.ts';
 import { Narrator } from './narrator.ts';
 import { demoRedis } from './redis.ts';
 

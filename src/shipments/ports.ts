@@ -1,5 +1,5 @@
 import type { Confirmation } from '../domain/shipment.ts';
-import type { ShipmentRecord } from '../state/shipments.ts';
+import type { ShipmentRecord } from '../state/shipments/shipmentStore.ts';
 
 /** What the shipment side needs of the portal; the API client provides it. */
 export interface ShipmentsPort {

@@ -1,6 +1,6 @@
-import { countDesired } from '../state/desiredStock.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { kvKey } from '../state/kvKeys.ts';
+import { countDesired } from '../state/stock/desiredStock.ts';
 import {
   abandonFirstStartRead,
   chooseFirstStart,

@@ -1,5 +1,5 @@
 import type { StockKind, StockRow } from '../domain/stock.ts';
-import type { RemoteRow } from '../state/remoteStock.ts';
+import type { RemoteRow } from '../state/stock/remoteStock.ts';
 import type { BulkAnswer } from './decide/bulkResult.ts';
 
 /** What the sync engine needs of the portal to write stock; the API client provides it. */

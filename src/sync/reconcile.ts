@@ -11,7 +11,7 @@ import {
   type ReconcileRead,
   type ReconcileTotals,
 } from '../state/kvKeys.ts';
-import { type DriftedKey, RemoteStock } from '../state/remoteStock.ts';
+import { type DriftedKey, RemoteStock } from '../state/stock/remoteStock.ts';
 import type { RemotePage, StockReader } from './ports.ts';
 
 export interface ReconcileDeps {

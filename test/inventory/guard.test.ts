@@ -7,10 +7,10 @@ import { stockRulesFileSchema } from '../../src/config/stockRules.ts';
 import { explainKey } from '../../src/daemon/explain.ts';
 import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/index.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
-import { HeldStore } from '../../src/state/held.ts';
-import { InboxLedger } from '../../src/state/inboxFiles.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
-import { setStockRules } from '../../src/state/stockRules.ts';
+import { HeldStore } from '../../src/state/inbox/heldStore.ts';
+import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
+import { setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');

@@ -15,10 +15,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectHeld, releaseHeld } from '../../src/inventory/index.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
-import { HeldStore } from '../../src/state/held.ts';
+import { HeldStore } from '../../src/state/inbox/heldStore.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
-import { stagingDir } from '../../src/state/staging.ts';
+import { stagingDir } from '../../src/state/staging/stagingFile.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { runCliToEnd } from '../helpers/daemonProcess.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 

@@ -8,7 +8,7 @@ import type { DcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { createDcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { createLogger, type Logger } from '../../src/log/logger.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import type { DistributionCentreRecord } from '../../src/state/distributionCentres.ts';
+import type { DistributionCentreRecord } from '../../src/state/stock/distributionCentres.ts';
 import { makeSandbox } from '../helpers/sandbox.ts';
 
 export interface LogCapture {

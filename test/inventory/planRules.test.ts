@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planCommand } from '../../src/cli/commands/plan.ts';
-import { replaceDistributionCentres } from '../../src/state/distributionCentres.ts';
+import { replaceDistributionCentres } from '../../src/state/stock/distributionCentres.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;

@@ -4,7 +4,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planCommand } from '../../src/cli/commands/plan.ts';
 import type { FilePlan } from '../../src/inventory/plan/planFile.ts';
-import { replaceDistributionCentres } from '../../src/state/distributionCentres.ts';
+import { replaceDistributionCentres } from '../../src/state/stock/distributionCentres.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;

@@ -12,10 +12,10 @@ import { applyRows, type BeforeApplyCheck } from '../../src/inventory/apply/appl
 import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
-import { InboxLedger } from '../../src/state/inboxFiles.ts';
-import { recordStagedApply } from '../../src/state/stagedApply.ts';
-import { stagingDir } from '../../src/state/staging.ts';
-import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
+import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
+import { recordStagedApply } from '../../src/state/staging/stagedApply.ts';
+import { stagingDir } from '../../src/state/staging/stagingFile.ts';
+import { rederiveOffers, setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');

@@ -22,7 +22,7 @@ import type { InboxEntry } from '../../src/inventory/inbox/inboxNames.ts';
 import { fitName } from '../../src/inventory/inbox/inboxNames.ts';
 import { InboxWatcher } from '../../src/inventory/inbox/inboxWatcher.ts';
 import { MAX_STORED_NAME_BYTES, storedName } from '../../src/inventory/inbox/storedNames.ts';
-import { InboxLedger } from '../../src/state/inboxFiles.ts';
+import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 

@@ -12,10 +12,10 @@ import { createLogger, type Logger } from '../../src/log/logger.ts';
 import { sendConfirmations } from '../../src/shipments/confirm.ts';
 import { pollReadyToShip } from '../../src/shipments/poll.ts';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
-import { ConfirmationSends } from '../../src/state/confirmationSends.ts';
-import { storeConfirmations } from '../../src/state/confirmations.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { ShipmentStore } from '../../src/state/shipments.ts';
+import { ConfirmationSends } from '../../src/state/shipments/confirmationSends.ts';
+import { storeConfirmations } from '../../src/state/shipments/confirmations.ts';
+import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
 import { rejection } from '../api/helpers.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 

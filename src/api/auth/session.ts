@@ -1,7 +1,7 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { Logger } from '../../log/logger.ts';
 import { registerSecret } from '../../log/redact.ts';
-import { AuthStore } from '../../state/authStore.ts';
+import { AuthStore } from '../../state/calls/authStore.ts';
 import type { StateDb } from '../../state/db.ts';
 import { backoffDelay, parseRetryAfter } from '../backoff.ts';
 import { errorDetails, parseJson } from '../body.ts';

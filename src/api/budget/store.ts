@@ -1,6 +1,6 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { Logger } from '../../log/logger.ts';
-import { CallLog } from '../../state/callLog.ts';
+import { CallLog } from '../../state/calls/callLog.ts';
 import type { StateDb } from '../../state/db.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { BudgetExhaustedError, ClientClosedError } from '../errors.ts';

@@ -1,6 +1,6 @@
 import { parseKeyString, type StockKey } from '../../domain/stock.ts';
-import { ConfirmationSends } from '../../state/confirmationSends.ts';
-import { StockFailures } from '../../state/stockFailures.ts';
+import { ConfirmationSends } from '../../state/shipments/confirmationSends.ts';
+import { StockFailures } from '../../state/stock/stockFailures.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { nudgeDaemon } from '../nudge.ts';

@@ -8,9 +8,9 @@ import {
   releaseHeld,
 } from '../../inventory/index.ts';
 import type { StateDb } from '../../state/db.ts';
-import { type HeldEntry, HeldStore } from '../../state/held.ts';
-import { InboxLedger } from '../../state/inboxFiles.ts';
-import { setStockRules } from '../../state/stockRules.ts';
+import { type HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
+import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
+import { setStockRules } from '../../state/stock/ruleOffers.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, type CommandContext, ExitCode } from '../command.ts';
 import { when } from '../format.ts';

@@ -1,6 +1,6 @@
 import type { StockKind } from '../../domain/stock.ts';
-import { keysHeldAboveZero, stageAbsentZeros } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
+import { keysHeldAboveZero, stageAbsentZeros } from '../../state/stock/absentStock.ts';
 import type { BeforeApplyCheck } from './applyStaged.ts';
 
 /**

@@ -2,7 +2,7 @@
  * Applying a staged set of stock rows (a file's, the snapshot's, or a held snapshot read's) to
  * desired stock, in bounded memory and without blocking the event loop for long (issue #14). The
  * one way stock is applied: used by processInboxFile, readSnapshot and, through applyRows, the
- * release of a held snapshot read; SQL in src/state/staging.ts and src/state/stagedApply.ts.
+ * release of a held snapshot read; SQL in src/state/staging/stagingFile.ts and src/state/staging/stagedApply.ts.
  *
  * The steps, in order:
  * 1. **Stage.** The reader puts accepted rows into a scratch SQLite database under
@@ -20,7 +20,7 @@
  *    Checks run with nothing yet decided: a crash here leaves state.db as it was.
  *    `staged.rows.quantity` is the ERP's quantity; a check that compares with the portal wants
  *    the offered one under the stock rules: `offerSelect('staged.rows', …)` in
- *    src/state/stockRules.ts adds `quantity` (offered), `excluded` and `rule` to any columns.
+ *    src/state/stock/ruleOffers.ts adds `quantity` (offered), `excluded` and `rule` to any columns.
  * 4. **Commit point.** The scratch file is fsynced, then one short transaction records the apply
  *    in `staged_applies` together with the source's own record (the file's ledger row; the
  *    snapshot's time). Before it nothing is visible; from it on the apply will finish.
@@ -41,22 +41,23 @@ import { join } from 'node:path';
 import type { StockKind } from '../../domain/stock.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
-import type { ApplyResult } from '../../state/desiredStock.ts';
-import { InboxLedger } from '../../state/inboxFiles.ts';
+import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
 import {
   attachStaged,
   detachStaged,
+  dropStagedApply,
   mergeStagedChunk,
   type StagedApply,
   unfinishedStagedApplies,
-} from '../../state/stagedApply.ts';
+} from '../../state/staging/stagedApply.ts';
 import {
   removeOrphanStagingFiles,
   removeStagingFile,
   StagingFile,
   stagedByOtherLiveProcess,
   stagingDir,
-} from '../../state/staging.ts';
+} from '../../state/staging/stagingFile.ts';
+import type { ApplyResult } from '../../state/stock/desiredStock.ts';
 import { stockSummary } from './stockSummary.ts';
 
 /** Keys merged per transaction: about 10–20 ms of work on a 2-core machine. */
@@ -128,10 +129,8 @@ export function applyStagedSet<T extends { readonly applyId: number | undefined 
   return withApplyLock(db, async () => {
     await resumeUnlocked(deps);
     staging.close();
-    attachStaged(db, staging.path);
+    attachStaged(db, staging.path, { fresh: true });
     try {
-      // Read once, in key order: a small cache will do (the state connection's is 16 MiB).
-      db.exec('PRAGMA staged.synchronous = OFF; PRAGMA staged.cache_size = -2048');
       for (const check of deps.checks ?? []) {
         const decision = await check({ db, log: deps.log, source, table: 'staged.rows' });
         if (decision !== undefined) return { status: 'held', reason: decision.hold } as const;
@@ -225,7 +224,6 @@ async function resumeUnlocked(deps: ApplyDeps, fileId?: number): Promise<number>
       continue;
     }
     attachStaged(db, path);
-    db.exec('PRAGMA staged.cache_size = -2048');
     try {
       log.info(
         { event: 'ingest.apply_resumed', source: apply.source, applyId: apply.id },
@@ -248,7 +246,7 @@ async function resumeUnlocked(deps: ApplyDeps, fileId?: number): Promise<number>
  */
 function abandon(deps: ApplyDeps, apply: StagedApply, path: string): void {
   deps.db.transaction(() => {
-    deps.db.prepare('DELETE FROM staged_applies WHERE id = ?').run(apply.id);
+    dropStagedApply(deps.db, apply.id);
     if (apply.fileId !== null) new InboxLedger(deps.db).forget(apply.fileId);
   })();
   deps.log.error(

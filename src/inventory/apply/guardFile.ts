@@ -7,15 +7,15 @@ import {
 } from '../../domain/guard.ts';
 import { keyString, type StockKind } from '../../domain/stock.ts';
 import type { StateDb } from '../../state/db.ts';
-import type { DesiredInput } from '../../state/desiredStock.ts';
+import { type HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
+import type { DesiredInput } from '../../state/stock/desiredStock.ts';
 import {
   compareRows,
   compareStaged,
   offeredSet,
   type StagedComparison,
   type StagedSet,
-} from '../../state/guardFigures.ts';
-import { type HeldEntry, HeldStore } from '../../state/held.ts';
+} from '../../state/stock/guardFigures.ts';
 
 /**
  * The guard rails' step before a stock file is applied: compare its staged rows with what the

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { decideSnapshotGuard, emptiedQueries, type GuardThresholds } from '../../domain/guard.ts';
 import type { StateDb } from '../../state/db.ts';
-import type { DesiredInput } from '../../state/desiredStock.ts';
+import { type HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
+import { KeyValueStore } from '../../state/kv.ts';
+import type { DesiredInput } from '../../state/stock/desiredStock.ts';
 import {
   clearGuardRows,
   compareStaged,
@@ -10,9 +12,7 @@ import {
   type StagedSet,
   stagedRowsInOrder,
   stageGuardRows,
-} from '../../state/guardFigures.ts';
-import { type HeldEntry, HeldStore } from '../../state/held.ts';
-import { KeyValueStore } from '../../state/kv.ts';
+} from '../../state/stock/guardFigures.ts';
 import { type GuardReport, guardReport } from './guardFile.ts';
 
 /**

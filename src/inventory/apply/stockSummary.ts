@@ -1,5 +1,5 @@
 import type { OfferSummary } from '../../domain/stockRules.ts';
-import type { ApplyResult } from '../../state/desiredStock.ts';
+import type { ApplyResult } from '../../state/stock/desiredStock.ts';
 
 /** What an apply did, as a file's report says it (`stock`; the merge's last transaction sets it). */
 export interface StockSummary {

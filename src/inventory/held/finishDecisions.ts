@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { HeldStore } from '../../state/held.ts';
+import { HeldStore } from '../../state/inbox/heldStore.ts';
 import { type DecisionDeps, heldPathOf } from './heldLookup.ts';
 import { moveToFailed } from './reject.ts';
 import { moveBack } from './release.ts';

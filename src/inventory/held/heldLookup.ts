@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
-import type { HeldEntry, HeldStore } from '../../state/held.ts';
+import type { HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
 
 /**
  * An operator's decision on what the guard rails hold (`release ID`, `reject ID`):

@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { systemClock } from '../../domain/clock.ts';
-import { InboxAttempts } from '../../state/inboxAttempts.ts';
+import { InboxAttempts } from '../../state/inbox/inboxAttempts.ts';
 import { fileIdentity } from '../inbox/inboxNames.ts';
 import { DcListUnavailableError } from '../validate/dcDirectory.ts';
 import {

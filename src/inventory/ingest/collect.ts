@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { LocationMap } from '../../domain/stockRules.ts';
-import type { ConfirmationInput } from '../../state/confirmations.ts';
-import type { StagingFile } from '../../state/staging.ts';
+import type { ConfirmationInput } from '../../state/shipments/confirmations.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import {
   ByteTap,
   type Dialect,

@@ -1,6 +1,9 @@
 import type { Stats } from 'node:fs';
-import { type ConfirmationResult, storeConfirmations } from '../../state/confirmations.ts';
-import type { StagingFile } from '../../state/staging.ts';
+import {
+  type ConfirmationResult,
+  storeConfirmations,
+} from '../../state/shipments/confirmations.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import type { CollectedFile } from './collect.ts';
 import type { FileContext, FileOutcome } from './fileContext.ts';
 import { afterCommit, allRejections } from './finishFile.ts';

@@ -6,7 +6,7 @@ import type { StockKind } from '../../domain/stock.ts';
 import type { LocationMap } from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
-import type { InboxLedger } from '../../state/inboxFiles.ts';
+import type { InboxLedger } from '../../state/inbox/inboxLedger.ts';
 import type { ApplyDeps, BeforeApplyCheck } from '../apply/applyStaged.ts';
 import type { RenameFn } from '../inbox/inboxMove.ts';
 import type { DcDirectory } from '../validate/dcDirectory.ts';

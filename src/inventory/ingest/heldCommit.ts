@@ -1,5 +1,5 @@
 import type { Stats } from 'node:fs';
-import { HeldStore } from '../../state/held.ts';
+import { HeldStore } from '../../state/inbox/heldStore.ts';
 import type { GuardReport } from '../apply/guardFile.ts';
 import type { CollectedFile } from './collect.ts';
 import { type FileContext, stockKindOf } from './fileContext.ts';

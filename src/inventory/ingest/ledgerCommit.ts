@@ -1,7 +1,7 @@
 import { existsSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
-import type { LedgerEntry } from '../../state/inboxFiles.ts';
+import type { LedgerEntry } from '../../state/inbox/inboxLedger.ts';
 import { storedName } from '../inbox/storedNames.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { FileContext } from './fileContext.ts';

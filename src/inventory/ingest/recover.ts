@@ -5,7 +5,7 @@ import { type Clock, systemClock } from '../../domain/clock.ts';
 import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
-import { InboxLedger } from '../../state/inboxFiles.ts';
+import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
 import { recoverStaging } from '../apply/applyStaged.ts';
 import { folderFor, reportPathFor } from '../inbox/storedNames.ts';
 import type { FileReport } from './report.ts';

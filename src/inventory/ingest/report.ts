@@ -1,6 +1,6 @@
 import { emptyOfferSummary } from '../../domain/stockRules.ts';
-import type { ConfirmationResult } from '../../state/confirmations.ts';
-import type { ApplyResult } from '../../state/desiredStock.ts';
+import type { ConfirmationResult } from '../../state/shipments/confirmations.ts';
+import type { ApplyResult } from '../../state/stock/desiredStock.ts';
 import type { GuardReport } from '../apply/guardFile.ts';
 import { type StockSummary, stockSummary } from '../apply/stockSummary.ts';
 import type { ReportOutcome } from '../inbox/storedNames.ts';

@@ -1,4 +1,4 @@
-import type { LedgerEntry } from '../../state/inboxFiles.ts';
+import type { LedgerEntry } from '../../state/inbox/inboxLedger.ts';
 import type { InboxFormat } from '../parse/records.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
-import type { ConfirmationInput } from '../../state/confirmations.ts';
-import type { StagingFile } from '../../state/staging.ts';
+import type { ConfirmationInput } from '../../state/shipments/confirmations.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { showValue } from '../parse/records.ts';
 import { createDcCheck, type DcCheck, dcRejection } from '../validate/dcCheck.ts';
 import type { DcDirectory } from '../validate/dcDirectory.ts';

@@ -1,8 +1,8 @@
 import type { Stats } from 'node:fs';
 import type { StockKind } from '../../domain/stock.ts';
-import { portalStockRead } from '../../state/absentStock.ts';
-import { recordStagedApply } from '../../state/stagedApply.ts';
-import type { StagingFile } from '../../state/staging.ts';
+import { recordStagedApply } from '../../state/staging/stagedApply.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
+import { portalStockRead } from '../../state/stock/absentStock.ts';
 import { zeroAbsentKeys } from '../apply/absentZeros.ts';
 import { applyStagedSet, type BeforeApplyCheck } from '../apply/applyStaged.ts';
 import { type GuardReport, guardStockFile } from '../apply/guardFile.ts';

@@ -1,6 +1,6 @@
 import type { Stats } from 'node:fs';
-import type { LedgerEntry } from '../../state/inboxFiles.ts';
-import type { StagingFile } from '../../state/staging.ts';
+import type { LedgerEntry } from '../../state/inbox/inboxLedger.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { formatOf } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import { specialReason } from './entryChecks.ts';

@@ -13,11 +13,11 @@ import {
   OfferTally,
   type StockRuleSet,
 } from '../../domain/stockRules.ts';
-import { portalStockRead } from '../../state/absentStock.ts';
-import { classifyConfirmations } from '../../state/confirmations.ts';
 import { openStateDbReadOnly, type StateDb } from '../../state/db.ts';
-import { compareWithRemote } from '../../state/desiredStock.ts';
-import { compareRows } from '../../state/guardFigures.ts';
+import { classifyConfirmations } from '../../state/shipments/confirmations.ts';
+import { portalStockRead } from '../../state/stock/absentStock.ts';
+import { compareWithRemote } from '../../state/stock/desiredStock.ts';
+import { compareRows } from '../../state/stock/guardFigures.ts';
 import { absentKeys as keysOmitted } from '../apply/absentZeros.ts';
 import { type GuardReport, guardReport } from '../apply/guardFile.ts';
 import { type CollectedFile, collectFile, type RejectedRow } from '../ingest/collect.ts';

@@ -3,9 +3,9 @@ import type { GuardThresholds } from '../../domain/guard.ts';
 import { sourceTime } from '../../domain/sourceTime.ts';
 import { emptyOfferSummary, type OfferSummary } from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
-import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
-import { StagingFile } from '../../state/staging.ts';
+import { StagingFile } from '../../state/staging/stagingFile.ts';
+import { portalStockRead } from '../../state/stock/absentStock.ts';
 import { zeroAbsentKeys } from '../apply/absentZeros.ts';
 import { applyStagedSet, type BeforeApplyCheck } from '../apply/applyStaged.ts';
 import {

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
-import type { StagingFile } from '../../state/staging.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { normalizeColumn } from '../parse/header.ts';
 import { createYielder } from '../parse/yielder.ts';
 import { createDcCheck, type DcCheck, dcRejection } from '../validate/dcCheck.ts';

@@ -5,7 +5,7 @@ import {
   type DistributionCentreRecord,
   listDistributionCentres,
   replaceDistributionCentres,
-} from '../../state/distributionCentres.ts';
+} from '../../state/stock/distributionCentres.ts';
 
 export type DcStatus = 'active' | 'inactive' | 'unknown';
 

@@ -1,8 +1,8 @@
 import type { Job } from 'bullmq';
 import { checkDeadline, checkUnconfirmed, type ShipmentWatchDeps } from '../../shipments/watch.ts';
-import { ConfirmationSends } from '../../state/confirmationSends.ts';
-import { PendingStock } from '../../state/pendingStock.ts';
-import { StockFailures } from '../../state/stockFailures.ts';
+import { ConfirmationSends } from '../../state/shipments/confirmationSends.ts';
+import { PendingStock } from '../../state/stock/pendingStock.ts';
+import { StockFailures } from '../../state/stock/stockFailures.ts';
 import { nextReconcileStep } from '../../sync/readWhileIdle.ts';
 import type { JobDeps } from '../deps.ts';
 import type { JobPayloads } from '../queues.ts';

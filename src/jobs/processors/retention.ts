@@ -6,7 +6,7 @@ import {
   ledgerIdsAwaitingReports,
   type PrunedRows,
   pruneFinishedRows,
-} from '../../state/retention.ts';
+} from '../../state/rowRetention.ts';
 
 export interface RetentionDeps {
   readonly db: StateDb;
@@ -30,7 +30,7 @@ const DAY_MS = 86_400_000;
  * One retention run (daily, and at start): handled files in processed/ and failed/ received more
  * than RETENTION_DAYS ago go with their reports, then the finished rows of the file ledger,
  * shipments and confirmations that nothing needs any more, and counted attempts at files last tried
- * before then (see state/retention.ts for what is
+ * before then (see state/rowRetention.ts for what is
  * kept however old). Logged as `retention.pruned` with the counts.
  */
 export async function pruneRetained(deps: RetentionDeps): Promise<RetentionResult> {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type RouteFacts, routeFile } from '../../../src/inventory/ingest/route.ts';
-import type { LedgerEntry } from '../../../src/state/inboxFiles.ts';
+import type { LedgerEntry } from '../../../src/state/inbox/inboxLedger.ts';
 
 const entry = (over: Partial<LedgerEntry> = {}): LedgerEntry => ({
   id: 7,

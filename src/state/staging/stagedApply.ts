@@ -1,12 +1,16 @@
 import type { Statement } from 'better-sqlite3';
-import type { StockKind } from '../domain/stock.ts';
-import { emptyOfferSummary, mergeOfferSummaries, type OfferSummary } from '../domain/stockRules.ts';
-import { perConnection, type StateDb } from './db.ts';
-import type { ApplyResult } from './desiredStock.ts';
+import type { StockKind } from '../../domain/stock.ts';
+import {
+  emptyOfferSummary,
+  mergeOfferSummaries,
+  type OfferSummary,
+} from '../../domain/stockRules.ts';
+import { perConnection, type StateDb } from '../db.ts';
+import type { ApplyResult } from '../stock/desiredStock.ts';
 import { type Cursor, mergeChunk } from './stagedMerge.ts';
 
 /**
- * The apply of a staged set (see src/state/staging.ts) to desired stock, in short transactions.
+ * The apply of a staged set (see src/state/staging/stagingFile.ts) to desired stock, in short transactions.
  *
  * All or nothing, under a kill at any point:
  * 1. Before the commit point the rows exist only in the scratch file: nothing in state.db
@@ -19,7 +23,7 @@ import { type Cursor, mergeChunk } from './stagedMerge.ts';
  * 4. The last transaction deletes the `staged_applies` row (and the caller finishes its own
  *    records in it). A row found at start is merged to the end before anything else is applied.
  *
- * The merge follows the sync engine's rule for each key: the stock rules (stockRules.ts) turn
+ * The merge follows the sync engine's rule for each key: the stock rules (stock/ruleOffers.ts) turn
  * each staged ERP quantity into the offered one as the chunk is taken; rows older than the
  * stored one (`source_at`) are skipped; a stored failure with another quantity (or of a key now
  * excluded) is removed; desired_stock is upserted (`erp_quantity`, offered `quantity`, `rule`,
@@ -102,9 +106,20 @@ export function stagedApplyOfFile(db: StateDb, fileId: number): StagedApply | un
   return r && toApply(r);
 }
 
-/** Makes a scratch file's tables reachable from the state connection as schema `staged`. */
-export function attachStaged(db: StateDb, path: string): void {
+/**
+ * Makes a scratch file's tables reachable from the state connection as schema `staged`, read
+ * once in key order (a small cache will do; the state connection's is 16 MiB). `fresh`: the set
+ * was just staged and is not yet decided, so a crash loses nothing it holds (no syncs).
+ */
+export function attachStaged(db: StateDb, path: string, opts: { fresh?: boolean } = {}): void {
   db.prepare('ATTACH DATABASE ? AS staged').run(path);
+  if (opts.fresh) db.exec('PRAGMA staged.synchronous = OFF');
+  db.exec('PRAGMA staged.cache_size = -2048');
+}
+
+/** Drops the record of an apply that cannot finish (its scratch file is gone). */
+export function dropStagedApply(db: StateDb, id: number): void {
+  db.prepare('DELETE FROM staged_applies WHERE id = ?').run(id);
 }
 
 export function detachStaged(db: StateDb): void {

@@ -1,4 +1,4 @@
-import type { StateDb } from './db.ts';
+import type { StateDb } from '../db.ts';
 
 /** A committed hand-over whose file may still have to be put in place. */
 export interface Handover {

@@ -1,5 +1,5 @@
-import type { StockKey, StockKind, StockRow } from '../domain/stock.ts';
-import type { StateDb } from './db.ts';
+import type { StockKey, StockKind, StockRow } from '../../domain/stock.ts';
+import type { StateDb } from '../db.ts';
 
 /** How the portal answered the last push of a key. */
 export type PushOutcome = 'updated' | 'rejected';

@@ -5,7 +5,7 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import type { StockKind } from '../domain/stock.ts';
+import type { StockKind } from '../../domain/stock.ts';
 import { openStagingDb, type RejectRow, StagingWriter } from './stagingWriter.ts';
 
 /** The worker's module: stagingWorker.ts next to this file, or .js once compiled. */

@@ -1,7 +1,8 @@
-import { nextAttemptAt, type RetrySettings } from '../domain/retrySchedule.ts';
-import { keyString, type StockKey, type StockKind, type StockRow } from '../domain/stock.ts';
-import type { StateDb } from './db.ts';
+import { nextAttemptAt, type RetrySettings } from '../../domain/retrySchedule.ts';
+import { keyString, type StockKey, type StockKind, type StockRow } from '../../domain/stock.ts';
+import type { StateDb } from '../db.ts';
 import { MARK_PENDING_SQL } from './pendingStock.ts';
+import type { StockFailureRow } from './stockTables.ts';
 
 export interface StockFailure extends StockRow {
   readonly key: string;
@@ -13,20 +14,7 @@ export interface StockFailure extends StockRow {
   readonly nextAttemptAt: number;
 }
 
-interface FailureRow {
-  kind: StockKind;
-  dc: string;
-  sku: string;
-  quantity: number;
-  error: string;
-  not_found: number;
-  attempts: number;
-  first_failed_at: number;
-  last_failed_at: number;
-  next_attempt_at: number;
-}
-
-const toFailure = (r: FailureRow): StockFailure => ({
+const toFailure = (r: StockFailureRow): StockFailure => ({
   key: keyString(r),
   kind: r.kind,
   dc: r.dc,
@@ -58,7 +46,7 @@ export class StockFailures {
 
   constructor(db: StateDb) {
     this.#db = db;
-    this.#get = db.prepare<[StockKind, string, string], FailureRow>(
+    this.#get = db.prepare<[StockKind, string, string], StockFailureRow>(
       'SELECT * FROM stock_failures WHERE kind = ? AND dc = ? AND sku = ?',
     );
     this.#upsert = db.prepare<
@@ -73,7 +61,7 @@ export class StockFailures {
     this.#delete = db.prepare<[StockKind, string, string]>(
       'DELETE FROM stock_failures WHERE kind = ? AND dc = ? AND sku = ?',
     );
-    this.#list = db.prepare<[number], FailureRow>(
+    this.#list = db.prepare<[number], StockFailureRow>(
       'SELECT * FROM stock_failures ORDER BY first_failed_at, kind, dc, sku LIMIT ?',
     );
     this.#count = db.prepare<[], { n: number; not_found: number | null }>(

@@ -1,4 +1,5 @@
-import type { StateDb } from './db.ts';
+import type { StateDb } from '../db.ts';
+import type { InboxFileRow, LedgerStatus } from './inboxTables.ts';
 
 /**
  * The file ledger: one row per inbox file handled. A row is written 'committed' in the same
@@ -8,7 +9,7 @@ import type { StateDb } from './db.ts';
  * finish the move". An operator's decision on a held file sets 'released' (it goes back to inbox/
  * and is read again as a new file) or 'failed' (rejected: moved to failed/).
  */
-export type LedgerStatus = 'committed' | 'processed' | 'failed' | 'duplicate' | 'held' | 'released';
+export type { LedgerStatus } from './inboxTables.ts';
 
 /** What the file's handling decided; kept in the report, so also in a 'committed' row. */
 export type LedgerOutcome = 'processed' | 'failed' | 'duplicate' | 'held';
@@ -28,20 +29,8 @@ export interface LedgerEntry {
   readonly finishedAt: number | null;
 }
 
-interface Row {
-  id: number;
-  name: string;
-  content_hash: string;
-  size: number;
-  kind: string | null;
-  status: LedgerStatus;
-  outcome: LedgerOutcome | null;
-  dest_name: string | null;
-  report: string | null;
-  received_at: number;
-  committed_at: number | null;
-  finished_at: number | null;
-}
+/** A ledger row as read, with the outcome its report says. */
+type Row = InboxFileRow & { readonly outcome: LedgerOutcome | null };
 
 const COLUMNS = `id, name, content_hash, size, kind, status, json_extract(report, '$.outcome') AS outcome,
   dest_name, report, received_at, committed_at, finished_at`;

@@ -1,5 +1,5 @@
-import type { PendingKey, StockKey, StockKind } from '../domain/stock.ts';
-import type { StateDb } from './db.ts';
+import type { PendingKey, StockKey, StockKind } from '../../domain/stock.ts';
+import type { StateDb } from '../db.ts';
 
 /** The one statement that makes a key pending (a pending key stays as it was). */
 export const MARK_PENDING_SQL =

@@ -1,4 +1,4 @@
-import type { StateDb } from './db.ts';
+import type { StateDb } from '../db.ts';
 
 export interface StoredToken {
   readonly token: string;

@@ -1,5 +1,5 @@
 import type { StateDb } from './db.ts';
-import { appliedCondition } from './inboxFiles.ts';
+import { appliedCondition } from './inbox/inboxLedger.ts';
 
 /** Rows removed by one retention run, per table. */
 export interface PrunedRows {

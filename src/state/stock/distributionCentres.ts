@@ -1,4 +1,4 @@
-import type { StateDb } from './db.ts';
+import type { StateDb } from '../db.ts';
 
 /** A distribution centre as the portal lists it; only code and is_active are relied on. */
 export interface DistributionCentreRecord {

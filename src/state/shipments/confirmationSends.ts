@@ -1,5 +1,6 @@
-import type { Confirmation, ShipmentAction } from '../domain/shipment.ts';
-import type { StateDb } from './db.ts';
+import type { Confirmation } from '../../domain/shipment.ts';
+import type { StateDb } from '../db.ts';
+import type { ConfirmationRow } from './shipmentTables.ts';
 
 /** A stored confirmation that may still be sent. */
 export interface PendingConfirmation extends Confirmation {
@@ -16,20 +17,21 @@ export interface ConfirmationFailure extends PendingConfirmation {
   readonly createdAt: number;
 }
 
-interface Row {
-  id: number;
-  order_number: string;
-  action: ShipmentAction;
-  carrier: string;
-  tracking_number: string;
-  is_collected: number;
-  attempts: number;
-  file_id: number | null;
-  line: number | null;
-  status: string;
-  error: string | null;
-  created_at: number;
-}
+type Row = Pick<
+  ConfirmationRow,
+  | 'id'
+  | 'order_number'
+  | 'action'
+  | 'carrier'
+  | 'tracking_number'
+  | 'is_collected'
+  | 'attempts'
+  | 'file_id'
+  | 'line'
+  | 'status'
+  | 'error'
+  | 'created_at'
+>;
 
 const toPending = (r: Row): PendingConfirmation => ({
   id: r.id,

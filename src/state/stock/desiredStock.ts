@@ -1,6 +1,6 @@
-import type { StockKind } from '../domain/stock.ts';
-import type { OfferSummary } from '../domain/stockRules.ts';
-import type { StateDb } from './db.ts';
+import type { StockKind } from '../../domain/stock.ts';
+import type { OfferSummary } from '../../domain/stockRules.ts';
+import type { StateDb } from '../db.ts';
 
 /** One desired position of a kind; `dc` is '' for factory stock. */
 export interface DesiredInput {

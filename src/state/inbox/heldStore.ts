@@ -1,7 +1,7 @@
-import type { StockKind } from '../domain/stock.ts';
-import type { StateDb } from './db.ts';
-import type { DesiredInput } from './desiredStock.ts';
-import { type StagedSet, stagedFrom } from './guardFigures.ts';
+import type { StockKind } from '../../domain/stock.ts';
+import type { StateDb } from '../db.ts';
+import type { DesiredInput } from '../stock/desiredStock.ts';
+import { type StagedSet, stagedFrom } from '../stock/guardFigures.ts';
 
 /**
  * What the guard rails hold (migration 14): one row per held stock file or snapshot read, with

@@ -4,9 +4,9 @@ import {
   offeredQuantity,
   rulesFingerprint,
   type StockRule,
-} from '../domain/stockRules.ts';
-import { perConnection, type StateDb } from './db.ts';
-import { KeyValueStore } from './kv.ts';
+} from '../../domain/stockRules.ts';
+import { perConnection, type StateDb } from '../db.ts';
+import { KeyValueStore } from '../kv.ts';
 
 /**
  * Stock rules inside SQLite: the pure evaluation (src/domain/stockRules.ts) registered as SQL

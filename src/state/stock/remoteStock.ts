@@ -1,5 +1,5 @@
-import type { StockKind, StockRow } from '../domain/stock.ts';
-import type { StateDb } from './db.ts';
+import type { StockKind, StockRow } from '../../domain/stock.ts';
+import type { StateDb } from '../db.ts';
 import { MARK_PENDING_SQL } from './pendingStock.ts';
 
 export interface RemoteRow extends StockRow {

@@ -1,8 +1,8 @@
-import type { GuardFigures } from '../domain/guard.ts';
-import type { StockKind } from '../domain/stock.ts';
-import type { StateDb } from './db.ts';
+import type { GuardFigures } from '../../domain/guard.ts';
+import type { StockKind } from '../../domain/stock.ts';
+import type { StateDb } from '../db.ts';
 import type { DesiredInput } from './desiredStock.ts';
-import { ensureStockRuleFunctions, offerSelect } from './stockRules.ts';
+import { ensureStockRuleFunctions, offerSelect } from './ruleOffers.ts';
 
 /**
  * The figures of the guard rails: a staged set of stock rows compared with what the portal is
@@ -59,7 +59,7 @@ export function stagedFrom(set: StagedSet): { table: string; kind: string } {
 
 /**
  * The staged set as the portal would be offered it: each row's quantity under the stock rules in
- * force on this connection (state/stockRules.ts; none: as the ERP counts it), and the keys the
+ * force on this connection (state/stock/ruleOffers.ts; none: as the ERP counts it), and the keys the
  * rules exclude left out (never pushed, so nothing to protect).
  */
 export function offeredSet(db: StateDb, set: StagedSet): StagedSet {

@@ -1,12 +1,12 @@
-import { keyString, type StockKind } from '../domain/stock.ts';
+import { keyString, type StockKind } from '../../domain/stock.ts';
 import {
   emptyOfferSummary,
   MAX_OFFER_EXAMPLES,
   type OfferSummary,
   ruleIndex,
-} from '../domain/stockRules.ts';
-import { perConnection, type StateDb } from './db.ts';
-import { ensureStockRuleFunctions, hasStockRules, offerSelect } from './stockRules.ts';
+} from '../../domain/stockRules.ts';
+import { perConnection, type StateDb } from '../db.ts';
+import { ensureStockRuleFunctions, hasStockRules, offerSelect } from '../stock/ruleOffers.ts';
 
 /**
  * One chunk of a staged apply's merge (see stagedApply.ts): the next `limit` keys of

@@ -1,5 +1,5 @@
 /**
- * A worker thread that stages a large file's rows (src/state/staging.ts hands a scratch database
+ * A worker thread that stages a large file's rows (src/state/staging/stagingFile.ts hands a scratch database
  * to it once the file is large): the thread that reads and checks the file goes on with the next
  * rows while this one writes them, on the machine's other core.
  *
@@ -22,7 +22,7 @@ type Message =
   | { readonly rejects: readonly RejectRow[] }
   | { readonly close: true };
 
-// Imported anywhere but in the worker thread staging.ts starts (a check loading every module,
+// Imported anywhere but in the worker thread stagingFile.ts starts (a check loading every module,
 // say), it does nothing.
 if (parentPort !== null && (workerData as { path?: unknown } | null)?.path !== undefined) {
   serve(parentPort, workerData as { path: string; order: StagingOrder });

@@ -1,4 +1,4 @@
-import type { StateDb } from './db.ts';
+import type { StateDb } from '../db.ts';
 
 /** A shipment as the portal lists it: only `order_number` is known for sure (the spec shows no more). */
 export interface ShipmentRecord {

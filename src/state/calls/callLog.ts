@@ -1,4 +1,4 @@
-import type { StateDb } from './db.ts';
+import type { StateDb } from '../db.ts';
 
 /** Typed queries on api_calls: one row per call to the portal (all but login), for the budget. */
 export class CallLog {

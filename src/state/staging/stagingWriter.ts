@@ -1,7 +1,7 @@
 import Database, { type Statement } from 'better-sqlite3';
 
 /**
- * The writing side of a scratch database (src/state/staging.ts): its schema, its connection
+ * The writing side of a scratch database (src/state/staging/stagingFile.ts): its schema, its connection
  * settings and the statements that stage rows. The same code runs in the thread that reads the
  * file and, for a large file, in a worker thread of its own (stagingWorker.ts).
  *

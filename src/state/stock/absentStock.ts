@@ -1,7 +1,7 @@
-import type { StockKind } from '../domain/stock.ts';
-import type { StateDb } from './db.ts';
-import { KeyValueStore } from './kv.ts';
-import { kvKey } from './kvKeys.ts';
+import type { StockKind } from '../../domain/stock.ts';
+import type { StateDb } from '../db.ts';
+import { KeyValueStore } from '../kv.ts';
+import { kvKey } from '../kvKeys.ts';
 
 /**
  * Full exports (a profile's `absent: "zero"`, `SNAPSHOT_ABSENT=zero`): every key of the kind that

@@ -1,5 +1,5 @@
-import type { Confirmation, ShipmentAction } from '../domain/shipment.ts';
-import type { StateDb } from './db.ts';
+import type { Confirmation, ShipmentAction } from '../../domain/shipment.ts';
+import type { StateDb } from '../db.ts';
 
 /** One confirmation row from an inbox file. */
 export interface ConfirmationInput extends Confirmation {
