@@ -10,9 +10,9 @@ import type { RetrySettings } from '../../src/domain/retrySchedule.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { StateDb } from '../../src/state/db.ts';
 import { PendingStock } from '../../src/state/stock/pendingStock.ts';
-import type { StockReader, StockWriter } from '../../src/sync/ports.ts';
 import { pushPending } from '../../src/sync/push.ts';
 import { readWhileIdle } from '../../src/sync/readWhileIdle.ts';
+import type { StockReader, StockWriter } from '../../src/sync/stockPorts.ts';
 
 /**
  * Real time that skips ahead: every call takes the time it really takes, and every wait (a spent

@@ -1,4 +1,4 @@
-import { BulkIncompleteError, isPortalError } from './errors.ts';
+import { BulkIncompleteError, isPortalError } from './portalErrors.ts';
 
 /**
  * What to do about a failed portal call, decided once for every caller (the push, the

@@ -13,7 +13,7 @@ import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { afterJobs, processors } from '../jobs/processors/index.ts';
-import { recoverWork } from '../jobs/processors/maintenance.ts';
+import { recoverWork } from '../jobs/processors/maintenanceJob.ts';
 import { closeQueues, createQueues, liftPauses, pushDue } from '../jobs/queues.ts';
 import { watchRedis } from '../jobs/redisWatch.ts';
 import { type Schedule, startSchedules } from '../jobs/schedules.ts';
@@ -26,11 +26,11 @@ import { openStateDb } from '../state/db.ts';
 import { readWholeKind } from '../sync/readKind.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { startHttpServer } from './httpServer.ts';
+import { loadStockRules } from './liveStockRules.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
-import { loadStockRules } from './stockRules.ts';
 
 export interface DaemonOptions {
   readonly config: Config;

@@ -1,14 +1,14 @@
 import { type ForeignLogins, readForeignLogins } from '../api/auth/foreignLogins.ts';
 import { readLoginBlock } from '../api/auth/loginBlock.ts';
 import { BatchSizes } from '../api/batchSizes.ts';
-import { HOUR_MS, LANES, type Lane } from '../api/budget/decide.ts';
-import { whenCallsDone } from '../api/budget/eta.ts';
 import {
   type BudgetSettings,
   type BudgetStatus,
   budgetStatus,
   laneReserve,
-} from '../api/budget/store.ts';
+} from '../api/budget/budgetStore.ts';
+import { HOUR_MS, LANES, type Lane } from '../api/budget/decide.ts';
+import { whenCallsDone } from '../api/budget/eta.ts';
 import type { Config } from '../config/index.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
 import type { StockKind } from '../domain/stock.ts';

@@ -8,7 +8,7 @@ import {
   type PendingConfirmation,
 } from '../state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
-import type { ShipmentsPort } from './ports.ts';
+import type { ShipmentsPort } from './shipmentsPort.ts';
 
 export interface ConfirmDeps {
   readonly db: StateDb;

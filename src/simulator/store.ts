@@ -3,7 +3,7 @@
  * (seeded products are computed from the seed, never stored as objects), so a million products
  * cost a few tens of megabytes and start in well under a second. Created products are appended.
  */
-import { alreadyExists, conflict, HttpError, invalidParameter, notFound } from './errors.ts';
+import { alreadyExists, conflict, HttpError, invalidParameter, notFound } from './httpError.ts';
 import type {
   Brand,
   DcStockRecord,

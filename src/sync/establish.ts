@@ -6,8 +6,8 @@ import {
   chooseFirstStart,
   type FirstStartChoice,
 } from './decide/firstStart.ts';
-import type { StockWriter } from './ports.ts';
 import { type ReconcileDeps, reconcileKind, startRead } from './reconcile.ts';
+import type { StockWriter } from './stockPorts.ts';
 
 /**
  * Before the first push of a kind, the portal's stock is unknown. Chooses the cheaper way to learn

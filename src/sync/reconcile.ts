@@ -12,7 +12,7 @@ import {
   type ReconcileTotals,
 } from '../state/kvKeys.ts';
 import { type DriftedKey, RemoteStock } from '../state/stock/remoteStock.ts';
-import type { RemotePage, StockReader } from './ports.ts';
+import type { RemotePage, StockReader } from './stockPorts.ts';
 
 export interface ReconcileDeps {
   readonly db: StateDb;

@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { profilesFileSchema } from '../../src/config/profiles.ts';
-import { stockRulesFileSchema } from '../../src/config/stockRules.ts';
+import { stockRulesFileSchema } from '../../src/config/stockRulesFile.ts';
 import { explainKey } from '../../src/daemon/explain.ts';
 import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/index.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';

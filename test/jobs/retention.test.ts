@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/domain/clock.ts';
-import { pruneRetained } from '../../src/jobs/processors/retention.ts';
+import { pruneRetained } from '../../src/jobs/processors/retentionJob.ts';
 import { InboxAttempts } from '../../src/state/inbox/inboxAttempts.ts';
 import { ConfirmationSends } from '../../src/state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';

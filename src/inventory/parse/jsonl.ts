@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { BATCH } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
+import { BATCH } from './recordBatches.ts';
 import {
   DEFAULT_MAX_RECORD_BYTES,
   lowerKeys,

@@ -6,8 +6,8 @@
  *   POST /__admin/faults/clear   POST /__admin/invalidate-tokens
  */
 import type { ApiResponse } from '../context.ts';
-import { invalidParameter } from '../errors.ts';
 import { type FaultEngine, validateFaults } from '../faults.ts';
+import { invalidParameter } from '../httpError.ts';
 import { enumQuery, intQuery } from '../params.ts';
 import { Router } from '../router.ts';
 import type { StatsCollector } from '../stats.ts';

@@ -6,7 +6,7 @@ import {
   param,
   type RouteDef,
 } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../httpError.ts';
 import { objectBody, optionalString, requiredString } from '../params.ts';
 
 function brandId(req: ApiRequest): number {

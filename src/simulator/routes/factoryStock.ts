@@ -1,6 +1,6 @@
 /** Factory stock: GET /factory-stocks (range filters, cursor), POST single and bulk-update. */
 import type { ApiContext, ApiRequest, ApiResponse, RouteDef } from '../context.ts';
-import { paginate } from '../pagination.ts';
+import { paginate } from '../cursorPages.ts';
 import { intQuery } from '../params.ts';
 import { bulkItems, refuseInvalidItem, storeRules, updateFactoryStock } from '../stockUpdates.ts';
 import { MAX_QUANTITY } from '../store.ts';

@@ -7,9 +7,9 @@ import {
   param,
   type RouteDef,
 } from '../context.ts';
-import { invalidParameter, notFound } from '../errors.ts';
+import { paginate } from '../cursorPages.ts';
+import { invalidParameter, notFound } from '../httpError.ts';
 import { type PlatformStatus, PRODUCT_SCOPES, type ProductScope } from '../model.ts';
-import { paginate } from '../pagination.ts';
 import { enumQuery, intQuery, objectBody } from '../params.ts';
 import { MAX_QUANTITY } from '../store.ts';
 import { cursorFrom, pageBody } from './listPage.ts';

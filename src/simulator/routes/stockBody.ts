@@ -1,5 +1,5 @@
 /** Request-level checks of the single stock update bodies (bulk items are checked per item). */
-import { invalidParameter } from '../errors.ts';
+import { invalidParameter } from '../httpError.ts';
 import { objectBody, requiredString } from '../params.ts';
 import { MAX_QUANTITY } from '../store.ts';
 

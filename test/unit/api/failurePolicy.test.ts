@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { failurePolicy } from '../../../src/api/failurePolicy.ts';
 import {
   BadResponseError,
   BudgetExhaustedError,
@@ -12,8 +13,7 @@ import {
   RateLimitedError,
   RequestTimeoutError,
   TokenRefusedError,
-} from '../../../src/api/errors.ts';
-import { failurePolicy } from '../../../src/api/failurePolicy.ts';
+} from '../../../src/api/portalErrors.ts';
 
 const http = (status: number, extra: Record<string, unknown> = {}) =>
   new PortalHttpError(`POST /x: HTTP ${status}`, { status, ...extra });

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { clearLoginBlock } from '../../api/auth/loginBlock.ts';
+import { budgetStatus } from '../../api/budget/budgetStore.ts';
 import type { Lane } from '../../api/budget/decide.ts';
 import { LANES } from '../../api/budget/decide.ts';
-import { budgetStatus } from '../../api/budget/store.ts';
 import type { BulkResult, DcStockItem, FactoryStockItem } from '../../api/bulk.ts';
 import { createPortalClient, type PortalClient } from '../../api/client.ts';
 import type { BrandInput } from '../../api/endpoints/brands.ts';
@@ -12,8 +12,8 @@ import {
   type ProductScope,
 } from '../../api/endpoints/products.ts';
 import type { ShipmentActionInput } from '../../api/endpoints/shipments.ts';
-import { BulkIncompleteError, isPortalError } from '../../api/errors.ts';
 import type { Page } from '../../api/pagination.ts';
+import { BulkIncompleteError, isPortalError } from '../../api/portalErrors.ts';
 import type { CallOptions } from '../../api/request.ts';
 import { type Config, dataPaths } from '../../config/index.ts';
 import type { StockKind } from '../../domain/stock.ts';

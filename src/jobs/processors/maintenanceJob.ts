@@ -6,7 +6,7 @@ import { StockFailures } from '../../state/stock/stockFailures.ts';
 import { nextReconcileStep } from '../../sync/readWhileIdle.ts';
 import type { JobDeps } from '../deps.ts';
 import type { JobPayloads } from '../queues.ts';
-import { pruneRetained } from './retention.ts';
+import { pruneRetained } from './retentionJob.ts';
 
 /**
  * Re-derives work from state.db — failures whose next attempt is due, pending differences,

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { loadProfilesFile } from '../../config/profiles.ts';
-import { readStockRulesFile } from '../../config/stockRules.ts';
+import { readStockRulesFile } from '../../config/stockRulesFile.ts';
 import type { OfferSummary } from '../../domain/stockRules.ts';
 import { type FilePlan, guardThresholds, KIND_LABEL, planFile } from '../../inventory/index.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';

@@ -12,7 +12,7 @@ export interface StockWriter {
   forgetBatchSize(kind: StockKind): void;
   /**
    * One bulk update (the client may split it when the portal finds it too large). A failure
-   * after some parts were answered is a BulkIncompleteError (api/errors.ts) holding those answers
+   * after some parts were answered is a BulkIncompleteError (api/portalErrors.ts) holding those answers
    * (a BulkAnswer) and the items not sent (`sku`, and `distribution_centre_code` for DC).
    */
   bulkUpdate(kind: StockKind, rows: readonly StockRow[], signal?: AbortSignal): Promise<BulkAnswer>;

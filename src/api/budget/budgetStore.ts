@@ -3,7 +3,7 @@ import type { Logger } from '../../log/logger.ts';
 import { CallLog } from '../../state/calls/callLog.ts';
 import type { StateDb } from '../../state/db.ts';
 import { KeyValueStore } from '../../state/kv.ts';
-import { BudgetExhaustedError, ClientClosedError } from '../errors.ts';
+import { BudgetExhaustedError, ClientClosedError } from '../portalErrors.ts';
 import {
   type CallDecision,
   DEFAULT_PROBE,

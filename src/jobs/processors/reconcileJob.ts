@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { BudgetExhaustedError } from '../../api/errors.ts';
+import { BudgetExhaustedError } from '../../api/portalErrors.ts';
 import { readWhileIdle } from '../../sync/readWhileIdle.ts';
 import { startRead } from '../../sync/reconcile.ts';
 import type { JobDeps } from '../deps.ts';

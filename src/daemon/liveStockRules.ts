@@ -1,5 +1,5 @@
 import type { Config } from '../config/index.ts';
-import { type StockRulesFile, watchStockRulesFile } from '../config/stockRules.ts';
+import { type StockRulesFile, watchStockRulesFile } from '../config/stockRulesFile.ts';
 import type { WatchedFile } from '../config/watchedFile.ts';
 import type { Clock } from '../domain/clock.ts';
 import { NO_STOCK_RULES, type StockRuleSet } from '../domain/stockRules.ts';

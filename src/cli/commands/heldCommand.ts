@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config } from '../../config/index.ts';
-import { readStockRulesFile } from '../../config/stockRules.ts';
+import { readStockRulesFile } from '../../config/stockRulesFile.ts';
 import {
   type FileReport,
   type GuardReport,

@@ -6,7 +6,7 @@
  * with filters it scans at most `maxScan` positions, and a page cut short by that cap carries a
  * next (or prev) cursor where the scan stopped — it may hold fewer rows than per_page, even none.
  */
-import { invalidParameter } from './errors.ts';
+import { invalidParameter } from './httpError.ts';
 
 export type CursorDirection = 'next' | 'prev';
 
