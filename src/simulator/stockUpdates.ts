@@ -5,7 +5,8 @@
 import { HttpError, invalidParameter } from './httpError.ts';
 import type { StockUpdateError, StockUpdateResult } from './model.ts';
 import { DISTRIBUTION_CENTRES } from './seed.ts';
-import { MAX_QUANTITY, type SimulatorStore } from './store.ts';
+import { MAX_QUANTITY } from './stockLevels.ts';
+import type { SimulatorStore } from './store.ts';
 
 export const PRODUCT_NOT_FOUND = 'Product not found';
 export const DC_NOT_FOUND = 'Distribution centre not found';

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { clearLoginBlock } from '../../api/auth/loginBlock.ts';
 import { budgetStatus } from '../../api/budget/budgetStore.ts';
 import type { Lane } from '../../api/budget/decide.ts';
@@ -6,11 +5,7 @@ import { LANES } from '../../api/budget/decide.ts';
 import type { BulkResult, DcStockItem, FactoryStockItem } from '../../api/bulk.ts';
 import { createPortalClient, type PortalClient } from '../../api/client.ts';
 import type { BrandInput } from '../../api/endpoints/brands.ts';
-import {
-  PRODUCT_SCOPES,
-  type ProductInput,
-  type ProductScope,
-} from '../../api/endpoints/products.ts';
+import type { ProductInput } from '../../api/endpoints/products.ts';
 import type { ShipmentActionInput } from '../../api/endpoints/shipments.ts';
 import type { Page } from '../../api/pagination.ts';
 import { BulkIncompleteError, isPortalError } from '../../api/portalErrors.ts';
@@ -23,6 +18,7 @@ import { classifyBulkAnswer, MISSING_FROM_ANSWER } from '../../sync/decide/bulkR
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, type CommandContext, ExitCode } from '../command.ts';
 import { UsageError } from '../usage.ts';
+import { arrayBody, body, intArg, intOption, opt, scopes, textArg } from './apiArgs.ts';
 
 const usage = `Usage: supplier-sync api <resource> <action> [args] [options]
 
@@ -343,68 +339,4 @@ async function bulk<I extends FactoryStockItem>(
 
 function printJson(out: NodeJS.WritableStream, value: unknown): void {
   println(out, JSON.stringify(value, null, 2));
-}
-
-function body<T>(values: Values): T {
-  const inline = values['json-body'];
-  const file = values['body-file'];
-  if (inline !== undefined && file !== undefined) {
-    throw new UsageError('give --json-body or --body-file, not both');
-  }
-  let text: string;
-  if (inline !== undefined) text = inline;
-  else if (file !== undefined) {
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read --body-file ${file}: ${(err as Error).message}`);
-    }
-  } else throw new UsageError('this action needs a body: --json-body JSON or --body-file FILE');
-  try {
-    return JSON.parse(text) as T;
-  } catch (err) {
-    throw new UsageError(`the body is not JSON: ${(err as Error).message}`);
-  }
-}
-
-function arrayBody<T>(values: Values): T[] {
-  const parsed = body<unknown>(values);
-  if (!Array.isArray(parsed)) throw new UsageError('a bulk update body must be a JSON array');
-  return parsed as T[];
-}
-
-function textArg(args: readonly string[], name: string): string {
-  const value = args[0];
-  if (value === undefined || value === '') throw new UsageError(`missing ${name}`);
-  return value;
-}
-
-function intArg(args: readonly string[], name: string): number {
-  const value = textArg(args, name);
-  if (!/^\d+$/.test(value)) throw new UsageError(`${name} must be a whole number`);
-  return Number(value);
-}
-
-function intOption(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number`);
-  return Number(value);
-}
-
-function scopes(value: string): ProductScope[] {
-  const list = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  for (const s of list) {
-    if (!(PRODUCT_SCOPES as readonly string[]).includes(s)) {
-      throw new UsageError(`unknown scope '${s}'; one of: ${PRODUCT_SCOPES.join(', ')}`);
-    }
-  }
-  return list as ProductScope[];
-}
-
-/** `{key: value}` when value is set, else `{}` (exactOptionalPropertyTypes-friendly). */
-function opt<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }

@@ -2,8 +2,8 @@
 import type { ApiContext, ApiRequest, ApiResponse, RouteDef } from '../context.ts';
 import { paginate } from '../cursorPages.ts';
 import { intQuery } from '../params.ts';
+import { MAX_QUANTITY } from '../stockLevels.ts';
 import { bulkItems, refuseInvalidItem, storeRules, updateFactoryStock } from '../stockUpdates.ts';
-import { MAX_QUANTITY } from '../store.ts';
 import { cursorFrom, pageBody } from './listPage.ts';
 import { singleStockBody } from './stockBody.ts';
 
