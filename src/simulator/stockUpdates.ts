@@ -5,7 +5,7 @@
 import { HttpError, invalidParameter } from './httpError.ts';
 import type { StockUpdateError, StockUpdateResult } from './model.ts';
 import { DISTRIBUTION_CENTRES } from './seed.ts';
-import { MAX_QUANTITY } from './stockLevels.ts';
+import { MAX_QUANTITY } from './stockArrays.ts';
 import type { SimulatorStore } from './store.ts';
 
 export const PRODUCT_NOT_FOUND = 'Product not found';

@@ -29,7 +29,7 @@ import {
 import { type PlatformSkuCodec, platformSkuCodec } from './platformSku.ts';
 import { ACTIVE_DC_CODES, ProductSeed, parseSeededSku, SEED_BRANDS, seededSku } from './seed.ts';
 import { type NewShipment, ShipmentBook } from './shipmentBook.ts';
-import { checkQuantity, StockLevels } from './stockLevels.ts';
+import { checkQuantity, StockLevels } from './stockArrays.ts';
 
 const PLATFORM_STATUSES: readonly PlatformStatus[] = ['pending', 'active', 'inactive', 'declined'];
 const STATUSES: readonly ProductStatus[] = ['active', 'inactive', 'pending'];

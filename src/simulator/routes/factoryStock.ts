@@ -2,7 +2,7 @@
 import type { ApiContext, ApiRequest, ApiResponse, RouteDef } from '../context.ts';
 import { paginate } from '../cursorPages.ts';
 import { intQuery } from '../params.ts';
-import { MAX_QUANTITY } from '../stockLevels.ts';
+import { MAX_QUANTITY } from '../stockArrays.ts';
 import { bulkItems, refuseInvalidItem, storeRules, updateFactoryStock } from '../stockUpdates.ts';
 import { cursorFrom, pageBody } from './listPage.ts';
 import { singleStockBody } from './stockBody.ts';

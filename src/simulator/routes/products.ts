@@ -11,7 +11,7 @@ import { paginate } from '../cursorPages.ts';
 import { invalidParameter, notFound } from '../httpError.ts';
 import { type PlatformStatus, PRODUCT_SCOPES, type ProductScope } from '../model.ts';
 import { enumQuery, intQuery, objectBody } from '../params.ts';
-import { MAX_QUANTITY } from '../stockLevels.ts';
+import { MAX_QUANTITY } from '../stockArrays.ts';
 import { cursorFrom, pageBody } from './listPage.ts';
 
 export const PRODUCTS_PER_PAGE = 100;
