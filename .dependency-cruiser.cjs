@@ -2,11 +2,14 @@
  * The layers of src/, checked by `npm test` (npm run lint:deps). Imports point down only:
  *
  *   cli → demo → daemon → jobs → inventory | shipments | sync → api → state → domain | config | log | files
+ *   → failures
  *
  * Modules of one tier do not import each other (inventory, shipments and sync meet in domain/
  * and state/), except that api/ may use state/ (the token, the budget and learnt sizes live in
- * state.db). The simulator stands alone. BullMQ is known to jobs/ only; SQLite to state/ and to
- * the snapshot reader (it opens the ERP's own file).
+ * state.db). failures/ (the error codes and the one failure policy) is the ground: every layer
+ * that throws gives its errors a code from there, and jobs/ classifies them all without looking
+ * up. The simulator stands alone. BullMQ is known to jobs/ only; SQLite to state/ and to the
+ * snapshot reader (it opens the ERP's own file).
  */
 const tiers = [
   ['cli'],
@@ -17,6 +20,7 @@ const tiers = [
   ['api'],
   ['state'],
   ['domain', 'config', 'log', 'files'],
+  ['failures'],
 ];
 
 const folder = (names) => `^src/(${names.join('|')})/`;

@@ -55,7 +55,6 @@ export type {
   FactoryStockFilters,
   StockUpdateResult,
 } from './endpoints/stockLevels.ts';
-export { type FailureAction, failurePolicy } from './failurePolicy.ts';
 export type { Page, WalkOptions } from './pagination.ts';
 export * from './portalErrors.ts';
 export type { CallOptions } from './request.ts';

@@ -1,3 +1,4 @@
+import { CodedError } from '../failures/codedError.ts';
 import { scrubString } from '../log/redact.ts';
 
 /**
@@ -39,8 +40,8 @@ export interface PortalErrorDetails {
   readonly cause?: unknown;
 }
 
-export abstract class PortalError extends Error {
-  abstract readonly code: PortalErrorCode;
+export abstract class PortalError extends CodedError {
+  abstract override readonly code: PortalErrorCode;
   /** May pass: the same call is worth trying again later (the job that made it is retried). */
   abstract readonly retryable: boolean;
   readonly status: number | undefined;
@@ -53,7 +54,6 @@ export abstract class PortalError extends Error {
 
   constructor(message: string, details: PortalErrorDetails = {}) {
     super(scrubString(message), details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = new.target.name;
     this.status = details.status;
     this.apiCode = details.apiCode;
     this.field = details.field;
@@ -175,7 +175,8 @@ export class ClientClosedError extends PortalError {
  * before, `unsent` the items that got no answer; `cause` is the failure (decide on it, see
  * failurePolicy). The caller keeps the answers and leaves the rest for later.
  */
-export class BulkIncompleteError<I = unknown, A = unknown> extends Error {
+export class BulkIncompleteError<I = unknown, A = unknown> extends CodedError {
+  readonly code = 'E_BULK_INCOMPLETE';
   override readonly cause: unknown;
   readonly answered: A;
   readonly unsent: readonly I[];
@@ -185,7 +186,6 @@ export class BulkIncompleteError<I = unknown, A = unknown> extends Error {
     super(scrubString(`bulk update stopped with ${unsent.length} items unsent: ${why}`), {
       cause,
     });
-    this.name = 'BulkIncompleteError';
     this.cause = cause;
     this.answered = answered;
     this.unsent = unsent;

@@ -9,6 +9,7 @@ import {
   InboxWatcher,
   readSnapshot,
   recoverInbox,
+  SnapshotReadError,
   SnapshotWatcher,
 } from '../inventory/index.ts';
 import type { Nudges } from '../jobs/nudges.ts';
@@ -54,7 +55,7 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dataDir: config.dataDir,
     guard: guardThresholds(config),
   });
-  if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
+  if (outcome.status === 'failed') throw new SnapshotReadError(outcome.code, outcome.reason);
   // A held read changed nothing: no push to ask for.
   if (outcome.status === 'held') return false;
   return outcome.pendingKeys > 0;

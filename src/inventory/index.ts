@@ -25,6 +25,7 @@ export { recoverInbox } from './ingest/recover.ts';
 export type { FileReport } from './ingest/report.ts';
 export { type FilePlan, planFile } from './plan/planFile.ts';
 export { readSnapshot, type SnapshotDeps, type SnapshotOutcome } from './snapshot/read.ts';
+export { SnapshotReadError } from './snapshot/snapshotFailure.ts';
 export { SnapshotWatcher, type SnapshotWatcherOptions } from './snapshot/watcher.ts';
 export {
   createDcDirectory,

@@ -1,6 +1,6 @@
-import { failurePolicy } from '../api/failurePolicy.ts';
 import type { Clock } from '../domain/clock.ts';
 import { nextAttemptAt, type RetrySettings } from '../domain/retrySchedule.ts';
+import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import {

@@ -1,9 +1,9 @@
 import { reprobeDue } from '../api/batchSizes.ts';
-import { failurePolicy } from '../api/failurePolicy.ts';
 import { BulkIncompleteError } from '../api/portalErrors.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { RetrySettings } from '../domain/retrySchedule.ts';
 import type { StockKind, StockRow } from '../domain/stock.ts';
+import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { PendingStock } from '../state/stock/pendingStock.ts';

@@ -177,7 +177,7 @@ describe('guard rails on the snapshot source', () => {
     expect(env.db.prepare('SELECT COUNT(*) AS n FROM held_rows').get()).toEqual({ n: 0 });
     expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
     expect(new HeldStore(env.db).open()).toEqual([]);
-    await expect(releaseHeld(decide(), 7)).rejects.toMatchObject({ code: 'unknown' });
+    await expect(releaseHeld(decide(), 7)).rejects.toMatchObject({ code: 'E_HELD_UNKNOWN' });
   });
 
   it('the release command applies a held snapshot read itself, with the stock rules, and prints what it applied', async () => {

@@ -85,7 +85,10 @@ describe('staging a set', () => {
       () => undefined,
       (err: unknown) => err,
     );
-    expect(failed).toMatchObject({ code: 'SQLITE_CONSTRAINT_NOTNULL' });
+    expect(failed).toMatchObject({
+      code: 'E_STAGING',
+      cause: { code: 'SQLITE_CONSTRAINT_NOTNULL' },
+    });
     expect(() => file.put('factory', '', 'S1', 1, 100)).not.toThrow();
     expect(() => file.flush()).toThrow(/NOT NULL/);
     file.discard();

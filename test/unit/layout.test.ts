@@ -27,7 +27,7 @@ function tsFiles(dir: string): string[] {
 }
 
 /** What breaks the rules under `src`, one line each; empty when nothing does. */
-export function layoutProblems(src: string): string[] {
+function layoutProblems(src: string): string[] {
   const problems: string[] = [];
   const byName = new Map<string, string[]>();
   for (const path of tsFiles(src)) {

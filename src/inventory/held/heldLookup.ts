@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
+import { CodedError } from '../../failures/codedError.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
 import type { HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
@@ -18,14 +19,14 @@ import type { HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
  * held/, and the move is finished by the same command again or at the daemon's next start.
  */
 
-export type HeldProblem = 'unknown' | 'decided' | 'file_gone';
+/** Nothing held has the id; it was decided already; a held file is gone from held/. */
+export type HeldProblem = 'E_HELD_UNKNOWN' | 'E_HELD_DECIDED' | 'E_HELD_FILE_GONE';
 
-export class HeldDecisionError extends Error {
+export class HeldDecisionError extends CodedError {
   readonly code: HeldProblem;
 
   constructor(code: HeldProblem, message: string) {
     super(message);
-    this.name = 'HeldDecisionError';
     this.code = code;
   }
 }
@@ -41,7 +42,7 @@ export function lookUp(store: HeldStore, id: number): HeldEntry {
   const entry = store.get(id);
   if (entry === undefined) {
     throw new HeldDecisionError(
-      'unknown',
+      'E_HELD_UNKNOWN',
       `nothing held has id ${id} (\`supplier-sync held\` lists what is held)`,
     );
   }
@@ -58,7 +59,7 @@ export function alreadyDecided(entry: HeldEntry): HeldDecisionError {
     entry.status === 'superseded'
       ? 'superseded by a newer snapshot read that was applied or held'
       : entry.status;
-  return new HeldDecisionError('decided', `${what} is no longer held: ${why}${at}`);
+  return new HeldDecisionError('E_HELD_DECIDED', `${what} is no longer held: ${why}${at}`);
 }
 
 export const heldPathOf = (dataDir: string, entry: HeldEntry) =>

@@ -60,7 +60,7 @@ export async function releaseHeld(deps: DecisionDeps, id: number): Promise<Relea
   if (entry.status !== 'held') throw alreadyDecided(entry);
   if (!existsSync(heldPath)) {
     throw new HeldDecisionError(
-      'file_gone',
+      'E_HELD_FILE_GONE',
       `held file ${id} (${entry.name}) is no longer in held/ (${entry.storedAs} was moved or removed): nothing to release; \`reject ${id}\` clears it`,
     );
   }

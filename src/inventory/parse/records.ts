@@ -1,3 +1,5 @@
+import { CodedError } from '../../failures/codedError.ts';
+
 /** What a parser yields, in file order. */
 export type RecordEvent =
   /** The normalized column names of a CSV header (first event of a CSV file). */
@@ -29,13 +31,8 @@ export type PositionUnit = 'line' | 'element' | 'row';
 export const SUPPORTED_EXTENSIONS = '.csv, .txt, .tsv, .xlsx, .json, .jsonl or .ndjson';
 
 /** The whole file cannot be read as its format; it goes to failed/. */
-export class FileFormatError extends Error {
+export class FileFormatError extends CodedError {
   readonly code = 'E_FILE_FORMAT';
-
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'FileFormatError';
-  }
 }
 
 const MAX_VALUE_IN_REPORT = 100;

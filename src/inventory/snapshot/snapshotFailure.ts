@@ -1,3 +1,30 @@
+import { CodedError } from '../../failures/codedError.ts';
+
+/** The codes of a failed read's error, by its failure code (readSnapshotSource throws it). */
+const READ_ERROR_CODES = {
+  query: 'E_SNAPSHOT_QUERY',
+  dc_list: 'E_DC_LIST_UNAVAILABLE',
+  portal_unknown: 'E_PORTAL_STOCK_UNKNOWN',
+} as const;
+
+/**
+ * A snapshot read that failed, as an error for the job that asked for it: a wrong query
+ * (E_SNAPSHOT_QUERY), unknown centres and no list (E_DC_LIST_UNAVAILABLE), a full picture and the
+ * portal's stock unread (E_PORTAL_STOCK_UNKNOWN), else a snapshot missing, locked, corrupt or
+ * changed while read (E_SNAPSHOT_UNREADABLE). `problem` is the failure's own code.
+ */
+export class SnapshotReadError extends CodedError {
+  readonly code: 'E_SNAPSHOT_UNREADABLE' | (typeof READ_ERROR_CODES)[keyof typeof READ_ERROR_CODES];
+  readonly problem: string;
+
+  constructor(problem: string, reason: string) {
+    super(`snapshot read failed: ${reason}`);
+    this.problem = problem;
+    this.code =
+      READ_ERROR_CODES[problem as keyof typeof READ_ERROR_CODES] ?? 'E_SNAPSHOT_UNREADABLE';
+  }
+}
+
 /**
  * Why a snapshot read failed, by code: missing | locked | corrupt | query | changed | dc_list |
  * portal_unknown | error (the `code` of a failed SnapshotOutcome and of `snapshot.failed`).

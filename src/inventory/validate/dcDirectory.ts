@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../../domain/clock.ts';
+import { CodedError } from '../../failures/codedError.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
 import {
@@ -30,13 +31,8 @@ export interface DcDirectoryDeps {
 }
 
 /** Raised when unknown centres appear and the list cannot be refreshed: try the file later. */
-export class DcListUnavailableError extends Error {
+export class DcListUnavailableError extends CodedError {
   readonly code = 'E_DC_LIST_UNAVAILABLE';
-
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'DcListUnavailableError';
-  }
 }
 
 /**

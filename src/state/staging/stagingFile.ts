@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { StockKind } from '../../domain/stock.ts';
+import { StagingError } from './stagingError.ts';
 import { openStagingDb, type RejectRow, StagingWriter } from './stagingWriter.ts';
 
 /** The worker's module: stagingWorker.ts next to this file, or .js once compiled. */
@@ -213,7 +214,7 @@ export class StagingFile {
   }
 
   #fail(err: Error): void {
-    this.#failure ??= err;
+    this.#failure ??= new StagingError(this.name, err);
     this.#wake?.();
   }
 
