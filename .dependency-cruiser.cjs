@@ -23,34 +23,38 @@ const tiers = [
   ['failures'],
 ];
 
-const folder = (names) => `^src/(${names.join('|')})/`;
-
-/** For each tier: it may not import any tier above it, nor a sibling of its own tier. */
-const layerRules = tiers.flatMap((tier, i) => {
-  const above = tiers.slice(0, i).flat();
-  const rules = [];
-  if (above.length > 0) {
-    rules.push({
-      name: `layers-${tier.join('-')}-up`,
-      comment: `${tier.join(', ')} may not import a layer above it (${above.join(', ')})`,
-      severity: 'error',
-      from: { path: folder(tier) },
-      to: { path: folder(above) },
-    });
-  }
-  for (const name of tier) {
-    const siblings = tier.filter((t) => t !== name);
-    if (siblings.length === 0) continue;
-    rules.push({
-      name: `layers-${name}-sideways`,
-      comment: `${name} may not import ${siblings.join(', ')} (same tier: share through a lower one)`,
-      severity: 'error',
-      from: { path: folder([name]) },
-      to: { path: folder(siblings) },
-    });
-  }
-  return rules;
-});
+/**
+ * For each tier of `tiers` (top first) under `base`: it may not import any tier above it, nor a
+ * sibling of its own tier. `label` prefixes the rules' names.
+ */
+function tierRules(tiers, base, label) {
+  const folder = (names) => `^${base}(${names.join('|')})/`;
+  return tiers.flatMap((tier, i) => {
+    const above = tiers.slice(0, i).flat();
+    const rules = [];
+    if (above.length > 0) {
+      rules.push({
+        name: `${label}-${tier.join('-')}-up`,
+        comment: `${base}${tier.join(', ')} may not import a layer above it (${above.join(', ')})`,
+        severity: 'error',
+        from: { path: folder(tier) },
+        to: { path: folder(above) },
+      });
+    }
+    for (const name of tier) {
+      const siblings = tier.filter((t) => t !== name);
+      if (siblings.length === 0) continue;
+      rules.push({
+        name: `${label}-${name}-sideways`,
+        comment: `${base}${name} may not import ${siblings.join(', ')} (same tier: share through a lower one)`,
+        severity: 'error',
+        from: { path: folder([name]) },
+        to: { path: folder(siblings) },
+      });
+    }
+    return rules;
+  });
+}
 
 /**
  * The layers inside src/inventory/, bottom last: the data dir's inbox folders and the readers at
@@ -67,38 +71,10 @@ const inventoryTiers = [
   ['inbox', 'parse'],
 ];
 
-const inventoryFolder = (names) => `^src/inventory/(${names.join('|')})/`;
-
-const inventoryRules = inventoryTiers.flatMap((tier, i) => {
-  const above = inventoryTiers.slice(0, i).flat();
-  const rules = [];
-  if (above.length > 0) {
-    rules.push({
-      name: `inventory-${tier.join('-')}-up`,
-      comment: `inventory/${tier.join(', ')} may not import a layer above it (${above.join(', ')})`,
-      severity: 'error',
-      from: { path: inventoryFolder(tier) },
-      to: { path: inventoryFolder(above) },
-    });
-  }
-  for (const name of tier) {
-    const siblings = tier.filter((t) => t !== name);
-    if (siblings.length === 0) continue;
-    rules.push({
-      name: `inventory-${name}-sideways`,
-      comment: `inventory/${name} may not import ${siblings.join(', ')} (same tier)`,
-      severity: 'error',
-      from: { path: inventoryFolder([name]) },
-      to: { path: inventoryFolder(siblings) },
-    });
-  }
-  return rules;
-});
-
 module.exports = {
   forbidden: [
-    ...layerRules,
-    ...inventoryRules,
+    ...tierRules(tiers, 'src/', 'layers'),
+    ...tierRules(inventoryTiers, 'src/inventory/', 'inventory'),
     {
       name: 'inventory-through-its-index',
       comment: 'other folders import inventory/ through src/inventory/index.ts only',
