@@ -1,18 +1,18 @@
 import type { Config } from '../config/index.ts';
-import { readStockRulesFile } from '../config/stockRules.ts';
+import { readStockRulesFile } from '../config/stockRulesFile.ts';
 import { parseKeyString, type StockKey } from '../domain/stock.ts';
 import {
   type RejectResult,
   type ReleaseResult,
   rejectHeld,
   releaseHeld,
-} from '../inventory/guard/decide.ts';
+} from '../inventory/index.ts';
 import type { Nudges } from '../jobs/nudges.ts';
 import type { Logger } from '../log/logger.ts';
-import { ConfirmationSends } from '../state/confirmationSends.ts';
 import type { StateDb } from '../state/db.ts';
-import { StockFailures } from '../state/stockFailures.ts';
-import { setStockRules } from '../state/stockRules.ts';
+import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
+import { setStockRules } from '../state/stock/ruleOffers.ts';
+import { StockFailures } from '../state/stock/stockFailures.ts';
 
 /**
  * What an operator does to the daemon's state: release or reject what the guard rails hold, put

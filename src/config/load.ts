@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkCombinations } from './checks.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from './configError.ts';
 import { maskUrlPassword } from './secrets.ts';
 import { type Config, type SettingName, settings } from './settings.ts';
 

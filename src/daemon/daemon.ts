@@ -9,14 +9,12 @@ import {
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { withTimeout } from '../domain/timeout.ts';
-import { createDcDirectory } from '../inventory/dcDirectory.ts';
-import { guardThresholds } from '../inventory/guard/check.ts';
-import { ingestInboxFile } from '../inventory/ingest/attempts.ts';
+import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { afterJobs, processors } from '../jobs/processors/index.ts';
-import { recoverWork } from '../jobs/processors/maintenance.ts';
+import { recoverWork } from '../jobs/processors/maintenanceJob.ts';
 import { closeQueues, createQueues, liftPauses, pushDue } from '../jobs/queues.ts';
 import { watchRedis } from '../jobs/redisWatch.ts';
 import { type Schedule, startSchedules } from '../jobs/schedules.ts';
@@ -27,14 +25,14 @@ import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
 import { readWholeKind } from '../sync/readKind.ts';
-import { readConsolePassword } from './console/auth.ts';
+import { readConsolePassword } from './console/consoleAuth.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { startHttpServer } from './httpServer.ts';
+import { loadStockRules } from './liveStockRules.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
-import { loadStockRules } from './stockRules.ts';
 
 export interface DaemonOptions {
   readonly config: Config;

@@ -1,7 +1,7 @@
 import { keyString, parseKeyString, type StockKey } from '../domain/stock.ts';
 import type { StateDb } from '../state/db.ts';
-import { FileHistory, type RejectedRowOfKey } from '../state/fileHistory.ts';
-import { HeldStore } from '../state/held.ts';
+import { FileHistory, type RejectedRowOfKey } from '../state/inbox/fileHistory.ts';
+import { HeldStore } from '../state/inbox/heldStore.ts';
 import {
   readShipmentFacts,
   readStockFacts,

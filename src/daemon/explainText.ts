@@ -1,6 +1,6 @@
 import { when } from '../domain/humanTime.ts';
 import { keyString } from '../domain/stock.ts';
-import type { RejectedRowOfKey } from '../state/fileHistory.ts';
+import type { RejectedRowOfKey } from '../state/inbox/fileHistory.ts';
 import type { Explanation, ShipmentExplanation, StockExplanation } from './explain.ts';
 
 type At = (t: number | null | undefined) => string;

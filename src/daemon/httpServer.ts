@@ -8,7 +8,7 @@ import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { assess } from './assess.ts';
-import { ConsoleAuth, consoleMode } from './console/auth.ts';
+import { ConsoleAuth, consoleMode } from './console/consoleAuth.ts';
 import { createConsole } from './console/routes.ts';
 import { checkHealth, pingRedisUrl } from './healthCheck.ts';
 import { createMetrics } from './metrics.ts';

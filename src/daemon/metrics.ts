@@ -3,7 +3,7 @@ import { oneAtATime } from '../domain/timeout.ts';
 import { type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { StateDb } from '../state/db.ts';
-import { FILE_OUTCOMES } from '../state/fileHistory.ts';
+import { FILE_OUTCOMES } from '../state/inbox/fileHistory.ts';
 import { readQueueDepths, readStatus, type StatusSettings } from './status.ts';
 
 export interface MetricsDeps {

@@ -1,14 +1,14 @@
 import { type ForeignLogins, readForeignLogins } from '../api/auth/foreignLogins.ts';
 import { readLoginBlock } from '../api/auth/loginBlock.ts';
 import { BatchSizes } from '../api/batchSizes.ts';
-import { HOUR_MS, LANES, type Lane } from '../api/budget/decide.ts';
-import { whenCallsDone } from '../api/budget/eta.ts';
 import {
   type BudgetSettings,
   type BudgetStatus,
   budgetStatus,
   laneReserve,
-} from '../api/budget/store.ts';
+} from '../api/budget/budgetStore.ts';
+import { HOUR_MS, LANES, type Lane } from '../api/budget/decide.ts';
+import { whenCallsDone } from '../api/budget/eta.ts';
 import type { Config } from '../config/index.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
 import type { StockKind } from '../domain/stock.ts';
@@ -16,17 +16,17 @@ import { withTimeout } from '../domain/timeout.ts';
 import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
 import { overdueShipments } from '../shipments/watch.ts';
-import { AuthStore } from '../state/authStore.ts';
-import { CallLog } from '../state/callLog.ts';
-import { ConfirmationSends } from '../state/confirmationSends.ts';
+import { AuthStore } from '../state/calls/authStore.ts';
+import { CallLog } from '../state/calls/callLog.ts';
 import type { StateDb } from '../state/db.ts';
-import { FileHistory, type FileWindow } from '../state/fileHistory.ts';
-import { HeldStore } from '../state/held.ts';
+import { FileHistory, type FileWindow } from '../state/inbox/fileHistory.ts';
+import { HeldStore } from '../state/inbox/heldStore.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { type Heartbeat, type KvValue, kvKey, type ReconcilePass } from '../state/kvKeys.ts';
-import { PendingStock } from '../state/pendingStock.ts';
-import { ShipmentStore } from '../state/shipments.ts';
-import { StockFailures } from '../state/stockFailures.ts';
+import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
+import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
+import { PendingStock } from '../state/stock/pendingStock.ts';
+import { StockFailures } from '../state/stock/stockFailures.ts';
 import { readTotals } from '../sync/reconcile.ts';
 import { checkStale } from './staleWatch.ts';
 

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import { dataPaths } from '../config/dataPaths.ts';
-import type { GuardReport } from '../inventory/guard/check.ts';
-import { ConfirmationSends } from '../state/confirmationSends.ts';
+import type { GuardReport } from '../inventory/index.ts';
 import type { StateDb } from '../state/db.ts';
-import { FileHistory, type FileOutcomeName, type FileRecord } from '../state/fileHistory.ts';
-import { type HeldEntry, HeldStore } from '../state/held.ts';
-import { StockFailures } from '../state/stockFailures.ts';
+import { FileHistory, type FileOutcomeName, type FileRecord } from '../state/inbox/fileHistory.ts';
+import { type HeldEntry, HeldStore } from '../state/inbox/heldStore.ts';
+import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
+import { StockFailures } from '../state/stock/stockFailures.ts';
 import type { Assessment } from './assess.ts';
 import type { QueueDepths, Status } from './status.ts';
 

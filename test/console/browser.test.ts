@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
-import { StockFailures } from '../../src/state/stockFailures.ts';
+import { StockFailures } from '../../src/state/stock/stockFailures.ts';
 import { deleteKeys } from '../helpers/sandbox.ts';
 import {
   CHROMIUM_ARGS,

@@ -7,8 +7,8 @@ import { mkdirSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
-import { rejectHeld } from '../../src/inventory/guard/decide.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
+import { rejectHeld } from '../../src/inventory/index.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 
 let env: IngestEnv;

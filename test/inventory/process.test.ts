@@ -9,8 +9,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DcListUnavailableError } from '../../src/inventory/dcDirectory.ts';
-import { InboxLedger } from '../../src/state/inboxFiles.ts';
+import { DcListUnavailableError } from '../../src/inventory/validate/dcDirectory.ts';
+import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;

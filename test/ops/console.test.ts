@@ -9,7 +9,7 @@ import { get } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../src/config/index.ts';
 import { type HttpServer, startHttpServer } from '../../src/daemon/httpServer.ts';
-import { StockFailures } from '../../src/state/stockFailures.ts';
+import { StockFailures } from '../../src/state/stock/stockFailures.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 
 const PASSWORD = 'correct horse battery';

@@ -7,13 +7,13 @@ import { HEARTBEAT_STALE_MS } from '../../src/daemon/heartbeat.ts';
 import { type HttpServer, startHttpServer } from '../../src/daemon/httpServer.ts';
 import { redisConnection } from '../../src/jobs/connection.ts';
 import { closeQueues, createQueues, type Queues } from '../../src/jobs/queues.ts';
-import { CallLog } from '../../src/state/callLog.ts';
-import { ConfirmationSends } from '../../src/state/confirmationSends.ts';
-import { storeConfirmations } from '../../src/state/confirmations.ts';
+import { CallLog } from '../../src/state/calls/callLog.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
-import { PendingStock } from '../../src/state/pendingStock.ts';
-import { StockFailures } from '../../src/state/stockFailures.ts';
+import { ConfirmationSends } from '../../src/state/shipments/confirmationSends.ts';
+import { storeConfirmations } from '../../src/state/shipments/confirmations.ts';
+import { PendingStock } from '../../src/state/stock/pendingStock.ts';
+import { StockFailures } from '../../src/state/stock/stockFailures.ts';
 import { makeSandbox, type Sandbox, waitUntil } from '../helpers/sandbox.ts';
 import { captureLog } from './helpers.ts';
 

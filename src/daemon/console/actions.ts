@@ -1,6 +1,6 @@
 import { parseFailureKeys, reject, release, retryFailures } from '../../actions/operator.ts';
-import { HeldDecisionError } from '../../inventory/guard/decide.ts';
-import type { ConsoleDeps } from './deps.ts';
+import { HeldDecisionError } from '../../inventory/index.ts';
+import type { ConsoleDeps } from './consoleDeps.ts';
 
 /** What an action did, in one sentence for the page it returns to. */
 export interface ActionOutcome {

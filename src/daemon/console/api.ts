@@ -1,4 +1,4 @@
-import { ShipmentStore } from '../../state/shipments.ts';
+import { ShipmentStore } from '../../state/shipments/shipmentStore.ts';
 import { explainKey, explanationJson, parseExplainKey } from '../explain.ts';
 import {
   failuresView,
@@ -8,7 +8,7 @@ import {
   MAX_FILES_LISTED,
   statusView,
 } from '../views.ts';
-import type { ConsoleDeps } from './deps.ts';
+import type { ConsoleDeps } from './consoleDeps.ts';
 import { overdueOrders } from './shipmentsData.ts';
 
 /** Files listed when no `limit` is given. */

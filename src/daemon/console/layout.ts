@@ -1,4 +1,4 @@
-import type { ConsoleMode } from './auth.ts';
+import type { ConsoleMode } from './consoleAuth.ts';
 import { type TimeContext, zoneLabel } from './format.ts';
 import { type Html, html } from './html.ts';
 

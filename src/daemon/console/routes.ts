@@ -3,16 +3,16 @@ import { explainKey, parseExplainKey } from '../explain.ts';
 import { failuresView, filesList, fileWithReport, heldList } from '../views.ts';
 import { runAction } from './actions.ts';
 import { apiAnswer, filesLimit } from './api.ts';
-import { isLoopbackHost, type Session } from './auth.ts';
-import type { ConsoleDeps } from './deps.ts';
+import { isLoopbackHost, type Session } from './consoleAuth.ts';
+import type { ConsoleDeps } from './consoleDeps.ts';
 import type { PageContext } from './layout.ts';
-import { explainPage } from './pages/explain.ts';
-import { failuresPage } from './pages/failures.ts';
-import { filePage, filesPage } from './pages/files.ts';
-import { heldPage } from './pages/held.ts';
-import { loginPage } from './pages/login.ts';
-import { shipmentsPage } from './pages/shipments.ts';
-import { statusPage } from './pages/status.ts';
+import { explainPage } from './pages/explainPage.ts';
+import { failuresPage } from './pages/failuresPage.ts';
+import { filePage, filesPage } from './pages/filesPage.ts';
+import { heldPage } from './pages/heldPage.ts';
+import { loginPage } from './pages/loginPage.ts';
+import { shipmentsPage } from './pages/shipmentsPage.ts';
+import { statusPage } from './pages/statusPage.ts';
 import {
   BadRequestError,
   readForm,

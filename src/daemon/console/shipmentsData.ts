@@ -1,7 +1,7 @@
 import { overdueShipments } from '../../shipments/watch.ts';
-import { ShipmentStore } from '../../state/shipments.ts';
-import type { ConsoleDeps } from './deps.ts';
-import type { ShipmentsData } from './pages/shipments.ts';
+import { ShipmentStore } from '../../state/shipments/shipmentStore.ts';
+import type { ConsoleDeps } from './consoleDeps.ts';
+import type { ShipmentsData } from './pages/shipmentsPage.ts';
 
 /** Most shipments the page lists (the oldest hand-overs first). */
 const SHIPMENTS_LISTED = 500;

@@ -1,4 +1,5 @@
 import type { Confirmation } from '../../domain/shipment.ts';
+import { showValue } from '../parse/records.ts';
 import {
   checkAction,
   checkDcCode,
@@ -44,15 +45,6 @@ export interface RowRules {
    * digits only, as before.
    */
   readonly quantity?: QuantityOptions;
-}
-
-const MAX_VALUE_IN_REPORT = 100;
-
-/** A value as it may appear in a report: text, cut to 100 characters. */
-export function showValue(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_VALUE_IN_REPORT ? `${text.slice(0, MAX_VALUE_IN_REPORT)}…` : text;
 }
 
 function reject(

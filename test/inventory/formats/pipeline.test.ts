@@ -4,7 +4,7 @@ import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Profile, profilesFileSchema } from '../../../src/config/profiles.ts';
 import { KeyValueStore } from '../../../src/state/kv.ts';
-import { RemoteStock } from '../../../src/state/remoteStock.ts';
+import { RemoteStock } from '../../../src/state/stock/remoteStock.ts';
 import { type IngestEnv, makeIngestEnv } from '../helpers.ts';
 import { cp1252, utf16le } from './helpers.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assess } from '../../../src/daemon/assess.ts';
 import type { Status } from '../../../src/daemon/status.ts';
-import type { FileRecord, FileWindow } from '../../../src/state/fileHistory.ts';
+import type { FileRecord, FileWindow } from '../../../src/state/inbox/fileHistory.ts';
 
 const now = 1_800_000_000_000;
 

@@ -3,14 +3,14 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../../src/config/errors.ts';
+import { ConfigError } from '../../../src/config/configError.ts';
 import {
   consoleMode,
   crossOriginReason,
   isLoopbackHost,
   readConsolePassword,
   sameSecret,
-} from '../../../src/daemon/console/auth.ts';
+} from '../../../src/daemon/console/consoleAuth.ts';
 import { escapeHtml, html, url } from '../../../src/daemon/console/html.ts';
 
 describe('html', () => {
