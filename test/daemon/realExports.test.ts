@@ -48,7 +48,7 @@ let daemon: Daemon | undefined;
 beforeAll(async () => {
   box = makeSandbox('real-exports');
   sim = await startSimulator({ products: 20 });
-  const brand = sim.store.brands()[0]!.name;
+  const brand = sim.store.brands.list()[0]!.name;
   for (const sku of SKUS) sim.store.addProduct({ sku, name: sku, brand });
   // What the portal holds before: a kept row (stock not managed) must leave it so.
   sim.store.setFactoryStock('WOOALBUM', 42);

@@ -7,8 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { profilesFileSchema } from '../../src/config/profiles.ts';
 import { StockRows } from '../../src/inventory/ingest/stockRows.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
-import { StagingFile } from '../../src/state/staging.ts';
+import { StagingFile } from '../../src/state/staging/stagingFile.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { makeIngestEnv } from './helpers.ts';
 
 /**

@@ -1,8 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Profile, profilesFileSchema } from '../../src/config/profiles.ts';
-import { planFile } from '../../src/inventory/plan.ts';
+import { planFile } from '../../src/inventory/plan/planFile.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 /**
@@ -65,6 +65,25 @@ describe('a full export and the keys its rejected rows name', () => {
     const out = await env.process('dc.csv', { profiles: () => full('dc.csv') });
     expect(env.report(out)).toMatchObject({ absentZeroed: 1, rowsRejected: 1 });
     expect(desired()).toEqual({ 'dc:DC1:A': 6, 'dc:DC2:C': 0 });
+  });
+
+  it('does not zero a key whose subtracted column is bad, and its rejected row names the key', async () => {
+    portalHolds([
+      ['factory', '', 'A', 5],
+      ['factory', '', 'RES', 7],
+      ['factory', '', 'GONE', 9],
+    ]);
+    env.drop('onhand.csv', 'sku,stock_quantity,reserved\nA,4,1\nRES,6,two\n');
+    const profiles = profilesFileSchema.parse({
+      profiles: [{ match: 'onhand.csv', absent: 'zero', subtract: ['reserved'] }],
+    }).profiles;
+    const out = await env.process('onhand.csv', { profiles: () => profiles });
+    expect(env.report(out)).toMatchObject({
+      absentZeroed: 1,
+      rowsRejected: 1,
+      rejected: [{ line: 3, key: 'factory:RES', field: 'reserved' }],
+    });
+    expect(desired()).toEqual({ 'factory:A': 3, 'factory:GONE': 0 });
   });
 
   it('plan counts the same keys as zeroed', async () => {

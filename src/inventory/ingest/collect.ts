@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { StagingFile } from '../../state/staging.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { looksLikeData, noHeaderReason } from '../parse/header.ts';
 import {
   ByteTap,
@@ -8,12 +8,14 @@ import {
   type PositionUnit,
   positionUnit,
   readRecords,
+  showValue,
 } from '../parse/index.ts';
-import type { ReadPlan } from '../profiles.ts';
+import { createYielder } from '../parse/yielder.ts';
 import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
 import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../validate/mapping.ts';
-import { type RowError, showValue } from '../validate/rows.ts';
-import { createYielder } from '../yielder.ts';
+import type { ReadPlan } from '../validate/readPlan.ts';
+import type { RowError } from '../validate/rows.ts';
+import type { CollectedFile, CollectOptions, RejectedRow, UnreadableFile } from './collectTypes.ts';
 import {
   type ConfirmationHandler,
   type DuplicateKey,
@@ -26,8 +28,6 @@ import { StockRows } from './stockRows.ts';
 export const MAX_REJECTED_LISTED = 1000;
 /** Most ignored columns listed in a report, each cut like a rejected value (100 characters). */
 const MAX_IGNORED_COLUMNS = 50;
-
-import type { CollectedFile, CollectOptions, RejectedRow, UnreadableFile } from './collectTypes.ts';
 
 export type { StockEntry } from './stockRows.ts';
 export type { CollectedFile, CollectOptions, DuplicateKey, RejectedRow, UnreadableFile };
@@ -258,13 +258,15 @@ class Collector {
   /** Every rejected row is counted and staged; the first MAX_REJECTED_LISTED are kept here. */
   reject(line: number, e: RowError): void {
     this.rowsRejected++;
-    this.staged?.reject({ line, field: e.field, reason: e.reason, value: e.value });
+    this.staged?.reject({ line, key: e.key, field: e.field, reason: e.reason, value: e.value });
     if (this.rejected.length >= MAX_REJECTED_LISTED) return;
-    this.rejected.push(
-      e.value === undefined
-        ? { line, field: e.field, reason: e.reason }
-        : { line, field: e.field, reason: e.reason, value: e.value },
-    );
+    this.rejected.push({
+      line,
+      ...(e.key === undefined ? {} : { key: e.key }),
+      field: e.field,
+      reason: e.reason,
+      ...(e.value === undefined ? {} : { value: e.value }),
+    });
   }
 
   /**

@@ -1,11 +1,11 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { LocationMap } from '../../domain/stockRules.ts';
-import type { ConfirmationInput } from '../../state/confirmations.ts';
-import type { StagingFile } from '../../state/staging.ts';
-import type { DcDirectory } from '../dcDirectory.ts';
+import type { ConfirmationInput } from '../../state/shipments/confirmations.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import type { Dialect, InboxFormat, PositionUnit, StringSpill } from '../parse/index.ts';
-import type { ReadPlan } from '../profiles.ts';
+import type { DcDirectory } from '../validate/dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';
+import type { ReadPlan } from '../validate/readPlan.ts';
 import type { RowError } from '../validate/rows.ts';
 import type { DuplicateKey, Duplicates } from './rowHandlers.ts';
 import type { StockRows } from './stockRows.ts';

@@ -1,17 +1,13 @@
 import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
-import type { ConfirmationInput } from '../../state/confirmations.ts';
-import type { StagingFile } from '../../state/staging.ts';
-import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
-import type { DcDirectory } from '../dcDirectory.ts';
+import type { ConfirmationInput } from '../../state/shipments/confirmations.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
+import { showValue } from '../parse/records.ts';
+import { createDcCheck, type DcCheck, dcRejection } from '../validate/dcCheck.ts';
+import type { DcDirectory } from '../validate/dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { QuantityOptions } from '../validate/quantity.ts';
 import { applyRowRules, type RowRules, spreadRow } from '../validate/rowRules.ts';
-import {
-  type RowError,
-  showValue,
-  validateConfirmationRow,
-  validateStockRow,
-} from '../validate/rows.ts';
+import { type RowError, validateConfirmationRow, validateStockRow } from '../validate/rows.ts';
 import { StockRows } from './stockRows.ts';
 
 /** Most duplicate keys listed in a report (each with up to 10 lines); the rest are counted. */
@@ -119,7 +115,7 @@ export class StockHandler implements RowHandler {
         this.skipped++;
         return;
       }
-      if (verdict.action === 'bad') return this.#reject(line, verdict.error);
+      if (verdict.action === 'bad') return this.#rejectNamed(line, rowFields, verdict.error);
       rowFields = verdict.action === 'keep' ? rowFields : verdict.fields;
       if (verdict.action === 'keep') {
         this.#keepAsIs(line, this.#located(rowFields));
@@ -165,6 +161,28 @@ export class StockHandler implements RowHandler {
     this.#options.nameKey?.(r.row.dc, r.row.sku);
   }
 
+  /**
+   * A row the profile's rules found a bad value in (a `subtract` column): rejected, its key still
+   * named when its SKU (and centre) are good — in the report (RowError.key) and for a full export.
+   */
+  #rejectNamed(line: number, fields: Record<string, unknown>, error: RowError): void {
+    const r = validateStockRow(
+      this.#kind,
+      { ...this.#located(fields), stock_quantity: 0 },
+      this.#options,
+    );
+    if (!r.ok) {
+      this.#reject(line, error);
+      return;
+    }
+    const { dc, sku } = r.row;
+    this.#options.nameKey?.(dc, sku);
+    this.#reject(line, {
+      ...error,
+      key: this.#kind === 'dc_stock' ? `dc:${dc}:${sku}` : `factory:${sku}`,
+    });
+  }
+
   #keep(
     line: number,
     dc: string,
@@ -175,6 +193,7 @@ export class StockHandler implements RowHandler {
   ): void {
     if (status !== 'active') {
       this.#reject(line, {
+        key: `dc:${dc}:${sku}`,
         field: 'distribution_centre_code',
         reason: dcRejection(status as 'unknown' | 'inactive'),
         value: showValue(dc),

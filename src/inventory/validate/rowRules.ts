@@ -1,7 +1,7 @@
-import { normalizeColumn } from './kinds.ts';
+import { normalizeColumn } from '../parse/header.ts';
+import { showValue } from '../parse/records.ts';
 import { MAX_QUANTITY, parseNumber, type QuantityOptions } from './quantity.ts';
 import type { RowError } from './rows.ts';
-import { showValue } from './rows.ts';
 
 /**
  * What a profile says of stock rows beyond their columns (product contract, "ERP exports as they

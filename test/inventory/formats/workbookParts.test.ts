@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { partKey, relsPartOf, resolveTarget } from '../../../src/inventory/parse/workbook/opc.ts';
 import { isDateFormat } from '../../../src/inventory/parse/workbook/styles.ts';
-import { SharedStringsTable } from '../../../src/state/sharedStrings.ts';
+import { SharedStringsTable } from '../../../src/state/staging/sharedStringsTable.ts';
 import { readXlsxFile, records, tempFolder } from './helpers.ts';
 import { relsXml, sharedStringsXml, sheetXml, workbookXml, zip } from './zip.ts';
 
