@@ -10,4 +10,4 @@ export type { ConfigSources } from './load.ts';
 export { describeConfig, extractConfigFlags, flagName, loadConfig } from './load.ts';
 export { configSecrets, maskUrlPassword } from './secrets.ts';
 export type { Config, SettingName } from './settings.ts';
-export { settings } from './settings.ts';
+export { redisUrls, settings } from './settings.ts';

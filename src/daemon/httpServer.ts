@@ -16,7 +16,7 @@ export interface HttpServerOptions {
   /** Interface to listen on (HTTP_HOST: 127.0.0.1 by default, 0.0.0.0 in the image); all when omitted. */
   readonly host?: string | undefined;
   readonly db: StateDb;
-  readonly config: StatusSettings & Pick<Config, 'redisUrl'>;
+  readonly config: StatusSettings & Pick<Config, 'redisUrl' | 'redisCluster'>;
   /** The daemon's queues: Redis is checked over their connection and /metrics shows their depths. */
   readonly queues?: Queues | undefined;
   /**
@@ -51,7 +51,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     ? oneAtATime(() => queues.shipments.getJobCounts('waiting'), 2000, 'redis query')
     : null;
   const pingRedis = async () => {
-    if (queryRedis === null) return pingRedisUrl(config.redisUrl);
+    if (queryRedis === null) return pingRedisUrl(config);
     assertRedisUp(redis);
     await queryRedis();
   };
