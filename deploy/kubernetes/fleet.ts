@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { loadProfilesFile } from '../../src/config/profiles.ts';
-import { readStockRulesFile } from '../../src/config/stockRules.ts';
+import { readStockRulesFile } from '../../src/config/stockRulesFile.ts';
 import { supplierSettings } from './manifests.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
-import { ConfigError } from './errors.ts';
-import { type Config, redisUrls } from './settings.ts';
+import { ConfigError } from './configError.ts';
+import type { Config } from './settings.ts';
+import { redisUrls } from './settingTypes.ts';
 
 /**
  * Checks of settings that are each valid alone but cannot work together, run once the whole

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from './configError.ts';
 
 /** Every path under the data dir (SYNC_DATA_DIR): built here and nowhere else. */
 export interface DataPaths {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
-import { InboxLedger } from '../../src/state/inboxFiles.ts';
+import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');
