@@ -74,10 +74,10 @@ const MAX_XML_DEPTH = 64;
  *   through their relationships as the Open Packaging Conventions say (locateParts);
  * - shared strings go into a table that keeps the first few in memory and the rest on disk
  *   (SharedStrings, spilled through `spillStrings`);
- * - the worksheet is parsed as it inflates (saxes), row by row (SheetScanner): numbers as numbers
+ * - the worksheet is parsed as it inflates (parseXml), row by row (SheetScanner): numbers as numbers
  *   (`7.0` is 7; a number stored as text stays text, which the quantity check reads), text as
  *   text, formulas by their cached value, booleans as booleans, dates as ISO text;
- * - no cell, string, tag or row longer than `maxRecordBytes` characters, no nesting deeper than
+ * - no cell, string, tag, comment or row longer than `maxRecordBytes` characters, no nesting deeper than
  *   64, no part that inflates like a bomb (PackageLimits): each is a bad file with a reason.
  *
  * The header is the first non-blank row from `headerLine` on; rows above it are skipped; blank

@@ -125,9 +125,31 @@ describe('workbooks small on disk and huge in memory', () => {
   it('ends a cell longer than the record limit as it streams, without holding it', async () => {
     const { error, grewMiB } = await readBounded(hugeCell(), noBombCheck);
     expect(error?.message).toMatch(
-      /^not a readable \.xlsx workbook: its part \/xl\/worksheets\/sheet1\.xml holds a cell, string or tag longer than 1048576 characters/,
+      /^not a readable \.xlsx workbook: its part \/xl\/worksheets\/sheet1\.xml holds a cell, string, tag or comment longer than 1048576 characters/,
     );
     expect(grewMiB).toBeLessThan(64);
+  });
+
+  it('ends a comment or CDATA section longer than the record limit without holding it, `<` inside or not', async () => {
+    for (const [name, open, close] of [
+      ['comment', '<!--', '-->'],
+      ['cdata', '<c r="A2" t="inlineStr"><is><t><![CDATA[', ']]></t></is></c>'],
+    ] as const) {
+      const path = workbook(
+        `long-${name}.xlsx`,
+        deflatedRepeat(
+          `${sheetOpen}<row r="2">${open}`,
+          'x<y ',
+          16 * MiB,
+          `${close}</row>${sheetClose}`,
+        ),
+      );
+      const { error, grewMiB } = await readBounded(path, noBombCheck);
+      expect(error?.message).toMatch(
+        /its part \/xl\/worksheets\/sheet1\.xml holds a cell, string, tag or comment longer than 1048576 characters/,
+      );
+      expect(grewMiB).toBeLessThan(64);
+    }
   });
 
   it('refuses millions of shared strings it cannot keep out of memory', async () => {

@@ -4,6 +4,9 @@ import type { SharedStrings } from './strings.ts';
 import type { XmlLimits } from './xml.ts';
 import type { Package } from './zip.ts';
 
+/** The shared strings' elements carry nothing the reader needs in their attributes. */
+const NO_ATTRIBUTES: ReadonlySet<string> = new Set();
+
 /**
  * Reads the shared-strings part into `table`, one string per `<si>`: its text, or the texts of
  * its rich-text runs joined; phonetic runs (`<rPh>`, a reading aid) are no part of the value.
@@ -23,6 +26,7 @@ export async function readSharedStrings(
     pkg,
     part,
     {
+      attributes: NO_ATTRIBUTES,
       open(name) {
         if (name === 'si') text = '';
         else if (name === 'rPh') phonetic++;

@@ -34,6 +34,8 @@ export interface SheetOptions {
  */
 export class SheetScanner implements XmlHandlers {
   rows: SheetRow[] = [];
+  /** The attributes read: a row's and a cell's reference, a cell's type and style. */
+  readonly attributes: ReadonlySet<string> = new Set(['r', 't', 's']);
   /** Columns kept: all until the header is known, then the header's width. */
   keepColumns = MAX_COLUMNS;
   readonly #o: SheetOptions;
