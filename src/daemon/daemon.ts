@@ -40,7 +40,30 @@ export interface DaemonOptions {
   readonly clock?: Clock;
 }
 
+/**
+ * Work the daemon does on its own at a schedule's tick or the inbox's periodic scan, by name
+ * (the schedule names below, and 'inbox-scan').
+ */
+export type DaemonTask =
+  | 'shipments-poll'
+  | 'reconcile'
+  | 'failures'
+  | 'dc-refresh'
+  | 'shipments-watch'
+  | 'recover'
+  | 'shipments-deadline'
+  | 'retention'
+  | 'snapshot'
+  | 'inbox-scan';
+
 export interface Daemon {
+  /**
+   * Does now, out of turn, what a schedule's next tick or the next inbox scan would do (a tick
+   * only asks for work, deduplicated like any nudge); resolves once it is asked for (the scan:
+   * once it has looked). The optional schedules (deadline, retention, snapshot) only when
+   * configured. For tools and tests that must not wait for a tick.
+   */
+  runNow(task: DaemonTask): Promise<void>;
   /** Graceful stop: no new work, the call in flight finishes, everything closes. */
   stop(reason: string): Promise<void>;
 }
@@ -190,7 +213,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   const sources = await startSources({ config, db, log, clock, nudges, dcDirectory });
 
-  const schedules: Schedule[] = [
+  const schedules: Array<Schedule & { readonly name: DaemonTask }> = [
     {
       name: 'shipments-poll',
       expression: config.shipmentsPollCron,
@@ -294,6 +317,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   let stopped: Promise<void> | undefined;
   return {
+    async runNow(task) {
+      if (stopped) throw new Error(`daemon stopped: cannot run ${task}`);
+      if (task === 'inbox-scan') await sources.scanInbox();
+      else await cron.run(task);
+    },
     stop(reason) {
       stopped ??= (async () => {
         const started = clock.now();

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVE_DC_CODES } from '../../src/simulator/seed.ts';
+import { runCliInProcess } from '../helpers/cliInProcess.ts';
 import {
   dcCsv,
   factoryCsv,
@@ -9,7 +10,6 @@ import {
   seededSku,
   startHarness,
 } from '../helpers/daemonHarness.ts';
-import { runCliToEnd } from '../helpers/daemonProcess.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 /** STOCK_RULES_FILE through the real daemon and the simulator (#17). */
@@ -68,7 +68,7 @@ describe('stock rules (real daemon, simulator)', () => {
       file,
       JSON.stringify({ rules: [{ sku: 'A*' }, { sku: 'DISC-*', percent: 150 }] }),
     );
-    const r = await runCliToEnd(['run'], { ...h.env, STOCK_RULES_FILE: file });
+    const r = await runCliInProcess(['run'], { ...h.env, STOCK_RULES_FILE: file });
     expect(r.code).toBe(78);
     expect(r.output).toMatch(
       /configuration error: STOCK_RULES_FILE: .*rules\.json: rules\[1\] \(sku "DISC-\*"\), percent: percent must be from 0 to 100/,

@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { FileReport } from '../../src/inventory/ingest/report.ts';
-import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
+import {
+  type ProcessHarness as Harness,
+  startProcessHarness as startHarness,
+} from '../helpers/processHarness.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 const N = 100_000;
