@@ -1,12 +1,13 @@
 /**
  * Secrets never leak (issue #8): the real daemon (a child process: everything it writes, in and
- * outside its log, is scanned, and its scrubber knows only its own secrets) runs with a distinctive password through
- * logins, token invalidations and re-logins, portal faults, rejected items, shipment exports and
- * confirmations, then a second run with a wrong password read from SUPPLIER_PASSWORD_FILE. Every
- * log line, report, outbox file and the status/failures/health outputs are scanned for both
- * passwords and for every token the simulator issued. Redis is a private redis-server with a
- * password (#13): the REDIS_URL password (as written, percent-encoded, and decoded) and a wrong
- * one tried by `health` must not appear either.
+ * outside its log, is scanned, and its scrubber knows only its own secrets) runs with a
+ * distinctive password through logins, token invalidations and re-logins, portal faults, rejected
+ * items, shipment exports and confirmations, then a second run with a wrong password read from
+ * SUPPLIER_PASSWORD_FILE. Every log line, report, outbox file and the status/failures/health
+ * outputs (each command a process of its own) are scanned for both passwords and for every token
+ * the simulator issued. Redis is a private redis-server with a password (#13): the REDIS_URL
+ * password (as written, percent-encoded, and decoded) and a wrong one tried by `health` must not
+ * appear either.
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
