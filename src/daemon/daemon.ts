@@ -41,8 +41,9 @@ export interface DaemonOptions {
 }
 
 /**
- * Work the daemon does on its own at a schedule's tick or the inbox's periodic scan, by name
- * (the schedule names below, and 'inbox-scan').
+ * Work the daemon does on its own at a schedule's tick, the inbox's periodic scan ('inbox-scan')
+ * or the look at its watched settings files every 2 s ('settings-files': INBOX_PROFILES_FILE and
+ * STOCK_RULES_FILE), by name.
  */
 export type DaemonTask =
   | 'shipments-poll'
@@ -54,14 +55,16 @@ export type DaemonTask =
   | 'shipments-deadline'
   | 'retention'
   | 'snapshot'
-  | 'inbox-scan';
+  | 'inbox-scan'
+  | 'settings-files';
 
 export interface Daemon {
   /**
-   * Does now, out of turn, what a schedule's next tick or the next inbox scan would do (a tick
-   * only asks for work, deduplicated like any nudge); resolves once it is asked for (the scan:
-   * once it has looked). The optional schedules (deadline, retention, snapshot) only when
-   * configured. For tools and tests that must not wait for a tick.
+   * Does now, out of turn, what a schedule's next tick, the next inbox scan or the next look at
+   * the settings files would do (a tick only asks for work, deduplicated like any nudge);
+   * resolves once it is asked for (the scan and the settings files: once they have been read).
+   * The optional schedules (deadline, retention, snapshot) only when configured. For tools and
+   * tests that must not wait for a tick.
    */
   runNow(task: DaemonTask): Promise<void>;
   /** Graceful stop: no new work, the call in flight finishes, everything closes. */
@@ -320,6 +323,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     async runNow(task) {
       if (stopped) throw new Error(`daemon stopped: cannot run ${task}`);
       if (task === 'inbox-scan') await sources.scanInbox();
+      else if (task === 'settings-files')
+        await Promise.all([profiles?.check(), stockRules.check()]);
       else await cron.run(task);
     },
     stop(reason) {

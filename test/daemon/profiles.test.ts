@@ -41,12 +41,17 @@ describe('inbox profiles file (real daemon)', () => {
     expect(loaded.profiles).toBe(1);
 
     writeFileSync(file, '{"profiles": [{"match": "X", "headerLine": "two"}]}'); // in place
+    // Reported once read the same twice (not a file caught half-written); read at once here
+    // instead of at the next looks (every 2 s).
+    await d.runNow('settings-files');
+    await d.runNow('settings-files');
     const invalid = await d.waitFor((l) => l.event === 'profiles.invalid', 10_000);
     expect(invalid.level).toBe('warn');
     expect(String(invalid.problem)).toMatch(/profiles\[0\] \(match "X"\), headerLine: /);
 
     writeFileSync(join(h.box.dataDir, '.profiles.json.tmp'), profiles('items-*.txt'));
     renameSync(join(h.box.dataDir, '.profiles.json.tmp'), file); // replaced by a rename
+    await d.runNow('settings-files');
     await d.waitFor((l) => l.event === 'profiles.reloaded', 10_000);
     expect(await h.stop()).toBe(0);
   });

@@ -174,6 +174,7 @@ describe('stock rules (real daemon, simulator)', () => {
 
     // Edited in place: one more key is capped.
     writeFileSync(file, rules([{ sku: seededSku(3), max: 50 }]));
+    await h.runNow('settings-files'); // as the next look at the file (every 2 s) would
     const applied = await d.waitFor(
       (l) => l.event === 'rules.applied' && l.reason === 'file changed',
       10_000,
@@ -187,6 +188,9 @@ describe('stock rules (real daemon, simulator)', () => {
     // A bad edit (replaced by a rename) is logged and the last good rules stay.
     writeFileSync(join(h.box.dataDir, '.rules.tmp'), '{"rules": [{"sku": "X", "percent": 200}]}');
     renameSync(join(h.box.dataDir, '.rules.tmp'), file);
+    // Reported once read the same twice (not a file caught half-written).
+    await h.runNow('settings-files');
+    await h.runNow('settings-files');
     const invalid = await d.waitFor((l) => l.event === 'rules.invalid', 10_000);
     expect(invalid.level).toBe('warn');
     expect(String(invalid.problem)).toMatch(/rules\[0\] \(sku "X"\), percent: /);
