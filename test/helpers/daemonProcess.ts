@@ -26,6 +26,10 @@ export function runCli(args: readonly string[], env: Record<string, string>): Cl
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
+      // The suite's compile cache (vitest.config.ts): a child starts in half the CPU time.
+      ...(process.env.NODE_COMPILE_CACHE
+        ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }
+        : {}),
       LOG_LEVEL: 'debug',
       ...env,
     },
