@@ -1,7 +1,7 @@
 /**
  * The daemon as a real process where the process is the point: SIGKILL at seeded moments (after a
- * start, in the middle of a file, in the middle of a push) and SIGTERM in the middle of a push
- * (graceful, exit 0 within 10 s). The same convergence checks as test/daemon/faults.test.ts.
+ * start, in the middle of a file, in the middle of a push). The same convergence checks as
+ * test/daemon/faults.test.ts; SIGTERM in test/e2e/daemonSigterm.test.ts.
  */
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -68,7 +68,7 @@ function crashRounds(random: () => number): StockFile[][] {
   );
 }
 
-describe('the daemon as a process, killed or stopped mid-work', { timeout: 120_000 }, () => {
+describe('the daemon as a process, killed mid-work', { timeout: 120_000 }, () => {
   it('survives SIGKILL at seeded moments — after a start, mid-file, mid-push — converging, each file done once', async () => {
     const random = mulberry32(SEED);
     const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
@@ -162,23 +162,5 @@ describe('the daemon as a process, killed or stopped mid-work', { timeout: 120_0
       await closeQueues(queues);
       connection.disconnect();
     }
-  });
-
-  it('stops gracefully on SIGTERM in the middle of a push, within 10 s, and converges after a restart', async () => {
-    h = await startProcessHarness('sigterm', { maxBulkItems: 10 }, { BULK_BATCH_SIZE: '10' });
-    h.sim.faults.set({ slowMs: 150 });
-    await h.start();
-    const rows = Array.from({ length: 200 }, (_, i) => [seededSku(i), 60 + i] as const);
-    h.drop('big.csv', factoryCsv(rows));
-    await h.daemon!.waitForEvent('stock.pushed', 20_000);
-    const t0 = Date.now();
-    expect(await h.stop()).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(10_000);
-    h.sim.faults.clear();
-    await h.start();
-    await waitUntil(
-      () => rows.every(([s, q]) => h.sim.store.factoryStock(s)?.stock_quantity === q),
-      { timeoutMs: 30_000 },
-    );
   });
 });
