@@ -35,20 +35,6 @@ const itemsWritten = (h: Harness, kind: 'factory' | 'dc') =>
     )
     .reduce((n, r) => n + (r.items ?? 0), 0);
 
-/** Waits until no push or ingest job waits or runs. */
-async function waitForIdle(h: Harness): Promise<void> {
-  await waitUntil(
-    async () => {
-      const r = await h.cli(['status', '--json']);
-      const s = JSON.parse(r.output.slice(r.output.indexOf('{')));
-      return ['push', 'ingest'].every(
-        (q) => s.queues[q].waiting + s.queues[q].active + s.queues[q].prioritized === 0,
-      );
-    },
-    { timeoutMs: 15_000, intervalMs: 200, message: 'idle queues' },
-  );
-}
-
 const factoryQty = (h: Harness, i: number) =>
   h.sim.store.factoryStock(seededSku(i))?.stock_quantity;
 
@@ -119,7 +105,7 @@ describe('stock rules (real daemon, simulator)', () => {
         h!.sim.store.dcStock(DC1, seededSku(1))?.stock_quantity === 10,
       { timeoutMs: 20_000, message: 'offered quantities on the portal' },
     );
-    await waitForIdle(h);
+    await h.waitForIdle();
     expect(factoryQty(h, 9)).toBe(4321);
     expect(itemsWritten(h, 'factory')).toBe(3);
 
@@ -169,7 +155,7 @@ describe('stock rules (real daemon, simulator)', () => {
         factoryQty(h!, 0) === 99 && rows.slice(1).every(([, q], i) => factoryQty(h!, i + 1) === q),
       { timeoutMs: 20_000, message: 'first push' },
     );
-    await waitForIdle(h);
+    await h.waitForIdle();
     h.sim.resetStats();
 
     // Edited in place: one more key is capped.
@@ -181,7 +167,7 @@ describe('stock rules (real daemon, simulator)', () => {
     );
     expect(applied).toMatchObject({ offerChanged: 1, newlyPending: 1, keysChanged: 1 });
     await waitUntil(() => factoryQty(h!, 3) === 50, { timeoutMs: 15_000, message: 'cap pushed' });
-    await waitForIdle(h);
+    await h.waitForIdle();
     expect(itemsWritten(h, 'factory')).toBe(1);
     expect(factoryQty(h, 0)).toBe(99);
 

@@ -11,7 +11,7 @@ import {
 } from '../../src/simulator/index.ts';
 import { type CliResult, runCliInProcess } from './cliInProcess.ts';
 import { LineWatch, type LogLine, type LogView } from './logLines.ts';
-import { makeSandbox, type Sandbox } from './sandbox.ts';
+import { makeSandbox, type Sandbox, waitUntil } from './sandbox.ts';
 
 export type { LogLine } from './logLines.ts';
 
@@ -68,9 +68,19 @@ export interface Harness {
   drop(name: string, content: string, mtime?: Date): void;
   /** Runs a CLI command here (main(argv, …)) with the harness's settings and `extraEnv` on top. */
   cli(args: readonly string[], extraEnv?: Record<string, string>): Promise<CliResult>;
+  /** `status --json`, parsed (the command must succeed). */
+  statusJson(): Promise<StatusJson>;
+  /** Waits until no job of these queues (push and ingest) waits or runs, as `status` counts them. */
+  waitForIdle(queues?: readonly string[], timeoutMs?: number): Promise<void>;
   /** Stops the daemon, closes the simulator, removes the sandbox (its dir kept with `keepDir`). */
   cleanup(options?: { keepDir?: boolean }): Promise<void>;
 }
+
+/** What `status --json` prints; the queue depths typed, the rest read by tests as they please. */
+// biome-ignore lint/suspicious/noExplicitAny: the command's JSON, checked field by field by the tests
+export type StatusJson = Record<string, any> & {
+  queues: Record<string, { waiting: number; active: number; prioritized: number }>;
+};
 
 /** The settings a harness daemon runs with: quick retries and checks, everything on debug. */
 export function harnessEnv(sim: Simulator, box: Sandbox): Record<string, string> {
@@ -191,6 +201,23 @@ export async function startHarness(
       renameSync(temp, join(box.dataDir, 'inbox', name));
     },
     cli: (args, extraEnv = {}) => runCliInProcess(args, { ...baseEnv, ...extraEnv }),
+    async statusJson() {
+      const r = await h.cli(['status', '--json']);
+      if (r.code !== 0) throw new Error(`status --json exited ${r.code}: ${r.output}`);
+      return JSON.parse(r.stdout) as StatusJson;
+    },
+    async waitForIdle(queues = ['push', 'ingest'], timeoutMs = 15_000) {
+      await waitUntil(
+        async () => {
+          const s = await h.statusJson();
+          return queues.every((q) => {
+            const n = s.queues[q];
+            return n !== undefined && n.waiting + n.active + n.prioritized === 0;
+          });
+        },
+        { timeoutMs, intervalMs: 50, message: `idle queues (${queues.join(', ')})` },
+      );
+    },
     async cleanup(options) {
       if (h.daemon) await h.stop();
       await sim.close();
