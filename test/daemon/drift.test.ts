@@ -185,6 +185,8 @@ describe('drift: the portal changed behind the daemon’s back', () => {
       () => h!.sim.store.factoryStock(seededSku(4321))?.stock_quantity === rows[4321]![1],
       { timeoutMs: 20_000, message: 'the first push', onTimeout: dump(h, 'cursor') },
     );
+    // The portal holds it; the daemon records the answer, then logs the batch.
+    await h.daemon!.waitFor((l) => l.event === 'stock.pushed' && l.kind === 'factory');
     const refused = h.daemon!.lines.find((l) => l.event === 'reconcile.cursor_refused');
     expect(refused).toMatchObject({ kind: 'factory', status: 400, pagesDiscarded: 1 });
     expect(h.daemon!.lines.find((l) => l.event === 'sync.first_start')).toMatchObject({

@@ -211,6 +211,10 @@ describe('shipments through the running daemon', () => {
       timeoutMs: 60_000,
       message: "b's collected after its shipped",
     });
+    // The portal answered; the daemon records the answer, then logs it.
+    await h.daemon!.waitFor(
+      (l) => l.event === 'shipment.confirmed' && l.order_number === b && l.action === 'collected',
+    );
     expect(posts(b!).slice(-2)).toEqual(['shipped 200', 'collected 200']);
     const status = json((await h.cli(['status', '--json'])).output);
     expect(status.failures.confirmations).toMatchObject({ pending: 0, failed: 0 });

@@ -109,6 +109,12 @@ describe('the daemon keeps the portal in step with inbox files', () => {
         message: 'the retried items to land',
       },
     );
+    // The portal holds them; the daemon records the answer (the failures go), then logs it.
+    await h.daemon!.waitFor(
+      (l) => l.event === 'stock.pushed' && l.updated === 2 && l.failed === 0,
+      15_000,
+      'the retried items recorded',
+    );
     const after = await h.cli(['failures', '--json']);
     expect(JSON.parse(after.output.slice(after.output.indexOf('{'))).stock).toEqual([]);
   });
