@@ -38,7 +38,12 @@ export default defineConfig({
     env: { NODE_COMPILE_CACHE },
     reporters: ['default', ['json', { outputFile: '.vitest-results.json' }]],
     projects: [
-      { extends: true, test: { name: 'unit', include: UNIT } },
+      // unit and integration: a worker runs file after file without reloading every module for
+      // each (isolate: false), which saves about a third of their CPU. Tests there leave no
+      // state behind (each harness and sandbox is closed in afterEach/afterAll; fake timers are
+      // restored); module state they share is caches and the secret scrubber's list, which
+      // only grows.
+      { extends: true, test: { name: 'unit', include: UNIT, isolate: false } },
       {
         extends: true,
         test: {
@@ -46,6 +51,7 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: [...UNIT, ...E2E],
           globalSetup: REDIS,
+          isolate: false,
         },
       },
       { extends: true, test: { name: 'e2e', include: E2E, globalSetup: REDIS } },

@@ -100,6 +100,20 @@ export interface WorkerSet {
 }
 
 /**
+ * A BullMQ worker whose close never waits out a lane's pause. Closing aborts the pause the worker
+ * is waiting out, but a job that ends with the lane paused (RateLimitError: `wait` and
+ * `fix-config` above) lets the worker's loop start a new wait just after: a close asked for
+ * while such a job ran waited up to 30 s (BullMQ's longest single wait; the daemon's stop gave up
+ * after its 8 s grace, the call in flight long done). Once closing, there is nothing to wait for.
+ */
+class LaneWorker<T> extends Worker<T> {
+  override async delay(...args: Parameters<Worker['delay']>): Promise<void> {
+    if (this.closing !== undefined) return;
+    await super.delay(...args);
+  }
+}
+
+/**
  * One worker per queue, one job at a time each (one push per account, files in order). A job's
  * failure is handled as the API's failure policy says: `wait` (budget spent, login held back)
  * pauses its queue until then and the job waits, not failed; `retry` at a time the portal named
@@ -133,7 +147,7 @@ export function startWorkers(opts: {
     connection.on('error', () => {});
     connections.add(connection);
     const process = opts.processors[name] as Processor<QueueName>;
-    const worker = new Worker<JobPayloads[QueueName]>(
+    const worker = new LaneWorker<JobPayloads[QueueName]>(
       name,
       async (job, token) => {
         const problem = payloadProblem(name, job.data);

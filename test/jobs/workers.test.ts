@@ -137,4 +137,19 @@ describe('workers apply the failure policy (real Redis)', () => {
     expect(await state(done)).toBe('completed');
     expect(seen).toEqual([false, false]);
   });
+
+  it('closes at once when asked while a job that stops its lane is running (no wait for the lane’s pause)', async () => {
+    // The close comes while the push is failing with fix-config: the worker must not start
+    // waiting out the lane's pause (5 min, in waits of up to 30 s) once it is closing.
+    let closed: Promise<void> | undefined;
+    start(() => {
+      closed = workers!.close();
+      return new PortalHttpError('POST /x: HTTP 403', { status: 403, apiMessage: 'No' });
+    });
+    await addPush();
+    await waitUntil(() => closed !== undefined, { message: 'the close asked for' });
+    await closed;
+    workers = undefined;
+    expect(logs.events('queue.fix_config')).toHaveLength(1);
+  }, 10_000);
 });
