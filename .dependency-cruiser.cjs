@@ -1,56 +1,96 @@
 /**
  * The layers of src/, checked by `npm test` (npm run lint:deps). Imports point down only:
  *
- *   cli → demo → daemon → jobs → inventory | shipments | sync → api → state → domain | config | log | files
+ *   cli → demo → daemon → actions → jobs → inventory | shipments | sync → api → state → domain | config | log | files
+ *   → failures
  *
  * Modules of one tier do not import each other (inventory, shipments and sync meet in domain/
  * and state/), except that api/ may use state/ (the token, the budget and learnt sizes live in
- * state.db). The simulator stands alone. BullMQ is known to jobs/ only; SQLite to state/ and to
- * the snapshot reader (it opens the ERP's own file).
+ * state.db). failures/ (the error codes and the one failure policy) is the ground: every layer
+ * that throws gives its errors a code from there, and jobs/ classifies them all without looking
+ * up. The simulator stands alone. BullMQ is known to jobs/ only; SQLite to state/ and to the
+ * snapshot reader (it opens the ERP's own file). actions/ holds what an operator does (release,
+ * reject, retry): the commands and the daemon's console call the same functions.
  */
 const tiers = [
   ['cli'],
   ['demo'],
   ['daemon'],
+  ['actions'],
   ['jobs'],
   ['inventory', 'shipments', 'sync'],
   ['api'],
   ['state'],
   ['domain', 'config', 'log', 'files'],
+  ['failures'],
 ];
 
-const folder = (names) => `^src/(${names.join('|')})/`;
+/**
+ * For each tier of `tiers` (top first) under `base`: it may not import any tier above it, nor a
+ * sibling of its own tier. `label` prefixes the rules' names.
+ */
+function tierRules(tiers, base, label) {
+  const folder = (names) => `^${base}(${names.join('|')})/`;
+  return tiers.flatMap((tier, i) => {
+    const above = tiers.slice(0, i).flat();
+    const rules = [];
+    if (above.length > 0) {
+      rules.push({
+        name: `${label}-${tier.join('-')}-up`,
+        comment: `${base}${tier.join(', ')} may not import a layer above it (${above.join(', ')})`,
+        severity: 'error',
+        from: { path: folder(tier) },
+        to: { path: folder(above) },
+      });
+    }
+    for (const name of tier) {
+      const siblings = tier.filter((t) => t !== name);
+      if (siblings.length === 0) continue;
+      rules.push({
+        name: `${label}-${name}-sideways`,
+        comment: `${base}${name} may not import ${siblings.join(', ')} (same tier: share through a lower one)`,
+        severity: 'error',
+        from: { path: folder([name]) },
+        to: { path: folder(siblings) },
+      });
+    }
+    return rules;
+  });
+}
 
-/** For each tier: it may not import any tier above it, nor a sibling of its own tier. */
-const layerRules = tiers.flatMap((tier, i) => {
-  const above = tiers.slice(0, i).flat();
-  const rules = [];
-  if (above.length > 0) {
-    rules.push({
-      name: `layers-${tier.join('-')}-up`,
-      comment: `${tier.join(', ')} may not import a layer above it (${above.join(', ')})`,
-      severity: 'error',
-      from: { path: folder(tier) },
-      to: { path: folder(above) },
-    });
-  }
-  for (const name of tier) {
-    const siblings = tier.filter((t) => t !== name);
-    if (siblings.length === 0) continue;
-    rules.push({
-      name: `layers-${name}-sideways`,
-      comment: `${name} may not import ${siblings.join(', ')} (same tier: share through a lower one)`,
-      severity: 'error',
-      from: { path: folder([name]) },
-      to: { path: folder(siblings) },
-    });
-  }
-  return rules;
-});
+/**
+ * The layers inside src/inventory/, bottom last: the data dir's inbox folders and the readers at
+ * the bottom, then validation, the staged apply with its before-apply checks (full-export zeroing,
+ * the guard rails), then the two sources (one inbox file; the ERP snapshot), then what works on
+ * their results (an operator's decisions on what is held; the dry run). Imports point down only,
+ * and siblings of one tier do not import each other.
+ */
+const inventoryTiers = [
+  ['held', 'plan'],
+  ['ingest', 'snapshot'],
+  ['apply'],
+  ['validate'],
+  ['inbox', 'parse'],
+];
 
 module.exports = {
   forbidden: [
-    ...layerRules,
+    ...tierRules(tiers, 'src/', 'layers'),
+    ...tierRules(inventoryTiers, 'src/inventory/', 'inventory'),
+    {
+      name: 'inventory-through-its-index',
+      comment: 'other folders import inventory/ through src/inventory/index.ts only',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/inventory/' },
+      to: { path: '^src/inventory/', pathNot: '^src/inventory/index\\.ts$' },
+    },
+    {
+      name: 'inventory-index-is-the-top',
+      comment: 'nothing inside inventory/ imports its own index (it would run back up)',
+      severity: 'error',
+      from: { path: '^src/inventory/' },
+      to: { path: '^src/inventory/index\\.ts$' },
+    },
     {
       name: 'no-cycles',
       comment: 'no module reaches itself through its imports',
@@ -69,7 +109,7 @@ module.exports = {
       name: 'nothing-imports-the-simulator',
       comment: 'only the demo and the simulate command start a simulator',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(simulator|demo|cli/commands/simulate\\.ts)' },
+      from: { path: '^src/', pathNot: '^src/(simulator|demo|cli/commands/simulateCommand\\.ts)' },
       to: { path: '^src/simulator/' },
     },
     {
@@ -83,7 +123,7 @@ module.exports = {
       name: 'sqlite-only-in-state',
       comment: 'better-sqlite3 is known to state/ and to the snapshot reader only',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(state/|inventory/snapshot/read\\.ts$)' },
+      from: { path: '^src/', pathNot: '^src/(state/|inventory/snapshot/snapshotRows\\.ts$)' },
       to: { path: 'node_modules/better-sqlite3/' },
     },
     {

@@ -34,7 +34,7 @@ import type { StockKind } from '../src/domain/stock.ts';
 import { createLogger } from '../src/log/logger.ts';
 import { type Simulator, startSimulator } from '../src/simulator/index.ts';
 import { openStateDb, type StateDb } from '../src/state/db.ts';
-import type { DesiredInput } from '../src/state/desiredStock.ts';
+import type { DesiredInput } from '../src/state/stock/desiredStock.ts';
 import { READ_PAGE_SIZE } from '../src/sync/decide/firstStart.ts';
 import { establishRemote } from '../src/sync/establish.ts';
 import { pushPending } from '../src/sync/push.ts';

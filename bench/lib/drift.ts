@@ -12,18 +12,18 @@
  *   that does not re-read (RECONCILE_MIN_INTERVAL_MS 0, nothing read in the hour before).
  */
 import { join } from 'node:path';
-import { failurePolicy } from '../../src/api/failurePolicy.ts';
 import { createPortalClient } from '../../src/api/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { stockReader, stockWriter } from '../../src/daemon/portAdapters.ts';
 import type { StockKind } from '../../src/domain/stock.ts';
+import { failurePolicy } from '../../src/failures/failurePolicy.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
 import { openStateDb } from '../../src/state/db.ts';
-import type { DesiredInput } from '../../src/state/desiredStock.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
 import { kvKey } from '../../src/state/kvKeys.ts';
-import { PendingStock } from '../../src/state/pendingStock.ts';
+import type { DesiredInput } from '../../src/state/stock/desiredStock.ts';
+import { PendingStock } from '../../src/state/stock/pendingStock.ts';
 import { reconcileAll } from '../../src/sync/reconcile.ts';
 import { seedDesiredStock } from '../../test/helpers/desiredStock.ts';
 import { onCleanup } from './cleanup.ts';

@@ -11,12 +11,12 @@
  */
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { createDcDirectory } from '../../src/inventory/dcDirectory.ts';
 import { processInboxFile } from '../../src/inventory/ingest/process.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
+import { createDcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { openStateDb } from '../../src/state/db.ts';
-import { replaceDistributionCentres } from '../../src/state/distributionCentres.ts';
+import { replaceDistributionCentres } from '../../src/state/stock/distributionCentres.ts';
 
 const [mode, dataDir, target, synchronous = 'FULL'] = process.argv.slice(2);
 if ((mode !== 'file' && mode !== 'snapshot') || !dataDir || !target) {

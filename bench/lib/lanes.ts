@@ -4,15 +4,16 @@
  * HTTP to the simulator), with the queues' part — when each runs — played by a small loop that
  * follows the daemon's rules, and time that skips ahead whenever the daemon would wait.
  */
-import { failurePolicy } from '../../src/api/failurePolicy.ts';
+
 import type { Clock } from '../../src/domain/clock.ts';
 import type { RetrySettings } from '../../src/domain/retrySchedule.ts';
+import { failurePolicy } from '../../src/failures/failurePolicy.ts';
 import type { Logger } from '../../src/log/logger.ts';
 import type { StateDb } from '../../src/state/db.ts';
-import { PendingStock } from '../../src/state/pendingStock.ts';
-import type { StockReader, StockWriter } from '../../src/sync/ports.ts';
+import { PendingStock } from '../../src/state/stock/pendingStock.ts';
 import { pushPending } from '../../src/sync/push.ts';
 import { readWhileIdle } from '../../src/sync/readWhileIdle.ts';
+import type { StockReader, StockWriter } from '../../src/sync/stockPorts.ts';
 
 /**
  * Real time that skips ahead: every call takes the time it really takes, and every wait (a spent

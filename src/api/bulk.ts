@@ -2,7 +2,7 @@ import type { Logger } from '../log/logger.ts';
 import type { BatchSizes, BulkKind } from './batchSizes.ts';
 import { type ErrorBodyDetails, errorDetails } from './body.ts';
 import type { Caller } from './caller.ts';
-import { BulkIncompleteError, refusesContent } from './errors.ts';
+import { BulkIncompleteError, refusesContent } from './portalErrors.ts';
 import { type CallOptions, httpError } from './request.ts';
 import { type StockError, type StockUpdated, stockUpdateResultSchema } from './schemas.ts';
 

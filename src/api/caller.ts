@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BadResponseError } from './errors.ts';
+import { BadResponseError } from './portalErrors.ts';
 import { type ApiResponse, type CallOptions, type CallSpec, expectOk } from './request.ts';
 
 /** What an endpoint function needs: one way to send a call. */

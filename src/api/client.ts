@@ -5,8 +5,8 @@ import { registerSecret } from '../log/redact.ts';
 import type { StateDb } from '../state/db.ts';
 import { Session } from './auth/session.ts';
 import { BatchSizes, type BulkKind } from './batchSizes.ts';
+import { type BudgetStatus, budgetStatus, CallBudget } from './budget/budgetStore.ts';
 import type { Lane, ProbeSchedule } from './budget/decide.ts';
-import { type BudgetStatus, budgetStatus, CallBudget } from './budget/store.ts';
 import type { Caller } from './caller.ts';
 import { type BrandsApi, brandsApi } from './endpoints/brands.ts';
 import { type ProductsApi, productsApi } from './endpoints/products.ts';
@@ -17,7 +17,7 @@ import {
   dcStockApi,
   type FactoryStockApi,
   factoryStockApi,
-} from './endpoints/stock.ts';
+} from './endpoints/stockLevels.ts';
 import { createTransport } from './http.ts';
 import { sendCall } from './request.ts';
 

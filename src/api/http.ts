@@ -1,7 +1,7 @@
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import got, { type Got, RequestError, TimeoutError } from 'got';
-import { NetworkError, RequestTimeoutError } from './errors.ts';
+import { NetworkError, RequestTimeoutError } from './portalErrors.ts';
 
 /** One attempt: what goes out. `path` is relative to the base URL, without a leading slash. */
 export interface RawRequest {

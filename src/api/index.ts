@@ -10,6 +10,12 @@ export {
   reprobeDue,
 } from './batchSizes.ts';
 export {
+  type BudgetSettings,
+  type BudgetStatus,
+  budgetStatus,
+  laneReserve,
+} from './budget/budgetStore.ts';
+export {
   type CallDecision,
   type CallDecisionInput,
   DEFAULT_PROBE,
@@ -20,12 +26,6 @@ export {
   type ProbeSchedule,
   type ServerHint,
 } from './budget/decide.ts';
-export {
-  type BudgetSettings,
-  type BudgetStatus,
-  budgetStatus,
-  laneReserve,
-} from './budget/store.ts';
 export type { BulkAnswer, BulkResult, DcStockItem, FactoryStockItem } from './bulk.ts';
 export {
   createPortalClient,
@@ -54,9 +54,8 @@ export type {
   FactoryStockApi,
   FactoryStockFilters,
   StockUpdateResult,
-} from './endpoints/stock.ts';
-export * from './errors.ts';
-export { type FailureAction, failurePolicy } from './failurePolicy.ts';
+} from './endpoints/stockLevels.ts';
 export type { Page, WalkOptions } from './pagination.ts';
+export * from './portalErrors.ts';
 export type { CallOptions } from './request.ts';
 export type * from './schemas.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type Caller, callJson } from './caller.ts';
-import { BadResponseError } from './errors.ts';
+import { BadResponseError } from './portalErrors.ts';
 import type { CallOptions, CallSpec } from './request.ts';
 import { pageSchema } from './schemas.ts';
 

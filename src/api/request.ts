@@ -3,10 +3,15 @@ import type { Logger } from '../log/logger.ts';
 import type { Session } from './auth/session.ts';
 import { backoffDelay, parseRetryAfter } from './backoff.ts';
 import { errorDetails, parseJson } from './body.ts';
+import type { CallBudget } from './budget/budgetStore.ts';
 import type { Lane } from './budget/decide.ts';
-import type { CallBudget } from './budget/store.ts';
-import { ClientClosedError, PortalError, PortalHttpError, RateLimitedError } from './errors.ts';
 import type { RawRequest, RawResponse, Transport } from './http.ts';
+import {
+  ClientClosedError,
+  PortalError,
+  PortalHttpError,
+  RateLimitedError,
+} from './portalErrors.ts';
 
 /**
  * When a request may be sent again within one call:

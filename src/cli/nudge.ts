@@ -1,8 +1,18 @@
+import type { ActionDeps } from '../actions/operator.ts';
 import type { Config } from '../config/index.ts';
 import { withTimeout } from '../domain/timeout.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { closeQueues, createQueues } from '../jobs/queues.ts';
+import type { StateDb } from '../state/db.ts';
+
+/**
+ * The operator actions (release, reject, retry) as a command takes them: on state.db, the running
+ * daemon asked for the work that follows over Redis.
+ */
+export function commandActions(config: Config, db: StateDb): ActionDeps {
+  return { db, config, now: Date.now, nudge: (ask) => nudgeDaemon(config, ask) };
+}
 
 /**
  * Asks the running daemon for work from a command (after `failures retry`). Best effort: with

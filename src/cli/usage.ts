@@ -1,9 +1,10 @@
 /** Bad command-line usage: exit code 2 with this message. */
-export class UsageError extends Error {
+import { CodedError } from '../failures/codedError.ts';
+
+export class UsageError extends CodedError {
   readonly code = 'E_USAGE';
 
   constructor(message: string) {
     super(message);
-    this.name = 'UsageError';
   }
 }

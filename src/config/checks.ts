@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from './configError.ts';
 import type { Config } from './settings.ts';
 
 /**

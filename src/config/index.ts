@@ -1,3 +1,4 @@
+export { ConfigError } from './configError.ts';
 export {
   type DataPaths,
   dataPaths,
@@ -5,7 +6,6 @@ export {
   fileNameProblem,
   inboxFilePath,
 } from './dataPaths.ts';
-export { ConfigError } from './errors.ts';
 export type { ConfigSources } from './load.ts';
 export { describeConfig, extractConfigFlags, flagName, loadConfig } from './load.ts';
 export { configSecrets, maskUrlPassword } from './secrets.ts';

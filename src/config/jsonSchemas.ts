@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { profilesFileSchema } from './profiles.ts';
-import { stockRulesFileSchema } from './stockRules.ts';
+import { stockRulesFileSchema } from './stockRulesFile.ts';
 
 /**
  * JSON Schema files for the settings files operators write by hand, generated from the zod

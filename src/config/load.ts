@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkCombinations } from './checks.ts';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from './configError.ts';
 import { maskUrlPassword } from './secrets.ts';
 import { type Config, type SettingName, settings } from './settings.ts';
 
@@ -63,6 +63,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (typeof out.inboxProfilesFile === 'string')
     out.inboxProfilesFile = resolve(cwd, out.inboxProfilesFile);
   if (typeof out.stockRulesFile === 'string') out.stockRulesFile = resolve(cwd, out.stockRulesFile);
+  if (typeof out.consolePasswordFile === 'string')
+    out.consolePasswordFile = resolve(cwd, out.consolePasswordFile);
   out.configFile = sources.configFile ? resolve(cwd, sources.configFile) : undefined;
 
   for (const name of sources.require ?? []) {

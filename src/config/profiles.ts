@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from './configError.ts';
 import { parseJsonFile, type WatchedFile, type WatchLog, watchJsonFile } from './watchedFile.ts';
 
 /**

@@ -1,104 +1,24 @@
-import { isIP } from 'node:net';
-import nodeCron from 'node-cron';
 import { z } from 'zod';
+import {
+  apiUrl,
+  bool,
+  cron,
+  int,
+  level,
+  listenHost,
+  optional,
+  redisUrl,
+  type Setting,
+  setting,
+  text,
+  timezone,
+} from './settingTypes.ts';
 
 /**
  * Every setting of the daemon, in one table: its name (the environment variable, the key in a
  * JSON config file, and, in kebab case, the command-line flag), how it is checked, its default,
  * and what it means. The loader, `config/default.json` and the README's table all come from here.
  */
-export interface Setting<T, Optional extends boolean = boolean> {
-  readonly key: string;
-  readonly schema: z.ZodType<T, unknown>;
-  /** The built-in default; undefined for optional settings (some commands require them). */
-  readonly default: Optional extends true ? undefined : T;
-  readonly doc: string;
-  /** Never printed: redacted in logs and in `daemon.started`. */
-  readonly secret: boolean;
-}
-
-const setting = <T>(
-  key: string,
-  schema: z.ZodType<T, unknown>,
-  def: T,
-  doc: string,
-): Setting<T, false> => ({
-  key,
-  schema,
-  default: def,
-  doc,
-  secret: false,
-});
-
-const optional = <T>(
-  key: string,
-  schema: z.ZodType<T, unknown>,
-  doc: string,
-  secret = false,
-): Setting<T, true> => ({ key, schema, default: undefined, doc, secret });
-
-/** Whole numbers from JSON numbers or from strings of digits (env, flags); nothing looser. */
-const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z
-    .union([z.number(), z.string().regex(/^\s*-?\d+\s*$/, 'must be a whole number')])
-    .transform((v) => (typeof v === 'number' ? v : Number.parseInt(v, 10)))
-    .pipe(
-      z
-        .number()
-        .int('must be a whole number')
-        .min(min, `must be at least ${min}`)
-        .max(max, `must be at most ${max}`),
-    );
-
-const bool = z
-  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
-  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
-
-const text = z.string().trim().min(1, 'must not be empty');
-
-/** A 5-field cron expression, or 6 fields with seconds first, as node-cron reads it. */
-const cron = text.refine((v) => {
-  const n = v.split(/\s+/).length;
-  return (n === 5 || n === 6) && nodeCron.validate(v);
-}, 'must be a cron expression of 5 fields, or 6 with seconds first');
-
-const timezone = text.refine((v) => {
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: v });
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be an IANA time zone such as UTC or Europe/London');
-
-const apiUrl = text
-  .url('must be a URL')
-  .refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL')
-  .transform((v) => v.replace(/\/+$/, ''))
-  .refine((v) => v.endsWith('/api/v1'), 'must end with /api/v1');
-
-/**
- * A Redis URL as ioredis reads it. The value is never quoted back: it may hold a password.
- */
-const redisUrl = text.refine((v) => {
-  try {
-    const u = new URL(v);
-    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
-  } catch {
-    return false;
-  }
-}, 'must be a redis:// or rediss:// URL with a host, e.g. redis://127.0.0.1:6379 or redis://:PASSWORD@redis:6379');
-
-/** An interface to listen on: an IP address (0.0.0.0, ::, 127.0.0.1 …) or a host name. */
-const listenHost = text.refine(
-  (v) =>
-    isIP(v) !== 0 ||
-    /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(v),
-  'must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name',
-);
-
-const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
-
 export const settings = {
   apiUrl: optional(
     'SUPPLIER_API_URL',
@@ -405,13 +325,18 @@ export const settings = {
     'HTTP_PORT',
     int(0, 65_535),
     0,
-    'Port of the optional /healthz and /metrics endpoint; 0 turns it off.',
+    "Port of the daemon's HTTP server: /healthz, /metrics and the console at / (its JSON under /api/); 0 turns it off.",
   ),
   httpHost: setting(
     'HTTP_HOST',
     listenHost,
     '127.0.0.1',
-    'Interface the /healthz and /metrics endpoint listens on: 127.0.0.1 (this machine only) by default; 0.0.0.0 for every interface (the container image sets it, so that a published port reaches it).',
+    'Interface the HTTP server listens on: 127.0.0.1 (this machine only) by default; 0.0.0.0 for every interface (the container image sets it, so that a published port reaches it). On an address other hosts reach, the console is served only with CONSOLE_PASSWORD_FILE.',
+  ),
+  consolePasswordFile: optional(
+    'CONSOLE_PASSWORD_FILE',
+    text,
+    'File holding the console password (8 to 1024 characters; trailing newline ignored), read at start. Set: every console page and /api/ route asks for it and the console can release, reject and retry. Unset: the console is read-only, and served only when HTTP_HOST is a loopback address.',
   ),
 } as const;
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
-import { ConfigError } from './errors.ts';
+import { ConfigError } from './configError.ts';
 
 /**
  * A JSON settings file the daemon reads at start and again whenever it changes: the inbox

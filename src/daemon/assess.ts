@@ -11,6 +11,9 @@ export interface Assessment {
   readonly reasons: readonly string[];
 }
 
+/** A reason cut to what one line of a verdict holds. */
+const short = (text: string) => (text.length > 80 ? `${text.slice(0, 79)}…` : text);
+
 /** What the assessment reads: the status, and whether Redis answered. */
 export interface AssessInput {
   readonly status: Status;
@@ -60,6 +63,21 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
     degraded.push(
       `the portal invalidated our token ${s.foreignLogins.lastHour} times in the last hour: another client is logging in with this account`,
     );
+  const files = s.files;
+  if (files.problemCount > 0) {
+    const named = files.problems
+      .slice(0, 3)
+      .map((f) =>
+        f.outcome === 'failed'
+          ? `${f.name} failed${f.reason ? ` (${short(f.reason)})` : ''}`
+          : `${f.name}: ${f.rowsRejected} of ${f.rowsRead} row(s) rejected`,
+      );
+    const more =
+      files.problemCount > named.length ? `, and ${files.problemCount - named.length} more` : '';
+    degraded.push(
+      `${files.problemCount} file(s) in the last 24 h failed or had rejected rows: ${named.join('; ')}${more}: see \`supplier-sync files\``,
+    );
+  }
   if (s.failures.stock.total > 0)
     degraded.push(
       `${s.failures.stock.total} stock item(s) rejected by the portal, retried with back-off: see \`supplier-sync failures\``,

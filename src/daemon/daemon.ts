@@ -8,14 +8,13 @@ import {
 } from '../config/index.ts';
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { createDcDirectory } from '../inventory/dcDirectory.ts';
-import { guardThresholds } from '../inventory/guard/check.ts';
-import { ingestInboxFile } from '../inventory/ingest/attempts.ts';
+import { withTimeout } from '../domain/timeout.ts';
+import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { afterJobs, processors } from '../jobs/processors/index.ts';
-import { recoverWork } from '../jobs/processors/maintenance.ts';
+import { recoverWork } from '../jobs/processors/maintenanceJob.ts';
 import { closeQueues, createQueues, liftPauses, pushDue } from '../jobs/queues.ts';
 import { watchRedis } from '../jobs/redisWatch.ts';
 import { type Schedule, startSchedules } from '../jobs/schedules.ts';
@@ -26,13 +25,14 @@ import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
 import { readWholeKind } from '../sync/readKind.ts';
+import { readConsolePassword } from './console/consoleAuth.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { startHttpServer } from './httpServer.ts';
+import { loadStockRules } from './liveStockRules.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
-import { loadStockRules } from './stockRules.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -107,6 +107,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       `inbox profiles read from ${config.inboxProfilesFile}`,
     );
   }
+  // The console password too (CONSOLE_PASSWORD_FILE): unreadable or too short stops the start.
+  const consolePassword = config.consolePasswordFile
+    ? readConsolePassword(config.consolePasswordFile)
+    : undefined;
+  if (consolePassword !== undefined) registerSecret(consolePassword);
   // Likewise for the stock rules (#17); taken by the apply once state.db is open.
   const stockRules = loadStockRules(config, log);
   const paths = await ensureDataDirs(config.dataDir);
@@ -296,6 +301,14 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           redis,
           log,
           now: clock.now,
+          consolePassword,
+          // The console's actions ask for their work as the commands do, over the daemon's own
+          // queues; bounded, as Redis may be away (the periodic recovery finds the work anyway).
+          nudge: (ask) =>
+            withTimeout(ask(nudges), 3000, 'nudge').then(
+              () => true,
+              () => false,
+            ),
         })
       : undefined;
 

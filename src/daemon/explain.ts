@@ -1,6 +1,7 @@
 import { keyString, parseKeyString, type StockKey } from '../domain/stock.ts';
 import type { StateDb } from '../state/db.ts';
-import { HeldStore } from '../state/held.ts';
+import { FileHistory, type RejectedRowOfKey } from '../state/inbox/fileHistory.ts';
+import { HeldStore } from '../state/inbox/heldStore.ts';
 import {
   readShipmentFacts,
   readStockFacts,
@@ -30,10 +31,24 @@ export function parseExplainKey(text: string): ExplainTarget | undefined {
   return { type: 'stock', key };
 }
 
+/**
+ * Rejected rows are looked for in the reports the ledger keeps of the newest files that rejected
+ * rows (each lists its first 1,000): bounded, whatever the ledger's size.
+ */
+export const REJECTED_FILES_SEARCHED = 100;
+/** Most rejected rows of a key shown, newest file first. */
+export const REJECTED_ROWS_SHOWN = 10;
+
+function rejectedRowsOf(db: StateDb, key: string): RejectedRowOfKey[] {
+  return new FileHistory(db).rejectedRowsOfKey(key, REJECTED_FILES_SEARCHED, REJECTED_ROWS_SHOWN);
+}
+
 export interface StockExplanation {
   readonly type: 'stock';
   readonly key: StockKey;
   readonly facts: StockFacts;
+  /** Rows of recent files that named the key and were rejected (bad values), newest first. */
+  readonly rejectedRows: readonly RejectedRowOfKey[];
   /** The id of a held file (or snapshot read) that names the key; null when none. */
   readonly held: number | null;
   /** That held file's original name (or `snapshot`) and why it is held. */
@@ -43,6 +58,8 @@ export interface StockExplanation {
 export interface ShipmentExplanation {
   readonly type: 'shipment';
   readonly facts: ShipmentFacts;
+  /** Confirmation rows of recent files that named the order and were rejected, newest first. */
+  readonly rejectedRows: readonly RejectedRowOfKey[];
 }
 
 export type Explanation = StockExplanation | ShipmentExplanation;
@@ -51,14 +68,18 @@ export type Explanation = StockExplanation | ShipmentExplanation;
 export function explainKey(db: StateDb, target: ExplainTarget): Explanation | undefined {
   if (target.type === 'shipment') {
     const facts = readShipmentFacts(db, target.orderNumber);
-    if (facts.shipment === null && facts.confirmations.length === 0) return undefined;
-    return { type: 'shipment', facts };
+    const rejectedRows = rejectedRowsOf(db, `shipment:${target.orderNumber}`);
+    if (facts.shipment === null && facts.confirmations.length === 0 && rejectedRows.length === 0)
+      return undefined;
+    return { type: 'shipment', facts, rejectedRows };
   }
   const facts = readStockFacts(db, target.key);
   const k = target.key;
   const held = new HeldStore(db).heldIdForKey(k.kind, k.dc, k.sku) ?? null;
+  const rejectedRows = rejectedRowsOf(db, keyString(k));
   const known =
     held !== null ||
+    rejectedRows.length > 0 ||
     facts.desired !== null ||
     facts.remote !== null ||
     facts.pendingSince !== null ||
@@ -67,7 +88,21 @@ export function explainKey(db: StateDb, target: ExplainTarget): Explanation | un
   if (!known) return undefined;
   const entry = held === null ? undefined : new HeldStore(db).get(held);
   const heldFile = entry ? { name: entry.name, reason: entry.reason } : null;
-  return { type: 'stock', key: target.key, facts, held, heldFile };
+  return { type: 'stock', key: target.key, facts, rejectedRows, held, heldFile };
+}
+
+/** A rejected row as `explain --json` shows it. */
+function rejectedRowJson(r: RejectedRowOfKey) {
+  return {
+    file: r.file,
+    storedAs: r.storedAs,
+    fileId: r.fileId,
+    receivedAt: iso(r.receivedAt),
+    line: r.line,
+    field: r.field,
+    reason: r.reason,
+    value: r.value,
+  };
 }
 
 const iso = (ms: number | null | undefined): string | null =>
@@ -75,7 +110,7 @@ const iso = (ms: number | null | undefined): string | null =>
 
 /** The `explain --json` object (stable field names; times as ISO 8601 or null). */
 export function explanationJson(e: Explanation): Record<string, unknown> {
-  if (e.type === 'shipment') return shipmentJson(e.facts);
+  if (e.type === 'shipment') return shipmentJson(e.facts, e.rejectedRows);
   const f = e.facts;
   const d = f.desired;
   return {
@@ -121,10 +156,14 @@ export function explanationJson(e: Explanation): Record<string, unknown> {
       error: f.lastPush.error,
     },
     held: e.held,
+    rejectedRows: e.rejectedRows.map(rejectedRowJson),
   };
 }
 
-function shipmentJson(f: ShipmentFacts): Record<string, unknown> {
+function shipmentJson(
+  f: ShipmentFacts,
+  rejectedRows: readonly RejectedRowOfKey[],
+): Record<string, unknown> {
   const s = f.shipment;
   return {
     key: `shipment:${f.orderNumber}`,
@@ -154,5 +193,6 @@ function shipmentJson(f: ShipmentFacts): Record<string, unknown> {
       receivedAt: iso(c.receivedAt),
       confirmedAt: iso(c.confirmedAt),
     })),
+    rejectedRows: rejectedRows.map(rejectedRowJson),
   };
 }

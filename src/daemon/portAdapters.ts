@@ -1,6 +1,6 @@
 import type { PortalClient } from '../api/index.ts';
-import type { ShipmentsPort } from '../shipments/ports.ts';
-import type { StockReader, StockWriter } from '../sync/ports.ts';
+import type { ShipmentsPort } from '../shipments/shipmentsPort.ts';
+import type { StockReader, StockWriter } from '../sync/stockPorts.ts';
 
 /** Stock pushes through the client, in the 'stock' lane of the budget. */
 export function stockWriter(client: PortalClient): StockWriter {

@@ -2,11 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataPaths } from '../config/dataPaths.ts';
 import { writeFileAtomic } from '../files/durable.ts';
-import { reportPathFor } from '../inventory/ingest/report.ts';
+import { reportPathFor } from '../inventory/index.ts';
 import type { Logger } from '../log/logger.ts';
-import { ConfirmationSends } from '../state/confirmationSends.ts';
 import type { StateDb } from '../state/db.ts';
-import { InboxLedger } from '../state/inboxFiles.ts';
+import { InboxLedger } from '../state/inbox/inboxLedger.ts';
+import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
 
 /**
  * Adds the portal's answers to the report of each confirmations file: a `portal` section with

@@ -1,14 +1,15 @@
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { LocationMap } from '../domain/stockRules.ts';
-import { guardThresholds } from '../inventory/guard/check.ts';
-import { finishHeldDecisions } from '../inventory/guard/decide.ts';
 import {
   type DcDirectory,
   fileIdentity,
+  finishHeldDecisions,
+  guardThresholds,
   InboxWatcher,
   readSnapshot,
   recoverInbox,
+  SnapshotReadError,
   SnapshotWatcher,
 } from '../inventory/index.ts';
 import type { Nudges } from '../jobs/nudges.ts';
@@ -56,7 +57,7 @@ export async function readSnapshotSource(deps: SourceDeps): Promise<boolean> {
     dataDir: config.dataDir,
     guard: guardThresholds(config),
   });
-  if (outcome.status === 'failed') throw new Error(`snapshot read failed: ${outcome.reason}`);
+  if (outcome.status === 'failed') throw new SnapshotReadError(outcome.code, outcome.reason);
   // A held read changed nothing: no push to ask for.
   if (outcome.status === 'held') return false;
   return outcome.pendingKeys > 0;

@@ -1,8 +1,8 @@
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
-import { PendingStock } from '../state/pendingStock.ts';
-import { StockFailures } from '../state/stockFailures.ts';
+import { PendingStock } from '../state/stock/pendingStock.ts';
+import { StockFailures } from '../state/stock/stockFailures.ts';
 
 export interface StaleState {
   readonly stale: boolean;

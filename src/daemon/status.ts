@@ -1,14 +1,14 @@
 import { type ForeignLogins, readForeignLogins } from '../api/auth/foreignLogins.ts';
 import { readLoginBlock } from '../api/auth/loginBlock.ts';
 import { BatchSizes } from '../api/batchSizes.ts';
-import { HOUR_MS, LANES, type Lane } from '../api/budget/decide.ts';
-import { whenCallsDone } from '../api/budget/eta.ts';
 import {
   type BudgetSettings,
   type BudgetStatus,
   budgetStatus,
   laneReserve,
-} from '../api/budget/store.ts';
+} from '../api/budget/budgetStore.ts';
+import { HOUR_MS, LANES, type Lane } from '../api/budget/decide.ts';
+import { whenCallsDone } from '../api/budget/eta.ts';
 import type { Config } from '../config/index.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
 import type { StockKind } from '../domain/stock.ts';
@@ -16,16 +16,17 @@ import { withTimeout } from '../domain/timeout.ts';
 import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
 import { overdueShipments } from '../shipments/watch.ts';
-import { AuthStore } from '../state/authStore.ts';
-import { CallLog } from '../state/callLog.ts';
-import { ConfirmationSends } from '../state/confirmationSends.ts';
+import { AuthStore } from '../state/calls/authStore.ts';
+import { CallLog } from '../state/calls/callLog.ts';
 import type { StateDb } from '../state/db.ts';
-import { HeldStore } from '../state/held.ts';
+import { FileHistory, type FileWindow } from '../state/inbox/fileHistory.ts';
+import { HeldStore } from '../state/inbox/heldStore.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { type Heartbeat, type KvValue, kvKey, type ReconcilePass } from '../state/kvKeys.ts';
-import { PendingStock } from '../state/pendingStock.ts';
-import { ShipmentStore } from '../state/shipments.ts';
-import { StockFailures } from '../state/stockFailures.ts';
+import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
+import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
+import { PendingStock } from '../state/stock/pendingStock.ts';
+import { StockFailures } from '../state/stock/stockFailures.ts';
 import { readTotals } from '../sync/reconcile.ts';
 import { checkStale } from './staleWatch.ts';
 
@@ -108,6 +109,11 @@ export interface Status {
   };
   /** Pending differences and no successful push for SYNC_STALE_AFTER_MS (sync.stale). */
   readonly stale: boolean;
+  /**
+   * Inbox files handled in the last 24 hours (FILES_WINDOW_MS): counts by outcome, rows rejected,
+   * and the files that failed or were processed with rejected rows (`files` lists them all).
+   */
+  readonly files: FileWindow;
   /** What the guard rails hold until an operator decides (`held`, `release`, `reject`). */
   readonly held: {
     readonly files: number;
@@ -139,6 +145,9 @@ function passInProgress(kv: KeyValueStore, kind: StockKind): PassInProgress | nu
     drift: read.drift ?? 0,
   };
 }
+
+/** How far back a failed file or rejected rows count in the status (and the metrics): a day. */
+export const FILES_WINDOW_MS = 24 * 3_600_000;
 
 /** Reads the status from state.db (no Redis, no writes). */
 export function readStatus(db: StateDb, settings: StatusSettings, now: number): Status {
@@ -184,6 +193,7 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
       poll: kv.get('shipments.last_poll') ?? null,
     },
     stale: stale.stale,
+    files: new FileHistory(db).window(now - FILES_WINDOW_MS),
     held: new HeldStore(db).counts(),
     reconcile: {
       minIntervalMs: settings.reconcileMinIntervalMs,

@@ -1,7 +1,7 @@
 /**
  * Guard rails: the pure decision whether a stock file or a snapshot read looks like an ERP
  * mistake (a truncated table, a filter left on, a warehouse zeroed by a night job) and must be
- * held for a person instead of applied. The figures come from state/guardFigures.ts (one query
+ * held for a person instead of applied. The figures come from state/stock/guardFigures.ts (one query
  * comparing the staged rows with what the portal is known to hold); this module only decides.
  */
 

@@ -3,7 +3,7 @@ import type { StockKind } from './stock.ts';
 
 /**
  * Stock rules (STOCK_RULES_FILE): what is offered on the portal when the ERP counts `q` units.
- * Pure: plain data in, plain data out. The file's schema is src/config/stockRules.ts; these are
+ * Pure: plain data in, plain data out. The file's schema is src/config/stockRulesFile.ts; these are
  * the shapes it produces.
  *
  * For each key the first rule whose matchers all match applies (no match: offered as is):

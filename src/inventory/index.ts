@@ -1,11 +1,19 @@
-/** Ingestion: the inbox watcher, file processing, the snapshot source, and their parts. */
-export {
-  createDcDirectory,
-  type DcDirectory,
-  type DcDirectoryDeps,
-  DcListUnavailableError,
-  type DcStatus,
-} from './dcDirectory.ts';
+/**
+ * Ingestion: the inbox watcher, file processing, the snapshot source, decisions on what the
+ * guard rails hold, and the dry run. The only door into src/inventory/ for the other folders
+ * (.dependency-cruiser.cjs); inside, the layers are inbox | parse → validate → apply →
+ * ingest | snapshot → held | plan (each imports only those before it).
+ */
+export { type GuardReport, guardThresholds } from './apply/guardFile.ts';
+export { finishHeldDecisions } from './held/finishDecisions.ts';
+export { HeldDecisionError } from './held/heldLookup.ts';
+export { type RejectResult, rejectHeld } from './held/reject.ts';
+export { type ReleaseResult, releaseHeld } from './held/release.ts';
+export { type PrunedFiles, pruneHandledFiles } from './inbox/fileRetention.ts';
+export { fileIdentity, type InboxEntry, isIgnoredName } from './inbox/inboxNames.ts';
+export { InboxWatcher, type InboxWatcherOptions } from './inbox/inboxWatcher.ts';
+export { reportPathFor } from './inbox/storedNames.ts';
+export { ingestInboxFile } from './ingest/attempts.ts';
 export { collectFile } from './ingest/collect.ts';
 export {
   FileChangedError,
@@ -16,7 +24,15 @@ export {
 } from './ingest/process.ts';
 export { recoverInbox } from './ingest/recover.ts';
 export type { FileReport } from './ingest/report.ts';
-export { fileIdentity, type InboxEntry, isIgnoredName } from './names.ts';
+export { type FilePlan, planFile } from './plan/planFile.ts';
 export { readSnapshot, type SnapshotDeps, type SnapshotOutcome } from './snapshot/read.ts';
+export { SnapshotReadError } from './snapshot/snapshotFailure.ts';
 export { SnapshotWatcher, type SnapshotWatcherOptions } from './snapshot/watcher.ts';
-export { InboxWatcher, type InboxWatcherOptions } from './watcher/inboxWatcher.ts';
+export {
+  createDcDirectory,
+  type DcDirectory,
+  type DcDirectoryDeps,
+  DcListUnavailableError,
+  type DcStatus,
+} from './validate/dcDirectory.ts';
+export { KIND_LABEL } from './validate/kinds.ts';

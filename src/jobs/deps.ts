@@ -2,9 +2,9 @@ import type { Config } from '../config/index.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { RetrySettings } from '../domain/retrySchedule.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ShipmentsPort } from '../shipments/ports.ts';
+import type { ShipmentsPort } from '../shipments/shipmentsPort.ts';
 import type { StateDb } from '../state/db.ts';
-import type { StockReader, StockWriter } from '../sync/ports.ts';
+import type { StockReader, StockWriter } from '../sync/stockPorts.ts';
 import type { Nudges } from './nudges.ts';
 
 /** What an inbox file's processing reports back to the job that ran it. */

@@ -1,5 +1,5 @@
 import { DelayedError, type Job, RateLimitError, UnrecoverableError, Worker } from 'bullmq';
-import { failurePolicy } from '../api/failurePolicy.ts';
+import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import { redisConnection } from './connection.ts';
 import { JOB_PAYLOADS, type JobPayloads, type QueueName, type Queues } from './queues.ts';

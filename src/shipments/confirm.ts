@@ -1,11 +1,14 @@
-import { failurePolicy } from '../api/failurePolicy.ts';
 import type { Clock } from '../domain/clock.ts';
 import { nextAttemptAt, type RetrySettings } from '../domain/retrySchedule.ts';
+import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
-import { ConfirmationSends, type PendingConfirmation } from '../state/confirmationSends.ts';
 import type { StateDb } from '../state/db.ts';
-import { ShipmentStore } from '../state/shipments.ts';
-import type { ShipmentsPort } from './ports.ts';
+import {
+  ConfirmationSends,
+  type PendingConfirmation,
+} from '../state/shipments/confirmationSends.ts';
+import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
+import type { ShipmentsPort } from './shipmentsPort.ts';
 
 export interface ConfirmDeps {
   readonly db: StateDb;

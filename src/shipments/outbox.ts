@@ -6,8 +6,12 @@ import { renameDurably, writeDurably } from '../files/durable.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
-import { type Handover, OutboxHandovers } from '../state/outboxHandovers.ts';
-import { type PollOutcome, type ShipmentRecord, ShipmentStore } from '../state/shipments.ts';
+import { type Handover, OutboxHandovers } from '../state/shipments/outboxHandovers.ts';
+import {
+  type PollOutcome,
+  type ShipmentRecord,
+  ShipmentStore,
+} from '../state/shipments/shipmentStore.ts';
 import { formatOutbox, type OutboxFormat, outboxFileName } from './outboxFormat.ts';
 
 export interface OutboxDeps {

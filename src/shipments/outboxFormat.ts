@@ -1,4 +1,4 @@
-import type { ShipmentRecord } from '../state/shipments.ts';
+import type { ShipmentRecord } from '../state/shipments/shipmentStore.ts';
 
 export type OutboxFormat = 'json' | 'csv';
 

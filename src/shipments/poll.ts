@@ -1,6 +1,6 @@
 import { KeyValueStore } from '../state/kv.ts';
 import { type OutboxDeps, putInPlace, recordPollAndHandOver, recoverOutbox } from './outbox.ts';
-import type { ShipmentsPort } from './ports.ts';
+import type { ShipmentsPort } from './shipmentsPort.ts';
 
 /**
  * Fetches the orders ready to ship today, records them, notes those that left the list, and hands

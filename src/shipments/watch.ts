@@ -2,7 +2,7 @@ import type { Clock } from '../domain/clock.ts';
 import { localTimeOfDay, startOfLocalDay } from '../domain/localTime.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
-import { ShipmentStore } from '../state/shipments.ts';
+import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
 
 /** Most order numbers named in one log line; the rest are counted. */
 const ORDERS_LOGGED = 100;

@@ -10,7 +10,7 @@ export interface ApiContext {
   today(): string;
   readonly maxBulkItems: number;
   readonly bulkTooLargeStatus: 400 | 413 | 422;
-  /** Most positions a filtered list request examines (see pagination.ts). */
+  /** Most positions a filtered list request examines (see cursorPages.ts). */
   readonly maxScan: number;
   readonly auth: AuthState;
   /** The fault knobs now (some change how a route answers). */

@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAuth } from './auth.ts';
+import { createAuth } from './account.ts';
 import type { ApiContext, RouteDef } from './context.ts';
 import { type FaultControls, FaultEngine } from './faults.ts';
 import { createRateWindow, type RateWindowKind } from './rateLimit.ts';

@@ -1,5 +1,5 @@
 /** Validation helpers for query strings and JSON bodies; failures are 400 invalid_parameter. */
-import { invalidParameter } from './errors.ts';
+import { invalidParameter } from './httpError.ts';
 
 /** An optional integer query parameter within [min, max]. */
 export function intQuery(

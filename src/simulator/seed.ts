@@ -345,3 +345,11 @@ export function seedShipments(input: ShipmentSeedInput): ShipmentRecord[] {
   }
   return out;
 }
+
+/** Copies of the reference data, as the API lists it (/distribution-centres, /sites, /tax-rates). */
+export const referenceData = {
+  distributionCentres: (): DistributionCentre[] =>
+    DISTRIBUTION_CENTRES.map((d) => ({ ...d, site: { ...d.site } })),
+  sites: (): Site[] => SITES.map((s) => ({ ...s })),
+  taxRates: (): TaxRate[] => TAX_RATES.map((t) => ({ ...t })),
+};

@@ -4,10 +4,10 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { bearerToken } from './auth.ts';
+import { bearerToken } from './account.ts';
 import type { ApiContext, ApiResponse, RouteDef } from './context.ts';
-import { HttpError, INTERNAL_ERROR_HTML, TOO_MANY_REQUESTS_BODY } from './errors.ts';
 import type { FaultEngine } from './faults.ts';
+import { HttpError, INTERNAL_ERROR_HTML, TOO_MANY_REQUESTS_BODY } from './httpError.ts';
 import type { RateDecision, RateWindow } from './rateLimit.ts';
 import type { Router } from './router.ts';
 import { ADMIN_PREFIX, type AdminDeps, adminRouter } from './routes/admin.ts';

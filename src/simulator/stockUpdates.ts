@@ -2,10 +2,11 @@
  * Stock updates, single and bulk, for factory and DC stock. Each item is handled on its own:
  * every item ends in exactly one of `updated` or `errors`, in request order within each array.
  */
-import { HttpError, invalidParameter } from './errors.ts';
+import { HttpError, invalidParameter } from './httpError.ts';
 import type { StockUpdateError, StockUpdateResult } from './model.ts';
 import { DISTRIBUTION_CENTRES } from './seed.ts';
-import { MAX_QUANTITY, type SimulatorStore } from './store.ts';
+import { MAX_QUANTITY } from './stockArrays.ts';
+import type { SimulatorStore } from './store.ts';
 
 export const PRODUCT_NOT_FOUND = 'Product not found';
 export const DC_NOT_FOUND = 'Distribution centre not found';

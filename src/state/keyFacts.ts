@@ -1,6 +1,14 @@
 import type { StockKey, StockKind } from '../domain/stock.ts';
 import type { StateDb } from './db.ts';
-import { type LastPush, StockPushes } from './stockPushes.ts';
+import type { InboxFileRow } from './inbox/inboxTables.ts';
+import type { ConfirmationRow, ShipmentRow } from './shipments/shipmentTables.ts';
+import { type LastPush, StockPushes } from './stock/stockPushes.ts';
+import type {
+  DesiredStockRow,
+  PendingStockRow,
+  RemoteStockRow,
+  StockFailureRow,
+} from './stock/stockTables.ts';
 
 /**
  * What state.db knows of one stock key or one shipment, for `explain`: plain rows, read in one
@@ -89,34 +97,20 @@ export interface ShipmentFacts {
   }>;
 }
 
-type DesiredRow = {
-  quantity: number;
-  source: string;
-  updated_at: number;
-  source_at: number;
-  // Migration 10: NULL for the snapshot and for rows written before it (then `source` tells).
-  source_file_id: number | null;
-  source_line: number | null;
-  // Migration 16 (stock rules): NULL erp_quantity only in rows no apply has written since.
-  erp_quantity: number | null;
-  rule: string | null;
-  excluded: number;
-};
-
-type FileRow = { id: number; name: string; dest_name: string | null; received_at: number };
+type FileRow = Pick<InboxFileRow, 'id' | 'name' | 'dest_name' | 'received_at'>;
 
 const toFile = (r: FileRow | undefined): FileFacts | null =>
   r === undefined
     ? null
     : { id: r.id, name: r.name, storedAs: r.dest_name, receivedAt: r.received_at };
 
-const fileId = (r: DesiredRow): number | null => {
+const fileId = (r: DesiredStockRow): number | null => {
   if (r.source_file_id !== null) return r.source_file_id;
   const m = /^file:(\d+)$/.exec(r.source);
   return m ? Number(m[1]) : null;
 };
 
-function toDesired(r: DesiredRow): DesiredFacts {
+function toDesired(r: DesiredStockRow): DesiredFacts {
   return {
     quantity: r.quantity,
     erpQuantity: r.erp_quantity ?? r.quantity,
@@ -139,29 +133,20 @@ export function readStockFacts(db: StateDb, key: StockKey): StockFacts {
     'SELECT id, name, dest_name, received_at FROM inbox_files WHERE id = ?',
   );
   return db.transaction((): StockFacts => {
-    const d = db.prepare<Args, DesiredRow>(`SELECT * FROM desired_stock ${where}`).get(...args);
+    const d = db
+      .prepare<Args, DesiredStockRow>(`SELECT * FROM desired_stock ${where}`)
+      .get(...args);
     const desired = d === undefined ? null : toDesired(d);
     const remote = db
-      .prepare<Args, { quantity: number; seen_at: number }>(
+      .prepare<Args, Pick<RemoteStockRow, 'quantity' | 'seen_at'>>(
         `SELECT quantity, seen_at FROM remote_stock ${where}`,
       )
       .get(...args);
     const pending = db
-      .prepare<Args, { since: number }>(`SELECT since FROM pending_stock ${where}`)
+      .prepare<Args, Pick<PendingStockRow, 'since'>>(`SELECT since FROM pending_stock ${where}`)
       .get(...args);
     const f = db
-      .prepare<
-        Args,
-        {
-          quantity: number;
-          error: string;
-          not_found: number;
-          attempts: number;
-          first_failed_at: number;
-          last_failed_at: number;
-          next_attempt_at: number;
-        }
-      >(`SELECT * FROM stock_failures ${where}`)
+      .prepare<Args, StockFailureRow>(`SELECT * FROM stock_failures ${where}`)
       .get(...args);
     return {
       desired,
@@ -188,20 +173,7 @@ export function readStockFacts(db: StateDb, key: StockKey): StockFacts {
 export function readShipmentFacts(db: StateDb, orderNumber: string): ShipmentFacts {
   return db.transaction((): ShipmentFacts => {
     const s = db
-      .prepare<
-        [string],
-        {
-          record: string;
-          first_seen_at: number;
-          last_seen_at: number;
-          left_list_at: number | null;
-          exported_at: number | null;
-          export_file: string | null;
-          confirmed_at: number | null;
-          unconfirmed_warned_at: number | null;
-          unfinished: number;
-        }
-      >(
+      .prepare<[string], ShipmentRow & { unfinished: number }>(
         `SELECT s.*, EXISTS (SELECT 1 FROM outbox_handovers h WHERE h.name = s.export_file) AS unfinished
            FROM shipments s WHERE s.order_number = ?`,
       )
@@ -209,22 +181,10 @@ export function readShipmentFacts(db: StateDb, orderNumber: string): ShipmentFac
     const rows = db
       .prepare<
         [string],
-        {
-          action: string;
-          carrier: string;
-          tracking_number: string;
-          is_collected: number;
-          status: string;
-          error: string | null;
-          attempts: number;
-          next_attempt_at: number;
-          line: number | null;
-          created_at: number;
-          confirmed_at: number | null;
-          file_id: number | null;
-          file_name: string | null;
-          dest_name: string | null;
-          received_at: number | null;
+        ConfirmationRow & {
+          file_name: InboxFileRow['name'] | null;
+          dest_name: InboxFileRow['dest_name'];
+          received_at: InboxFileRow['received_at'] | null;
         }
       >(
         `SELECT c.*, f.name AS file_name, f.dest_name, f.received_at

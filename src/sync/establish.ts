@@ -1,13 +1,13 @@
-import { countDesired } from '../state/desiredStock.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { kvKey } from '../state/kvKeys.ts';
+import { countDesired } from '../state/stock/desiredStock.ts';
 import {
   abandonFirstStartRead,
   chooseFirstStart,
   type FirstStartChoice,
 } from './decide/firstStart.ts';
-import type { StockWriter } from './ports.ts';
 import { type ReconcileDeps, reconcileKind, startRead } from './reconcile.ts';
+import type { StockWriter } from './stockPorts.ts';
 
 /**
  * Before the first push of a kind, the portal's stock is unknown. Chooses the cheaper way to learn

@@ -1,19 +1,19 @@
 import { reprobeDue } from '../api/batchSizes.ts';
-import { BulkIncompleteError } from '../api/errors.ts';
-import { failurePolicy } from '../api/failurePolicy.ts';
+import { BulkIncompleteError } from '../api/portalErrors.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { RetrySettings } from '../domain/retrySchedule.ts';
 import type { StockKind, StockRow } from '../domain/stock.ts';
+import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
-import { PendingStock } from '../state/pendingStock.ts';
-import { RemoteStock } from '../state/remoteStock.ts';
-import { StockFailures } from '../state/stockFailures.ts';
-import { StockPushes } from '../state/stockPushes.ts';
-import { nextBatchLength } from './decide/batches.ts';
+import { PendingStock } from '../state/stock/pendingStock.ts';
+import { RemoteStock } from '../state/stock/remoteStock.ts';
+import { StockFailures } from '../state/stock/stockFailures.ts';
+import { StockPushes } from '../state/stock/stockPushes.ts';
 import { type BulkAnswer, type BulkOutcome, classifyBulkAnswer } from './decide/bulkResult.ts';
+import { nextBatchLength } from './decide/pushBatches.ts';
 import { decidePush } from './decide/pushDecision.ts';
-import type { StockWriter } from './ports.ts';
+import type { StockWriter } from './stockPorts.ts';
 
 export interface PushDeps {
   readonly db: StateDb;

@@ -1,7 +1,7 @@
 import type { StockKind } from '../domain/stock.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { kvKey } from '../state/kvKeys.ts';
-import { RemoteStock } from '../state/remoteStock.ts';
+import { RemoteStock } from '../state/stock/remoteStock.ts';
 import type { ReconcileDeps } from './reconcile.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type { StockKind } from '../domain/stock.ts';
 import type { StateDb } from '../state/db.ts';
-import { countDesired } from '../state/desiredStock.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { kvKey } from '../state/kvKeys.ts';
-import { RemoteStock } from '../state/remoteStock.ts';
+import { countDesired } from '../state/stock/desiredStock.ts';
+import { RemoteStock } from '../state/stock/remoteStock.ts';
 import { READ_PAGE_SIZE } from './decide/firstStart.ts';
 import {
   type KindReading,

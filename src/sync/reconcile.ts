@@ -1,6 +1,6 @@
-import { failurePolicy } from '../api/failurePolicy.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { StockKind } from '../domain/stock.ts';
+import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
@@ -11,8 +11,8 @@ import {
   type ReconcileRead,
   type ReconcileTotals,
 } from '../state/kvKeys.ts';
-import { type DriftedKey, RemoteStock } from '../state/remoteStock.ts';
-import type { RemotePage, StockReader } from './ports.ts';
+import { type DriftedKey, RemoteStock } from '../state/stock/remoteStock.ts';
+import type { RemotePage, StockReader } from './stockPorts.ts';
 
 export interface ReconcileDeps {
   readonly db: StateDb;

@@ -1,5 +1,4 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { failurePolicy } from '../../src/api/failurePolicy.ts';
 import {
   ClientClosedError,
   clearLoginBlock,
@@ -8,6 +7,7 @@ import {
   TokenRefusedError,
 } from '../../src/api/index.ts';
 import type { Clock } from '../../src/domain/clock.ts';
+import { failurePolicy } from '../../src/failures/failurePolicy.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import {
   DEFAULT_PASSWORD,

@@ -1,13 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  BudgetExhaustedError,
-  BulkIncompleteError,
-  type BulkResult,
-  failurePolicy,
-} from '../../src/api/index.ts';
-import { planFile } from '../../src/inventory/plan.ts';
+import { BudgetExhaustedError, BulkIncompleteError, type BulkResult } from '../../src/api/index.ts';
+import { failurePolicy } from '../../src/failures/failurePolicy.ts';
+import { planFile } from '../../src/inventory/plan/planFile.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import { DISTRIBUTION_CENTRES, seededSku } from '../../src/simulator/seed.ts';
 import { DEFAULT_PASSWORD, type Harness, harness, rejection, simulator } from './helpers.ts';

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiCommand } from '../../src/cli/commands/api.ts';
+import { apiCommand } from '../../src/cli/commands/apiCommand.ts';
 import { UsageError } from '../../src/cli/usage.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';

@@ -2,13 +2,9 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { expect } from 'vitest';
 import type { Lane, ProbeSchedule } from '../../src/api/budget/decide.ts';
-import {
-  createPortalClient,
-  failurePolicy,
-  type PortalClient,
-  type PortalSettings,
-} from '../../src/api/index.ts';
+import { createPortalClient, type PortalClient, type PortalSettings } from '../../src/api/index.ts';
 import type { Clock } from '../../src/domain/clock.ts';
+import { failurePolicy } from '../../src/failures/failurePolicy.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import {
   type Simulator,

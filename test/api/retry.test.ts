@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { failurePolicy } from '../../src/api/failurePolicy.ts';
 import {
   NetworkError,
   PortalHttpError,
   RateLimitedError,
   RequestTimeoutError,
 } from '../../src/api/index.ts';
+import { failurePolicy } from '../../src/failures/failurePolicy.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import {
   DEFAULT_PASSWORD,

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeCursor } from '../../src/simulator/pagination.ts';
+import { encodeCursor } from '../../src/simulator/cursorPages.ts';
 import { ACTIVE_DC_CODES } from '../../src/simulator/seed.ts';
 import { openStateDb } from '../../src/state/db.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';

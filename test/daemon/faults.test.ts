@@ -15,6 +15,7 @@ import {
   expectEachFileDoneOnce,
   expected,
   stockFiles,
+  waitForEmptyInbox,
 } from '../helpers/stockFiles.ts';
 
 let h: Harness;
@@ -37,6 +38,7 @@ describe('the daemon converges through faults', { timeout: 120_000 }, () => {
       timeoutMs: 40_000,
       message: 'convergence after losing the queues',
     });
+    await waitForEmptyInbox(h);
     expectEachFileDoneOnce(
       h,
       files.map((f) => f.name),
@@ -64,6 +66,7 @@ describe('the daemon converges through faults', { timeout: 120_000 }, () => {
         timeoutMs: 40_000,
         message: 'convergence after the Redis restart',
       });
+      await waitForEmptyInbox(h);
       expectEachFileDoneOnce(
         h,
         files.map((f) => f.name),

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
 import type { LogLine } from '../helpers/daemonProcess.ts';
+import { waitUntil } from '../helpers/sandbox.ts';
 import { freePort } from '../setup/redis.ts';
 
 let h: Harness;
@@ -80,8 +81,15 @@ describe('foreign logins through the running daemon', () => {
     expect(text).toMatch(
       /token\s+obtained .*; invalidated by another client's login 2 time\(s\) in the last hour, last \d\d:\d\d/,
     );
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(metric(metrics, 'supplier_sync_foreign_logins_last_hour')).toBe(2);
+    // The metrics are read every 5 s: they show it by the next refresh.
+    await waitUntil(
+      async () =>
+        metric(
+          await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
+          'supplier_sync_foreign_logins_last_hour',
+        ) === 2,
+      { timeoutMs: 15_000, message: 'the foreign logins in /metrics' },
+    );
     // Each invalidation cost exactly one login, and nothing else was refused for good.
     expect(events('api.login')).toHaveLength(3);
     expect(events('api.login_blocked')).toHaveLength(0);

@@ -115,8 +115,14 @@ describe('guard rails in the running daemon', () => {
     expect((await h.cli(['status'])).output).toMatch(
       /held +1 file\(s\) and 0 snapshot read\(s\) held since/,
     );
-    const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    expect(metrics).toMatch(/supplier_sync_held\{source="file"\} 1/);
+    // The metrics are read every 5 s: they show it by the next refresh.
+    await waitUntil(
+      async () =>
+        /supplier_sync_held\{source="file"\} 1/.test(
+          await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
+        ),
+      { timeoutMs: 15_000, message: 'the held file in /metrics' },
+    );
 
     // Held files survive a restart.
     expect(await h.stop()).toBe(0);

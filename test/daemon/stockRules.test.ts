@@ -125,6 +125,7 @@ describe('stock rules (real daemon, simulator)', () => {
     expect(dc.rejected).toEqual([
       {
         line: 4,
+        key: `dc:WH-NOWHERE:${seededSku(2)}`,
         field: 'distribution_centre_code',
         reason: 'unknown distribution centre',
         value: 'WH-NOWHERE',

@@ -3,7 +3,7 @@
  * start, in the middle of a file, in the middle of a push). The same convergence checks as
  * test/daemon/faults.test.ts; SIGTERM in test/e2e/daemonSigterm.test.ts.
  */
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { redisConnection } from '../../src/jobs/connection.ts';
@@ -18,6 +18,7 @@ import {
   expected,
   mtimesInOrder,
   type StockFile,
+  waitForEmptyInbox,
 } from '../helpers/stockFiles.ts';
 import { SEED } from '../reliability/fuzzSupport.ts';
 
@@ -138,12 +139,7 @@ describe('the daemon as a process, killed mid-work', { timeout: 120_000 }, () =>
         timeoutMs: 60_000,
         message: 'convergence after the kills',
       });
-      await waitUntil(
-        () =>
-          readdirSync(join(harness.box.dataDir, 'inbox')).filter((n) => !n.startsWith('.'))
-            .length === 0,
-        { timeoutMs: 10_000, message: 'an empty inbox' },
-      );
+      await waitForEmptyInbox(harness);
       expectEachFileDoneOnce(
         harness,
         files.map((f) => f.name),

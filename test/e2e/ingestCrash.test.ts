@@ -18,13 +18,13 @@ import {
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { releaseHeld } from '../../src/inventory/guard/decide.ts';
+import { releaseHeld } from '../../src/inventory/index.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
-import { HeldStore } from '../../src/state/held.ts';
-import { InboxLedger } from '../../src/state/inboxFiles.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
-import { stagingDir } from '../../src/state/staging.ts';
+import { HeldStore } from '../../src/state/inbox/heldStore.ts';
+import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
+import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');

@@ -1,4 +1,4 @@
-import { ConfigError } from '../../src/config/errors.ts';
+import { ConfigError } from '../../src/config/configError.ts';
 
 /** The ConfigError `fn` throws; fails the test when it throws something else or nothing. */
 export function configError(fn: () => unknown): ConfigError {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Simulator } from '../../src/simulator/index.ts';
 import { factoryCsv, seededSku } from './daemonHarness.ts';
+import { waitUntil } from './sandbox.ts';
 
 /** A stock file to drop: its name and its factory rows. */
 export type StockFile = { name: string; rows: ReadonlyArray<readonly [string, number]> };
@@ -46,6 +47,17 @@ export function expected(files: readonly StockFile[]): Map<string, number> {
 
 export const converged = (h: HasInbox, want: Map<string, number>): boolean =>
   [...want].every(([s, q]) => h.sim.store.factoryStock(s)?.stock_quantity === q);
+
+/**
+ * The portal converges as soon as the newest file is pushed; an older file whose job was lost
+ * with the queues (or with a killed daemon) is still in inbox/ until the next scan offers it.
+ */
+export async function waitForEmptyInbox(h: HasInbox): Promise<void> {
+  await waitUntil(
+    () => readdirSync(join(h.box.dataDir, 'inbox')).filter((n) => !n.startsWith('.')).length === 0,
+    { timeoutMs: 20_000, message: 'an empty inbox' },
+  );
+}
 
 /** inbox/ is empty and each named file is in processed/ or failed/ exactly once. */
 export function expectEachFileDoneOnce(h: HasInbox, names: readonly string[]): void {

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DcDirectory } from '../../src/inventory/dcDirectory.ts';
 import {
   countsAsAttempt,
   ingestInboxFile,
   MAX_FILE_ATTEMPTS,
 } from '../../src/inventory/ingest/attempts.ts';
 import { FileChangedError } from '../../src/inventory/ingest/process.ts';
+import type { DcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { openStateDb } from '../../src/state/db.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 

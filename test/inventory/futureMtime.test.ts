@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sourceTime } from '../../src/domain/sourceTime.ts';
-import { fileSourceTime } from '../../src/inventory/ingest/sourceTime.ts';
+import { fileSourceTime } from '../../src/inventory/ingest/fileSourceTime.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { openStateDb } from '../../src/state/db.ts';
 import { migrations } from '../../src/state/migrations/index.ts';

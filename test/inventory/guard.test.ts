@@ -1,12 +1,12 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { profilesFileSchema } from '../../src/config/profiles.ts';
-import { stockRulesFileSchema } from '../../src/config/stockRules.ts';
+import { stockRulesFileSchema } from '../../src/config/stockRulesFile.ts';
 import { explainKey } from '../../src/daemon/explain.ts';
-import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
-import { HeldStore } from '../../src/state/held.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
-import { setStockRules } from '../../src/state/stockRules.ts';
+import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/index.ts';
+import { HeldStore } from '../../src/state/inbox/heldStore.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
+import { setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 const guard = { zeroPercent: 50, dropPercent: 80, minKeys: 1 };

@@ -10,12 +10,12 @@ import {
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { rejectHeld, releaseHeld } from '../../src/inventory/guard/decide.ts';
+import { rejectHeld, releaseHeld } from '../../src/inventory/index.ts';
 import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
-import { HeldStore } from '../../src/state/held.ts';
+import { HeldStore } from '../../src/state/inbox/heldStore.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
-import { stagingDir } from '../../src/state/staging.ts';
+import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { runCliInProcess } from '../helpers/cliInProcess.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
@@ -172,7 +172,7 @@ describe('guard rails on the snapshot source', () => {
     expect(env.db.prepare('SELECT COUNT(*) AS n FROM held_rows').get()).toEqual({ n: 0 });
     expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
     expect(new HeldStore(env.db).open()).toEqual([]);
-    await expect(releaseHeld(decide(), 7)).rejects.toMatchObject({ code: 'unknown' });
+    await expect(releaseHeld(decide(), 7)).rejects.toMatchObject({ code: 'E_HELD_UNKNOWN' });
   });
 
   it('the release command applies a held snapshot read itself, with the stock rules, and prints what it applied', async () => {

@@ -2,13 +2,13 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { dataPaths } from '../../src/config/dataPaths.ts';
-import type { DcDirectory } from '../../src/inventory/dcDirectory.ts';
-import { createDcDirectory } from '../../src/inventory/dcDirectory.ts';
 import { type FileOutcome, type IngestDeps, processInboxFile } from '../../src/inventory/index.ts';
 import type { FileReport } from '../../src/inventory/ingest/report.ts';
+import type { DcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
+import { createDcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { createLogger, type Logger } from '../../src/log/logger.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import type { DistributionCentreRecord } from '../../src/state/distributionCentres.ts';
+import type { DistributionCentreRecord } from '../../src/state/stock/distributionCentres.ts';
 import { makeSandbox } from '../helpers/sandbox.ts';
 
 export interface LogCapture {

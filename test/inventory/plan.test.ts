@@ -3,10 +3,10 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BatchSizes } from '../../src/api/batchSizes.ts';
-import { planCommand } from '../../src/cli/commands/plan.ts';
+import { planCommand } from '../../src/cli/commands/planCommand.ts';
 import { UsageError } from '../../src/cli/usage.ts';
-import { replaceDistributionCentres } from '../../src/state/distributionCentres.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
+import { replaceDistributionCentres } from '../../src/state/stock/distributionCentres.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;

@@ -2,9 +2,9 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { planCommand } from '../../src/cli/commands/plan.ts';
-import type { FilePlan } from '../../src/inventory/plan.ts';
-import { replaceDistributionCentres } from '../../src/state/distributionCentres.ts';
+import { planCommand } from '../../src/cli/commands/planCommand.ts';
+import type { FilePlan } from '../../src/inventory/plan/planFile.ts';
+import { replaceDistributionCentres } from '../../src/state/stock/distributionCentres.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;

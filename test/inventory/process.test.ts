@@ -9,8 +9,8 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DcListUnavailableError } from '../../src/inventory/dcDirectory.ts';
-import { InboxLedger } from '../../src/state/inboxFiles.ts';
+import { DcListUnavailableError } from '../../src/inventory/validate/dcDirectory.ts';
+import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;
@@ -58,6 +58,7 @@ describe('processInboxFile: stock files', () => {
       rejected: [
         {
           line: 4,
+          key: 'factory:C',
           field: 'stock_quantity',
           reason: 'has a fraction (decimal mark "."): quantities are whole',
           value: '1.5',
@@ -117,18 +118,21 @@ describe('processInboxFile: stock files', () => {
     expect(env.report(out).rejected).toEqual([
       {
         line: 2,
+        key: 'dc:OLD:A',
         field: 'distribution_centre_code',
         reason: 'inactive distribution centre',
         value: 'OLD',
       },
       {
         line: 3,
+        key: 'dc:NOPE:A',
         field: 'distribution_centre_code',
         reason: 'unknown distribution centre',
         value: 'NOPE',
       },
       {
         line: 4,
+        key: 'dc:NOPE:B',
         field: 'distribution_centre_code',
         reason: 'unknown distribution centre',
         value: 'NOPE',
@@ -269,7 +273,9 @@ describe('processInboxFile: shipment confirmations', () => {
     expect(report.confirmations?.rows[3]?.replaced).toEqual([
       { id: 1, action: 'shipped', carrier: 'UPS', trackingNumber: 'T1', status: 'pending' },
     ]);
-    expect(report.rejected).toEqual([{ line: 6, field: 'carrier', reason: 'empty', value: '' }]);
+    expect(report.rejected).toEqual([
+      { line: 6, key: 'shipment:O3', field: 'carrier', reason: 'empty', value: '' },
+    ]);
     const rows = env.db
       .prepare(
         'SELECT order_number, action, tracking_number, is_collected, status, file_id, line FROM shipment_confirmations ORDER BY id',
@@ -355,7 +361,13 @@ describe('processInboxFile: whole-file failures', () => {
     env.drop('allbad.csv', 'sku,stock_quantity\nA,-1\n');
     const report = env.report(await env.process('allbad.csv'));
     expect(report.rejected).toEqual([
-      { line: 2, field: 'stock_quantity', reason: 'not a whole number ≥ 0', value: '-1' },
+      {
+        line: 2,
+        key: 'factory:A',
+        field: 'stock_quantity',
+        reason: 'not a whole number ≥ 0',
+        value: '-1',
+      },
     ]);
   });
 

@@ -5,8 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
 import { SnapshotWatcher } from '../../src/inventory/snapshot/watcher.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
-import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
+import { rederiveOffers, setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 

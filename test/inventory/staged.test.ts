@@ -2,13 +2,13 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyRows, type BeforeApplyCheck } from '../../src/inventory/ingest/apply.ts';
+import { applyRows, type BeforeApplyCheck } from '../../src/inventory/apply/applyStaged.ts';
 import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
-import { InboxLedger } from '../../src/state/inboxFiles.ts';
-import { recordStagedApply } from '../../src/state/stagedApply.ts';
-import { stagingDir } from '../../src/state/staging.ts';
-import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
+import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
+import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
+import { recordStagedApply } from '../../src/state/staging/stagedApply.ts';
+import { rederiveOffers, setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;
@@ -159,6 +159,7 @@ describe('reports with many rejected rows', () => {
     expect(report.rejected).toHaveLength(bad);
     expect(report.rejected.at(-1)).toEqual({
       line: bad + 1,
+      key: `factory:B${bad - 1}`,
       field: 'stock_quantity',
       reason: 'not a whole number ≥ 0',
       value: 'x',

@@ -11,12 +11,13 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { processInboxFile } from '../../src/inventory/ingest/process.ts';
-import { fileIdentity, type InboxEntry, isIgnoredName } from '../../src/inventory/names.ts';
 import {
-  InboxWatcher,
-  type InboxWatcherOptions,
-} from '../../src/inventory/watcher/inboxWatcher.ts';
+  fileIdentity,
+  type InboxEntry,
+  isIgnoredName,
+} from '../../src/inventory/inbox/inboxNames.ts';
+import { InboxWatcher, type InboxWatcherOptions } from '../../src/inventory/inbox/inboxWatcher.ts';
+import { processInboxFile } from '../../src/inventory/ingest/process.ts';
 import { MovedClock } from '../api/helpers.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';

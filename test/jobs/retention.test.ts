@@ -9,10 +9,10 @@ import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/domain/clock.ts';
-import { pruneRetained } from '../../src/jobs/processors/retention.ts';
-import { ConfirmationSends } from '../../src/state/confirmationSends.ts';
-import { InboxAttempts } from '../../src/state/inboxAttempts.ts';
-import { ShipmentStore } from '../../src/state/shipments.ts';
+import { pruneRetained } from '../../src/jobs/processors/retentionJob.ts';
+import { InboxAttempts } from '../../src/state/inbox/inboxAttempts.ts';
+import { ConfirmationSends } from '../../src/state/shipments/confirmationSends.ts';
+import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 
 const DAY = 86_400_000;

@@ -1,6 +1,10 @@
 import type { Job } from 'bullmq';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { BudgetExhaustedError, PortalHttpError, RateLimitedError } from '../../src/api/errors.ts';
+import {
+  BudgetExhaustedError,
+  PortalHttpError,
+  RateLimitedError,
+} from '../../src/api/portalErrors.ts';
 import { redisConnection } from '../../src/jobs/connection.ts';
 import { closeQueues, createQueues, pushDue, type Queues } from '../../src/jobs/queues.ts';
 import { FIX_CONFIG_RECHECK_MS, startWorkers, type WorkerSet } from '../../src/jobs/workers.ts';

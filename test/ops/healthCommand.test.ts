@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { healthCommand } from '../../src/cli/commands/health.ts';
+import { healthCommand } from '../../src/cli/commands/healthCommand.ts';
 import { startHeartbeat } from '../../src/daemon/heartbeat.ts';
 import { openStateDb } from '../../src/state/db.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setLoginBlock } from '../../src/api/auth/loginBlock.ts';
 import { type Config, loadConfig } from '../../src/config/index.ts';
@@ -6,14 +7,14 @@ import { HEARTBEAT_STALE_MS } from '../../src/daemon/heartbeat.ts';
 import { type HttpServer, startHttpServer } from '../../src/daemon/httpServer.ts';
 import { redisConnection } from '../../src/jobs/connection.ts';
 import { closeQueues, createQueues, type Queues } from '../../src/jobs/queues.ts';
-import { CallLog } from '../../src/state/callLog.ts';
-import { ConfirmationSends } from '../../src/state/confirmationSends.ts';
-import { storeConfirmations } from '../../src/state/confirmations.ts';
+import { CallLog } from '../../src/state/calls/callLog.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
-import { PendingStock } from '../../src/state/pendingStock.ts';
-import { StockFailures } from '../../src/state/stockFailures.ts';
-import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
+import { ConfirmationSends } from '../../src/state/shipments/confirmationSends.ts';
+import { storeConfirmations } from '../../src/state/shipments/confirmations.ts';
+import { PendingStock } from '../../src/state/stock/pendingStock.ts';
+import { StockFailures } from '../../src/state/stock/stockFailures.ts';
+import { makeSandbox, type Sandbox, waitUntil } from '../helpers/sandbox.ts';
 import { captureLog } from './helpers.ts';
 
 const NOW = Date.UTC(2025, 0, 6, 12, 0, 0);
@@ -56,16 +57,19 @@ afterEach(async () => {
 const beat = (at: number) =>
   new KeyValueStore(db).set('daemon.heartbeat', { at, pid: process.pid, startedAt: at - MIN }, at);
 
-async function start(options: { queues?: boolean; now?: () => number } = {}) {
+async function start(
+  options: { queues?: boolean; now?: () => number; db?: StateDb; metricsEveryMs?: number } = {},
+) {
   const captured = captureLog();
   const server = await startHttpServer({
     port: 0,
     host: '127.0.0.1',
-    db,
+    db: options.db ?? db,
     config,
     queues: options.queues === false ? undefined : queues,
     log: captured.log,
     now: options.now ?? (() => NOW),
+    metricsEveryMs: options.metricsEveryMs,
   });
   servers.push(server);
   const get = async (path: string, init?: RequestInit) => {
@@ -272,9 +276,9 @@ describe('/metrics', () => {
       expect(line).toMatch(/^supplier_sync_/);
   });
 
-  it('reads state.db again on every scrape', async () => {
+  it('reads state.db again on its timer', async () => {
     let now = NOW;
-    const { get } = await start({ queues: false, now: () => now });
+    const { get } = await start({ queues: false, now: () => now, metricsEveryMs: 20 });
     let t = (await get('/metrics')).text;
     expect(sample(t, 'supplier_sync_api_calls_last_hour')).toBe(0);
     expect(sample(t, 'supplier_sync_pending_differences{kind="factory"}')).toBe(0);
@@ -288,7 +292,15 @@ describe('/metrics', () => {
     setLoginBlock(db, 'ops@example.com', 'secret', 401, NOW);
     beat(NOW);
     now = NOW + 30_000;
-    t = (await get('/metrics')).text;
+    t = await waitUntil(
+      async () => {
+        const text = (await get('/metrics')).text;
+        return sample(text, 'supplier_sync_metrics_refreshed_timestamp_seconds') === now / 1000
+          ? text
+          : undefined;
+      },
+      { message: 'a refresh after the change' },
+    );
     expect(sample(t, 'supplier_sync_api_calls_last_hour')).toBe(1);
     expect(sample(t, 'supplier_sync_pending_differences{kind="factory"}')).toBe(1);
     expect(sample(t, 'supplier_sync_pending_oldest_age_seconds')).toBe(30);
@@ -297,9 +309,43 @@ describe('/metrics', () => {
     expect(t).not.toContain('secret');
 
     now = NOW + 3_600_000 + 1; // the call leaves the window
-    t = (await get('/metrics')).text;
+    t = await waitUntil(
+      async () => {
+        const text = (await get('/metrics')).text;
+        return sample(text, 'supplier_sync_metrics_refreshed_timestamp_seconds') === now / 1000
+          ? text
+          : undefined;
+      },
+      { message: 'a refresh after the hour' },
+    );
     expect(sample(t, 'supplier_sync_api_calls_last_hour')).toBe(0);
     expect(sample(t, 'supplier_sync_sync_stale')).toBe(1);
+  });
+
+  it('serves scrapes from the figures of its timer: a burst of scrapes reads nothing of state.db', async () => {
+    // Issue #28: a status read takes milliseconds on a large state.db, and each scrape ran one
+    // (400 scrapes held the event loop for seconds). Every statement on this connection is seen.
+    let selects = 0;
+    const watched = new Database(join(sandbox.dataDir, 'state.db'), {
+      verbose: (sql) => {
+        if (/^\s*(SELECT|WITH)/i.test(String(sql))) selects++;
+      },
+    });
+    try {
+      beat(NOW);
+      const { get } = await start({ queues: false, db: watched, metricsEveryMs: 3_600_000 });
+      const first = await get('/metrics');
+      expect(sample(first.text, 'supplier_sync_heartbeat_age_seconds')).toBe(0);
+      const oneRead = selects;
+      expect(oneRead).toBeGreaterThan(0);
+      const texts = await Promise.all(Array.from({ length: 50 }, () => get('/metrics')));
+      expect(texts.every((r) => r.status === 200 && r.text === first.text)).toBe(true);
+      expect(selects).toBe(oneRead);
+    } finally {
+      await Promise.all(servers.map((s) => s.close()));
+      servers = [];
+      watched.close();
+    }
   });
 
   it('runs several servers side by side, each with its own registry', async () => {

@@ -3,7 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkStale, startStaleWatch } from '../../src/daemon/staleWatch.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
-import { PendingStock } from '../../src/state/pendingStock.ts';
+import { PendingStock } from '../../src/state/stock/pendingStock.ts';
 import { makeSandbox, type Sandbox, waitUntil } from '../helpers/sandbox.ts';
 import { captureLog } from './helpers.ts';
 

@@ -5,13 +5,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { expect } from 'vitest';
-import { DcListUnavailableError } from '../../src/inventory/dcDirectory.ts';
 import {
   FileChangedError,
   type FileOutcome,
   type IngestDeps,
 } from '../../src/inventory/ingest/process.ts';
 import type { FileReport } from '../../src/inventory/ingest/report.ts';
+import { DcListUnavailableError } from '../../src/inventory/validate/dcDirectory.ts';
 import type { IngestEnv } from '../inventory/helpers.ts';
 
 export const HEAVY = process.env.RELIABILITY_HEAVY === '1';

@@ -17,12 +17,12 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { moveInboxEntry, type RenameFn } from '../../src/inventory/ingest/move.ts';
-import { MAX_STORED_NAME_BYTES, storedName } from '../../src/inventory/ingest/report.ts';
-import type { InboxEntry } from '../../src/inventory/names.ts';
-import { fitName } from '../../src/inventory/names.ts';
-import { InboxWatcher } from '../../src/inventory/watcher/inboxWatcher.ts';
-import { InboxLedger } from '../../src/state/inboxFiles.ts';
+import { moveInboxEntry, type RenameFn } from '../../src/inventory/inbox/inboxMove.ts';
+import type { InboxEntry } from '../../src/inventory/inbox/inboxNames.ts';
+import { fitName } from '../../src/inventory/inbox/inboxNames.ts';
+import { InboxWatcher } from '../../src/inventory/inbox/inboxWatcher.ts';
+import { MAX_STORED_NAME_BYTES, storedName } from '../../src/inventory/inbox/storedNames.ts';
+import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 

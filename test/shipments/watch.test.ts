@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkDeadline, checkUnconfirmed, overdueShipments } from '../../src/shipments/watch.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { ShipmentStore } from '../../src/state/shipments.ts';
+import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 import { captureLog } from '../inventory/helpers.ts';
 

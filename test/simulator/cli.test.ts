@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { simulateCommand } from '../../src/cli/commands/simulate.ts';
+import { simulateCommand } from '../../src/cli/commands/simulateCommand.ts';
 
 function capture() {
   const stream = new PassThrough();

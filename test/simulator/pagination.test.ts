@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, paginate } from '../../src/simulator/pagination.ts';
+import { decodeCursor, encodeCursor, paginate } from '../../src/simulator/cursorPages.ts';
 
 /** Walks forward to the end, then back to the start, through the pure paginator. */
 function walk(total: number, perPage: number, maxScan: number, keep: (p: number) => boolean) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodeCursor } from '../../src/simulator/cursorPages.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
-import { encodeCursor } from '../../src/simulator/pagination.ts';
 import { seededSku } from '../../src/simulator/seed.ts';
 import { type Client, startWithClient } from './helpers.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { compareRows, compareStaged } from '../../src/state/guardFigures.ts';
+import { compareRows, compareStaged } from '../../src/state/stock/guardFigures.ts';
 
 let db: StateDb;
 beforeEach(() => {

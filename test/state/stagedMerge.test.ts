@@ -1,5 +1,5 @@
 /**
- * The two ways of merging a staged chunk (src/state/stagedMerge.ts) agree: the plain one (no stock
+ * The two ways of merging a staged chunk (src/state/staging/stagedMerge.ts) agree: the plain one (no stock
  * rules) against the ruled one under a rule that matches nothing, from the same random state
  * (stored rows older and newer than the source, known remote quantities, pending keys, stored
  * failures) and the same staged set, in random chunk sizes. Real SQLite files, in memory (fsync is
@@ -10,15 +10,15 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import type { ApplyResult } from '../../src/state/desiredStock.ts';
 import {
   attachStaged,
   detachStaged,
   mergeStagedChunk,
   recordStagedApply,
-} from '../../src/state/stagedApply.ts';
-import { StagingFile } from '../../src/state/staging.ts';
-import { setStockRules } from '../../src/state/stockRules.ts';
+} from '../../src/state/staging/stagedApply.ts';
+import { StagingFile } from '../../src/state/staging/stagingFile.ts';
+import type { ApplyResult } from '../../src/state/stock/desiredStock.ts';
+import { setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { memoryTempDir } from '../helpers/sandbox.ts';
 
 const dir = memoryTempDir('staged-merge-');

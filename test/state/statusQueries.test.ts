@@ -10,9 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
 import { createMetrics } from '../../src/daemon/metrics.ts';
 import { readStatus } from '../../src/daemon/status.ts';
-import { storeConfirmations } from '../../src/state/confirmations.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { ShipmentStore } from '../../src/state/shipments.ts';
+import { storeConfirmations } from '../../src/state/shipments/confirmations.ts';
+import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 
 /** Tables whose rows accumulate as the daemon runs (until retention prunes them). */

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { PendingStock } from '../../src/state/pendingStock.ts';
-import { RemoteStock } from '../../src/state/remoteStock.ts';
-import { StockFailures } from '../../src/state/stockFailures.ts';
-import { rederiveOffers, setStockRules } from '../../src/state/stockRules.ts';
+import { PendingStock } from '../../src/state/stock/pendingStock.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
+import { rederiveOffers, setStockRules } from '../../src/state/stock/ruleOffers.ts';
+import { StockFailures } from '../../src/state/stock/stockFailures.ts';
 import { seedDesiredStock } from '../helpers/desiredStock.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 

@@ -10,8 +10,8 @@ import {
 } from '../../src/simulator/index.ts';
 import { ACTIVE_DC_CODES } from '../../src/simulator/seed.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { PendingStock } from '../../src/state/pendingStock.ts';
-import { StockFailures } from '../../src/state/stockFailures.ts';
+import { PendingStock } from '../../src/state/stock/pendingStock.ts';
+import { StockFailures } from '../../src/state/stock/stockFailures.ts';
 import { pushPending } from '../../src/sync/push.ts';
 import { rejection } from '../api/helpers.ts';
 import { seedDesiredStock } from '../helpers/desiredStock.ts';

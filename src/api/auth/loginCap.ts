@@ -1,4 +1,4 @@
-import { AuthStore } from '../../state/authStore.ts';
+import { AuthStore } from '../../state/calls/authStore.ts';
 import type { StateDb } from '../../state/db.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import type { Relogin } from '../../state/kvKeys.ts';

@@ -1,10 +1,11 @@
 import type { Clock } from '../../domain/clock.ts';
 import type { Logger } from '../../log/logger.ts';
 import { registerSecret } from '../../log/redact.ts';
-import { AuthStore } from '../../state/authStore.ts';
+import { AuthStore } from '../../state/calls/authStore.ts';
 import type { StateDb } from '../../state/db.ts';
 import { backoffDelay, parseRetryAfter } from '../backoff.ts';
 import { errorDetails, parseJson } from '../body.ts';
+import type { Transport } from '../http.ts';
 import {
   BadResponseError,
   ClientClosedError,
@@ -14,8 +15,7 @@ import {
   PortalHttpError,
   RateLimitedError,
   TokenRefusedError,
-} from '../errors.ts';
-import type { Transport } from '../http.ts';
+} from '../portalErrors.ts';
 import { FOREIGN_LOGIN_REPEATS, recordForeignLogin } from './foreignLogins.ts';
 import { activeLoginBlock, setLoginBlock } from './loginBlock.ts';
 import { LoginCap } from './loginCap.ts';

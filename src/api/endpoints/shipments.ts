@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { errorDetails } from '../body.ts';
 import { type Caller, callJson, describe, seg } from '../caller.ts';
-import { PortalHttpError, refusesContent } from '../errors.ts';
 import { fetchAll } from '../pagination.ts';
+import { PortalHttpError, refusesContent } from '../portalErrors.ts';
 import { type CallOptions, expectOk } from '../request.ts';
 import { type Shipment, shipmentSchema } from '../schemas.ts';
 

@@ -1,20 +1,22 @@
 import type { Command } from '../command.ts';
-import { apiCommand } from './api.ts';
-import { demoCommand } from './demo.ts';
-import { explainCommand } from './explain.ts';
-import { failuresCommand } from './failures.ts';
-import { healthCommand } from './health.ts';
-import { heldCommand, rejectCommand, releaseCommand } from './held.ts';
-import { planCommand } from './plan.ts';
-import { runCommand } from './run.ts';
-import { simulateCommand } from './simulate.ts';
-import { statusCommand } from './status.ts';
+import { apiCommand } from './apiCommand.ts';
+import { demoCommand } from './demoCommand.ts';
+import { explainCommand } from './explainCommand.ts';
+import { failuresCommand } from './failuresCommand.ts';
+import { filesCommand } from './filesCommand.ts';
+import { healthCommand } from './healthCommand.ts';
+import { heldCommand, rejectCommand, releaseCommand } from './heldCommand.ts';
+import { planCommand } from './planCommand.ts';
+import { runCommand } from './runCommand.ts';
+import { simulateCommand } from './simulateCommand.ts';
+import { statusCommand } from './statusCommand.ts';
 
 /** Every command of the CLI, in the order `--help` lists them. */
 export const commands: readonly Command[] = [
   runCommand,
   statusCommand,
   failuresCommand,
+  filesCommand,
   planCommand,
   explainCommand,
   heldCommand,

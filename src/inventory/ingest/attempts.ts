@@ -2,9 +2,10 @@ import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { systemClock } from '../../domain/clock.ts';
-import { InboxAttempts } from '../../state/inboxAttempts.ts';
-import { DcListUnavailableError } from '../dcDirectory.ts';
-import { fileIdentity } from '../names.ts';
+import { InboxAttempts } from '../../state/inbox/inboxAttempts.ts';
+import { StagingError } from '../../state/staging/stagingError.ts';
+import { fileIdentity } from '../inbox/inboxNames.ts';
+import { DcListUnavailableError } from '../validate/dcDirectory.ts';
 import {
   FileChangedError,
   type FileOutcome,
@@ -56,7 +57,7 @@ export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<F
   return outcome;
 }
 
-/** A file as it was tried (names.ts fileIdentity): a rewrite or a replacement is another file. */
+/** A file as it was tried (inbox/inboxNames.ts fileIdentity): a rewrite or a replacement is another file. */
 function identityOf(name: string, st: Pick<Stats, 'ino' | 'size' | 'mtimeMs'>): string {
   return fileIdentity({ name, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs });
 }
@@ -70,6 +71,8 @@ const PASSING_SQLITE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|
 
 /** Whether an error of processInboxFile counts as a failed attempt at the file itself. */
 export function countsAsAttempt(err: unknown): boolean {
+  // A worker's failure to write the scratch file: as its own error says.
+  if (err instanceof StagingError) return countsAsAttempt(err.cause);
   if (err instanceof FileChangedError || err instanceof DcListUnavailableError) return false;
   const e = err as { errno?: unknown; syscall?: unknown; code?: unknown } | null;
   if (e === null || typeof e !== 'object') return true;

@@ -1,8 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { LocationMap } from '../../domain/stockRules.ts';
-import type { ConfirmationInput } from '../../state/confirmations.ts';
-import type { StagingFile } from '../../state/staging.ts';
-import type { DcDirectory } from '../dcDirectory.ts';
+import type { ConfirmationInput } from '../../state/shipments/confirmations.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import {
   ByteTap,
   type Dialect,
@@ -11,12 +10,14 @@ import {
   type PositionUnit,
   positionUnit,
   readRecords,
+  showValue,
 } from '../parse/index.ts';
-import type { ReadPlan } from '../profiles.ts';
+import { createYielder } from '../parse/yielder.ts';
+import type { DcDirectory } from '../validate/dcDirectory.ts';
 import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
 import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../validate/mapping.ts';
-import { type RowError, showValue } from '../validate/rows.ts';
-import { createYielder } from '../yielder.ts';
+import type { ReadPlan } from '../validate/readPlan.ts';
+import type { RowError } from '../validate/rows.ts';
 import {
   type ConfirmationHandler,
   type DuplicateKey,
@@ -317,13 +318,15 @@ class Collector {
   /** Every rejected row is counted and staged; the first MAX_REJECTED_LISTED are kept here. */
   reject(line: number, e: RowError): void {
     this.rowsRejected++;
-    this.staged?.reject({ line, field: e.field, reason: e.reason, value: e.value });
+    this.staged?.reject({ line, key: e.key, field: e.field, reason: e.reason, value: e.value });
     if (this.rejected.length >= MAX_REJECTED_LISTED) return;
-    this.rejected.push(
-      e.value === undefined
-        ? { line, field: e.field, reason: e.reason }
-        : { line, field: e.field, reason: e.reason, value: e.value },
-    );
+    this.rejected.push({
+      line,
+      ...(e.key === undefined ? {} : { key: e.key }),
+      field: e.field,
+      reason: e.reason,
+      ...(e.value === undefined ? {} : { value: e.value }),
+    });
   }
 
   flush(): void {

@@ -5,9 +5,10 @@ import { type Clock, systemClock } from '../../domain/clock.ts';
 import { writeFileAtomic } from '../../files/durable.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
-import { InboxLedger } from '../../state/inboxFiles.ts';
-import { recoverStaging } from './apply.ts';
-import { type FileReport, folderFor, reportPathFor } from './report.ts';
+import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
+import { recoverStaging } from '../apply/applyStaged.ts';
+import { folderFor, reportPathFor } from '../inbox/storedNames.ts';
+import type { FileReport } from './report.ts';
 
 export interface RecoverDeps {
   readonly db: StateDb;
@@ -31,7 +32,7 @@ export interface RecoverResult {
  */
 export async function recoverInbox(deps: RecoverDeps): Promise<RecoverResult> {
   const clock = deps.clock ?? systemClock;
-  // First any apply decided before a crash, merged to the end (see apply.ts).
+  // First any apply decided before a crash, merged to the end (see apply/applyStaged.ts).
   await recoverStaging({ db: deps.db, log: deps.log, dataDir: deps.dataDir });
   const ledger = new InboxLedger(deps.db);
   const paths = dataPaths(deps.dataDir);

@@ -1,27 +1,16 @@
-import { open } from 'node:fs/promises';
-import type { DataPaths } from '../../config/dataPaths.ts';
-import { emptyOfferSummary, type OfferSummary } from '../../domain/stockRules.ts';
-import { intoPlace } from '../../files/durable.ts';
-import type { ConfirmationResult } from '../../state/confirmations.ts';
-import type { ApplyResult } from '../../state/desiredStock.ts';
-import type { GuardReport } from '../guard/check.ts';
-import { fitName } from '../names.ts';
+import { emptyOfferSummary } from '../../domain/stockRules.ts';
+import type { ConfirmationResult } from '../../state/shipments/confirmations.ts';
+import type { ApplyResult } from '../../state/stock/desiredStock.ts';
+import type { GuardReport } from '../apply/guardFile.ts';
+import { type StockSummary, stockSummary } from '../apply/stockSummary.ts';
+import type { ReportOutcome } from '../inbox/storedNames.ts';
 import type { TextEncoding } from '../parse/encoding.ts';
 import { type InboxFormat, type PositionUnit, positionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
-import type { CollectedFile, DuplicateKey, RejectedRow } from './collect.ts';
+import type { CollectedFile, DuplicateKey, RejectedRow, UnreadableFile } from './collect.ts';
 
 /** Most per-row confirmation outcomes listed in a report; the rest are counted. */
 export const MAX_CONFIRMATIONS_LISTED = 10_000;
-
-export type ReportOutcome = 'processed' | 'failed' | 'duplicate' | 'held';
-
-/** The folder a handled file goes to by its outcome. */
-export function folderFor(paths: DataPaths, outcome: ReportOutcome): string {
-  if (outcome === 'failed') return paths.failed;
-  if (outcome === 'held') return paths.held;
-  return paths.processed;
-}
 
 /** How a file was read (product contract, "ERP exports as they come"). */
 export interface ReadingFields {
@@ -71,16 +60,7 @@ export interface FileReport extends ReadingFields {
   readonly distributionCentresChecked?: boolean;
   /** DC rows whose ERP location code was mapped to a portal DC code (STOCK_RULES_FILE). */
   readonly locationsMapped?: number;
-  readonly stock?: {
-    readonly keys: number;
-    readonly differingFromPortal: number;
-    readonly newlyPending: number;
-    readonly failuresReplaced: number;
-    /** Rows not applied because a newer file (by modification time) or snapshot set the key. */
-    readonly supersededByNewerFile: number;
-    /** The ERP's and the offered quantities under the stock rules (STOCK_RULES_FILE). */
-    readonly offers?: OfferSummary;
-  };
+  readonly stock?: StockSummary;
   readonly confirmations?: {
     readonly new: number;
     readonly duplicate: number;
@@ -100,83 +80,145 @@ export interface FileReport extends ReadingFields {
   };
 }
 
-/** `20261122T014501Z` for a time in epoch milliseconds. */
-export function compactStamp(ms: number): string {
-  return new Date(ms)
-    .toISOString()
-    .replace(/[-:]/g, '')
-    .replace(/\.\d{3}/, '');
-}
-
-/**
- * The longest stored name, in bytes. File names are limited to 255 bytes (NAME_MAX), and the
- * longest name made from a stored one is the report's temp file,
- * `.<stored>.report.json.<8 hex>.tmp`: 26 bytes more.
- */
-export const MAX_STORED_NAME_BYTES = 255 - 26;
-
-/**
- * The name a handled file is stored under: unique by the ledger id, readable by time. An
- * original name too long to fit behind the prefix has its stem cut short (whole characters, never
- * half a UTF-8 sequence), `~` marking the cut, its extension kept; the report keeps the original
- * name in `file`.
- */
-export function storedName(receivedAt: number, ledgerId: number, name: string): string {
-  const prefix = `${compactStamp(receivedAt)}-${ledgerId}-`;
-  const room = MAX_STORED_NAME_BYTES - Buffer.byteLength(prefix);
-  return `${prefix}${fitName(name, room)}`;
-}
-
-/**
- * What a stored name (or its report's name) says: when the file was received and its ledger id;
- * undefined for any other name (one the daemon did not write).
- */
-export function parseStoredName(
-  name: string,
-): { readonly receivedAt: number; readonly ledgerId: number } | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z-(\d+)-./.exec(name);
-  if (m === null) return undefined;
-  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const receivedAt = Date.UTC(y, mo - 1, d, h, mi, se);
-  return Number.isNaN(receivedAt) ? undefined : { receivedAt, ledgerId: Number(m[7]) };
-}
-
-export function reportPathFor(storedPath: string): string {
-  return `${storedPath}.report.json`;
-}
-
-/** What every report says, whatever happened to the file. */
-export interface ReportBase {
+/** What every report of a file says: which file, its ledger row and stored name, when. */
+export interface ReportHeader {
   readonly file: string;
   readonly receivedAt: number;
   readonly now: number;
+  /** The `match` of the profile it was read with; null for none. */
+  readonly profile: string | null;
   readonly ledgerId: number;
   readonly storedAs: string;
-  readonly outcome: ReportOutcome;
-  readonly format: InboxFormat | undefined;
-  readonly kind: FileKind | undefined | null;
-  readonly hash: string | null;
+  /** Hex sha256 of the content. */
+  readonly hash: string;
   readonly size: number;
 }
 
-export function baseReport(b: ReportBase): FileReport {
+/** A file read but refused as a whole: why, and what was read of it. */
+export type UnreadableRead = Omit<UnreadableFile, 'format' | 'kind' | 'positions' | 'hash'> & {
+  readonly format: InboxFormat | undefined;
+  readonly kind: FileKind | undefined;
+  readonly rowsAccepted?: number;
+  readonly rowsRejected?: number;
+  readonly rejected?: CollectedFile['rejected'];
+  readonly rejectedOmitted?: number;
+  readonly ignoredColumns?: string[];
+};
+
+/** What happened to the file: each ends in its own report (buildReport). */
+export type ReportInput =
+  /** A stock file applied (its `stock` counts are completed by the merge). */
+  | {
+      readonly type: 'stock';
+      readonly read: CollectedFile;
+      readonly absentZeroed: number;
+      readonly guard: GuardReport | undefined;
+    }
+  /** A stock file the guard rails held: nothing applied. */
+  | {
+      readonly type: 'held';
+      readonly read: CollectedFile;
+      readonly absentZeroed: number;
+      readonly guard: GuardReport;
+      readonly heldId: number;
+    }
+  /** A confirmations file, with the outcome of each row. */
+  | {
+      readonly type: 'confirmations';
+      readonly read: CollectedFile;
+      readonly results: readonly ConfirmationResult[];
+    }
+  /** A file that cannot be applied as a whole (unreadable, unsupported, given up). */
+  | { readonly type: 'unreadable'; readonly read: UnreadableRead }
+  /** Content already applied. */
+  | {
+      readonly type: 'duplicate';
+      readonly prior: {
+        readonly id: number;
+        readonly name: string;
+        readonly destName: string | null;
+      };
+      readonly kind: FileKind | null;
+      readonly format: InboxFormat | undefined;
+    }
+  /** A link or special file, never read. */
+  | { readonly type: 'special'; readonly reason: string };
+
+/** The report of a handled file: the one place where a report is made. */
+export function buildReport(h: ReportHeader, input: ReportInput): FileReport {
+  switch (input.type) {
+    case 'stock': {
+      const { read, guard } = input;
+      return {
+        ...stockReport(common(h, 'processed', read, input.absentZeroed), read),
+        ...(guard === undefined ? {} : { guard }),
+      };
+    }
+    case 'held': {
+      const { read, guard } = input;
+      const { stock: _none, ...rest } = stockReport(
+        common(h, 'held', read, input.absentZeroed),
+        read,
+      );
+      return {
+        ...rest,
+        held: true,
+        reason: `held by the guard rails: ${guard.reason}`,
+        guard: { ...guard, heldId: input.heldId },
+      };
+    }
+    case 'confirmations':
+      return confirmationsReport(common(h, 'processed', input.read), input.read, input.results);
+    case 'unreadable': {
+      const u = input.read;
+      return failedReport(common(h, 'failed', u), u.reason, u);
+    }
+    case 'duplicate':
+      return duplicateReport(
+        common(h, 'duplicate', { format: input.format, kind: input.kind }),
+        input.prior,
+      );
+    case 'special':
+      return {
+        ...common({ ...h, size: 0 }, 'failed', { format: undefined, kind: null }, 0, null),
+        reason: input.reason,
+      };
+    default:
+      return unknownInput(input);
+  }
+}
+
+function unknownInput(input: never): never {
+  throw new Error(`no report for ${JSON.stringify(input)}`);
+}
+
+/** What was read, as far as the report's common fields go. */
+interface ReadShape {
+  readonly format: InboxFormat | undefined;
+  readonly kind: FileKind | undefined | null;
+  readonly dialect?: CollectedFile['dialect'];
+  readonly headerRow?: number;
+  readonly clamped?: number;
+}
+
+/** The fields every report has, and how the file was read. */
+function common(
+  h: ReportHeader,
+  outcome: ReportOutcome,
+  read: ReadShape,
+  absentZeroed = 0,
+  hash: string | null = h.hash,
+): FileReport {
   return {
-    file: b.file,
-    storedAs: b.storedAs,
-    ledgerId: b.ledgerId,
-    outcome: b.outcome,
-    kind: b.kind ?? null,
-    format: b.format ?? null,
-    positions: b.format ? positionUnit(b.format) : 'line',
-    contentHash: b.hash === null ? null : `sha256:${b.hash}`,
-    size: b.size,
+    file: h.file,
+    storedAs: h.storedAs,
+    ledgerId: h.ledgerId,
+    outcome,
+    kind: read.kind ?? null,
+    format: read.format ?? null,
+    positions: read.format ? positionUnit(read.format) : 'line',
+    contentHash: hash === null ? null : `sha256:${hash}`,
+    size: h.size,
     rowsRead: 0,
     rowsAccepted: 0,
     rowsRejected: 0,
@@ -184,22 +226,22 @@ export function baseReport(b: ReportBase): FileReport {
     rejectedOmitted: 0,
     duplicates: { rows: 0, keys: [], keysOmitted: 0 },
     ignoredColumns: [],
-    profile: null,
-    encoding: null,
-    delimiter: null,
-    headerLine: null,
-    clamped: 0,
-    absentZeroed: 0,
+    profile: h.profile,
+    encoding: read.dialect?.encoding ?? null,
+    delimiter: read.dialect?.delimiter ?? null,
+    headerLine: read.dialect?.headerLine ?? read.headerRow ?? null,
+    clamped: read.clamped ?? 0,
+    absentZeroed,
     timing: {
-      receivedAt: new Date(b.receivedAt).toISOString(),
-      finishedAt: new Date(b.now).toISOString(),
-      ms: b.now - b.receivedAt,
+      receivedAt: new Date(h.receivedAt).toISOString(),
+      finishedAt: new Date(h.now).toISOString(),
+      ms: h.now - h.receivedAt,
     },
   };
 }
 
 /** The counts and lists of a file that was read (processed, or failed as a whole). */
-export interface ReadCounts {
+interface ReadCounts {
   readonly rowsRead: number;
   readonly rowsAccepted?: number;
   readonly rowsRejected?: number;
@@ -209,7 +251,7 @@ export interface ReadCounts {
 }
 
 /** A file that cannot be applied as a whole: why, and what was read of it. */
-export function failedReport(base: FileReport, reason: string, u: ReadCounts): FileReport {
+function failedReport(base: FileReport, reason: string, u: ReadCounts): FileReport {
   return {
     ...base,
     reason,
@@ -223,7 +265,7 @@ export function failedReport(base: FileReport, reason: string, u: ReadCounts): F
 }
 
 /** A processed file: its counts, rejected rows, duplicates and ignored columns. */
-export function readReport(base: FileReport, c: CollectedFile): FileReport {
+function readReport(base: FileReport, c: CollectedFile): FileReport {
   return {
     ...base,
     rowsRead: c.rowsRead,
@@ -236,39 +278,28 @@ export function readReport(base: FileReport, c: CollectedFile): FileReport {
   };
 }
 
+/** No key merged yet: the merge's last transaction writes the real counts. */
+const NOTHING_MERGED: ApplyResult = {
+  rows: 0,
+  differing: 0,
+  newlyPending: 0,
+  failuresCleared: 0,
+  superseded: 0,
+  offers: emptyOfferSummary(),
+};
+
 /** A processed stock file; `stock` is completed by the merge's last transaction. */
-export function stockReport(base: FileReport, c: CollectedFile, applied?: ApplyResult): FileReport {
+function stockReport(base: FileReport, c: CollectedFile): FileReport {
   return {
     ...readReport(base, c),
     distributionCentresChecked: c.kind === 'dc_stock' ? c.dcChecked : undefined,
     locationsMapped: c.kind === 'dc_stock' ? c.locationsMapped : undefined,
-    stock: stockSummary(
-      applied ?? {
-        rows: 0,
-        differing: 0,
-        newlyPending: 0,
-        failuresCleared: 0,
-        superseded: 0,
-        offers: emptyOfferSummary(),
-      },
-    ),
-  };
-}
-
-/** The `stock` part of a report. */
-export function stockSummary(t: ApplyResult): NonNullable<FileReport['stock']> {
-  return {
-    keys: t.rows,
-    differingFromPortal: t.differing,
-    newlyPending: t.newlyPending,
-    failuresReplaced: t.failuresCleared,
-    supersededByNewerFile: t.superseded,
-    offers: t.offers,
+    stock: stockSummary(NOTHING_MERGED),
   };
 }
 
 /** A processed confirmations file, with the outcome of each row (the first 10,000). */
-export function confirmationsReport(
+function confirmationsReport(
   base: FileReport,
   c: CollectedFile,
   results: readonly ConfirmationResult[],
@@ -283,7 +314,7 @@ export function confirmationsReport(
 }
 
 /** Content already applied: nothing changed. */
-export function duplicateReport(
+function duplicateReport(
   base: FileReport,
   prior: { readonly id: number; readonly name: string; readonly destName: string | null },
 ): FileReport {
@@ -292,59 +323,4 @@ export function duplicateReport(
     reason: `same content as ${prior.name} (ledger ${prior.id}), already applied; nothing changed`,
     duplicateOf: { ledgerId: prior.id, file: prior.name, storedAs: prior.destName },
   };
-}
-
-/** A value no report holds, and how JSON.stringify writes it: where the streamed list goes. */
-const REJECTED_MARK = '\u0000rejected\u0000';
-const REJECTED_SLOT = JSON.stringify(REJECTED_MARK);
-
-/**
- * Writes a report atomically and durably. With `rejections` (every rejected row, read a page at
- * a time), the `rejected` list is streamed from it into the file, one row per line, instead of
- * being built as one string: a file with a million bad rows names each of them in bounded
- * memory; `rejectedOmitted` is then 0.
- */
-export async function writeReportFile(
-  path: string,
-  report: FileReport,
-  rejections?: Iterable<RejectedRow>,
-): Promise<void> {
-  if (rejections === undefined) {
-    await intoPlace(path, (tmp) => writeAll(tmp, [`${JSON.stringify(report, null, 2)}\n`]));
-    return;
-  }
-  const text = JSON.stringify({ ...report, rejected: REJECTED_MARK, rejectedOmitted: 0 }, null, 2);
-  const at = text.indexOf(REJECTED_SLOT);
-  const head = text.slice(0, at);
-  const tail = `${text.slice(at + REJECTED_SLOT.length)}\n`;
-  await intoPlace(path, (tmp) => writeAll(tmp, streamRejected(head, rejections, tail)));
-}
-
-function* streamRejected(
-  head: string,
-  rows: Iterable<RejectedRow>,
-  tail: string,
-): Generator<string> {
-  yield `${head}[`;
-  let first = true;
-  let chunk = '';
-  for (const r of rows) {
-    chunk += `${first ? '' : ','}\n    ${JSON.stringify(r)}`;
-    first = false;
-    if (chunk.length >= 65_536) {
-      yield chunk;
-      chunk = '';
-    }
-  }
-  yield `${chunk}${first ? ']' : '\n  ]'}${tail}`;
-}
-
-async function writeAll(path: string, parts: Iterable<string>): Promise<void> {
-  const handle = await open(path, 'w', 0o644);
-  try {
-    for (const part of parts) await handle.write(part);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }

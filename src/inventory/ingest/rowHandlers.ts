@@ -1,16 +1,12 @@
 import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
-import type { ConfirmationInput } from '../../state/confirmations.ts';
-import type { StagingFile } from '../../state/staging.ts';
-import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
-import type { DcDirectory } from '../dcDirectory.ts';
+import type { ConfirmationInput } from '../../state/shipments/confirmations.ts';
+import type { StagingFile } from '../../state/staging/stagingFile.ts';
+import { showValue } from '../parse/records.ts';
+import { createDcCheck, type DcCheck, dcRejection } from '../validate/dcCheck.ts';
+import type { DcDirectory } from '../validate/dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { QuantityOptions } from '../validate/quantity.ts';
-import {
-  type RowError,
-  showValue,
-  validateConfirmationRow,
-  validateStockRow,
-} from '../validate/rows.ts';
+import { type RowError, validateConfirmationRow, validateStockRow } from '../validate/rows.ts';
 import { StockRows } from './stockRows.ts';
 
 /** Most duplicate keys listed in a report (each with up to 10 lines); the rest are counted. */
@@ -121,6 +117,7 @@ export class StockHandler implements RowHandler {
   ): void {
     if (status !== 'active') {
       this.#reject(line, {
+        key: `dc:${dc}:${sku}`,
         field: 'distribution_centre_code',
         reason: dcRejection(status as 'unknown' | 'inactive'),
         value: showValue(dc),

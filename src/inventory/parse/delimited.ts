@@ -1,16 +1,16 @@
 import { pipeline, Readable } from 'node:stream';
 import { CsvError, parse } from 'csv-parse';
-import { showValue } from '../validate/rows.ts';
-import { readBatches } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
 import { detectDelimiter, isBlankLine } from './dialect.ts';
 import { DecodeStream, type EncodingChoice, type TextEncoding } from './encoding.ts';
 import { headerColumns, isBlankRow } from './header.ts';
+import { readBatches } from './recordBatches.ts';
 import {
   DEFAULT_MAX_RECORD_BYTES,
   FileFormatError,
   type RecordEvent,
   recordTooLong,
+  showValue,
 } from './records.ts';
 
 /** How to read one delimited file; every field has the contract's default. */

@@ -1,6 +1,9 @@
-import { normalizeColumn } from '../validate/kinds.ts';
-import { showValue } from '../validate/rows.ts';
-import { FileFormatError } from './records.ts';
+import { FileFormatError, showValue } from './records.ts';
+
+/** A column name as compared: trimmed, lower case. */
+export function normalizeColumn(name: string): string {
+  return name.trim().toLowerCase();
+}
 
 /**
  * The header row of a tabular file (delimited text, a worksheet): its cells as normalized column

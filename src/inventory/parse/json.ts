@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
-import { BATCH } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
+import { BATCH } from './recordBatches.ts';
 import { FileFormatError, lowerKeys, type RecordEvent } from './records.ts';
 
 /**

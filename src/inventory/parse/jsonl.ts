@@ -1,9 +1,14 @@
 import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { showValue } from '../validate/rows.ts';
-import { BATCH } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
-import { DEFAULT_MAX_RECORD_BYTES, lowerKeys, type RecordEvent, recordTooLong } from './records.ts';
+import { BATCH } from './recordBatches.ts';
+import {
+  DEFAULT_MAX_RECORD_BYTES,
+  lowerKeys,
+  type RecordEvent,
+  recordTooLong,
+  showValue,
+} from './records.ts';
 
 /**
  * Reads JSON Lines: one object per line, LF or CRLF, a BOM tolerated, blank lines skipped. A

@@ -1,3 +1,5 @@
+import { CodedError } from '../../failures/codedError.ts';
+
 /** What a parser yields, in file order. */
 export type RecordEvent =
   /** The normalized column names of a CSV header (first event of a CSV file). */
@@ -29,13 +31,17 @@ export type PositionUnit = 'line' | 'element' | 'row';
 export const SUPPORTED_EXTENSIONS = '.csv, .txt, .tsv, .xlsx, .json, .jsonl or .ndjson';
 
 /** The whole file cannot be read as its format; it goes to failed/. */
-export class FileFormatError extends Error {
+export class FileFormatError extends CodedError {
   readonly code = 'E_FILE_FORMAT';
+}
 
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'FileFormatError';
-  }
+const MAX_VALUE_IN_REPORT = 100;
+
+/** A value as it may appear in a report: text, cut to 100 characters. */
+export function showValue(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > MAX_VALUE_IN_REPORT ? `${text.slice(0, MAX_VALUE_IN_REPORT)}…` : text;
 }
 
 /** Default largest record (a JSON Lines line, a CSV row) in bytes: INBOX_MAX_RECORD_BYTES. */

@@ -1,7 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
-import { BATCH } from './batches.ts';
 import type { ByteTap } from './byteTap.ts';
 import { headerColumns, isBlankRow } from './header.ts';
+import { BATCH } from './recordBatches.ts';
 import { FileFormatError, type RecordEvent } from './records.ts';
 
 export interface XlsxOptions {

@@ -1,54 +1,41 @@
-import { statSync } from 'node:fs';
-import Database from 'better-sqlite3';
 import { type Clock, systemClock } from '../../domain/clock.ts';
 import type { GuardThresholds } from '../../domain/guard.ts';
 import { sourceTime } from '../../domain/sourceTime.ts';
-import {
-  emptyOfferSummary,
-  type LocationMap,
-  mapLocation,
-  type OfferSummary,
-} from '../../domain/stockRules.ts';
+import { emptyOfferSummary, type OfferSummary } from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
-import { portalStockRead } from '../../state/absentStock.ts';
 import type { StateDb } from '../../state/db.ts';
-import { StagingFile } from '../../state/staging.ts';
-import { zeroAbsentKeys } from '../absent.ts';
-import { createDcCheck, type DcCheck, dcRejection } from '../dcCheck.ts';
-import { type DcDirectory, DcListUnavailableError } from '../dcDirectory.ts';
+import { StagingFile } from '../../state/staging/stagingFile.ts';
+import { portalStockRead } from '../../state/stock/absentStock.ts';
+import { zeroAbsentKeys } from '../apply/absentZeros.ts';
+import { applyStagedSet, type BeforeApplyCheck } from '../apply/applyStaged.ts';
 import {
   guardSnapshotStaged,
   type SnapshotGuardOutcome,
   supersedeHeldSnapshot,
-} from '../guard/snapshot.ts';
-import { applyStagedSet, type BeforeApplyCheck } from '../ingest/apply.ts';
-import { normalizeColumn } from '../validate/kinds.ts';
-import { type RowError, validateStockRow } from '../validate/rows.ts';
-import { createYielder } from '../yielder.ts';
-import { recordSnapshotApply } from './apply.ts';
+} from '../apply/guardSnapshot.ts';
+import { recordSnapshotApply } from './snapshotApply.ts';
+import { describeFailure, SnapshotFailure } from './snapshotFailure.ts';
+import {
+  fingerprint,
+  LOGGED_REJECTIONS,
+  readBoth,
+  type SnapshotQueryDeps,
+  type SnapshotRejection,
+  snapshotWrittenAt,
+} from './snapshotRows.ts';
 
-export interface SnapshotDeps {
+export type { SnapshotRejection } from './snapshotRows.ts';
+
+export interface SnapshotDeps extends SnapshotQueryDeps {
   readonly db: StateDb;
   readonly log: Logger;
-  /** Path of the ERP's SQLite snapshot (SNAPSHOT_DB). */
-  readonly snapshotDb: string;
-  /** Must return columns sku, stock_quantity (SNAPSHOT_FACTORY_QUERY). */
-  readonly factoryQuery: string;
-  /** Must return columns distribution_centre_code, sku, stock_quantity (SNAPSHOT_DC_QUERY). */
-  readonly dcQuery: string;
-  readonly dcDirectory: DcDirectory;
-  readonly maxSkuLength: number;
-  /** ERP location code → portal DC code (STOCK_RULES_FILE), applied before the rows are checked. */
-  readonly locations?: LocationMap;
   /** The data dir: the staged set is written under its staging/ folder. */
   readonly dataDir: string;
-  /** The "before apply" step (see src/inventory/ingest/apply.ts). */
+  /** The "before apply" step (see src/inventory/apply/applyStaged.ts). */
   readonly checks?: readonly BeforeApplyCheck[];
   /** Keys per merge transaction. */
   readonly chunkRows?: number;
   readonly clock?: Clock;
-  /** How long to wait for an ERP writer's lock, in milliseconds (default 2000). */
-  readonly busyTimeoutMs?: number;
   /**
    * Guard rails (GUARD_* settings): the last check of the "before apply" step; a read that
    * trips them is held (kept aside in state.db), not applied. Absent: off.
@@ -103,29 +90,12 @@ export type SnapshotOutcome =
       readonly reason: string;
     };
 
-/** A rejected snapshot row; `row` counts rows of the query's result from 1. */
-export interface SnapshotRejection extends RowError {
-  readonly query: 'factory' | 'dc';
-  readonly row: number;
-}
-
-const LOGGED_REJECTIONS = 20;
-
-class SnapshotFailure extends Error {
-  readonly code: string;
-
-  constructor(code: string, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-  }
-}
-
 /**
  * Reads the ERP snapshot: a fresh read-only connection, both queries in one read transaction
  * (one consistent picture), each read row by row (`iterate()`), the event loop running every
  * 10 ms in between, rows checked like file rows (bad ones logged and counted) and
  * staged in a scratch database; then the staged set is applied as desired stock (source
- * 'snapshot') through the same steps as a file (src/inventory/ingest/apply.ts: the "before
+ * 'snapshot') through the same steps as a file (src/inventory/apply/applyStaged.ts: the "before
  * apply" checks, one commit point, a chunked merge). SKUs absent from the snapshot are left as
  * they are. Never throws: a missing, locked, half-written or corrupt file gives
  * `{status: 'failed'}` and a `snapshot.failed` log line; try again later.
@@ -267,7 +237,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     return outcome;
   } catch (err) {
     staging?.discard();
-    const failure = describe(err);
+    const failure = describeFailure(err);
     deps.log.warn(
       {
         event: 'snapshot.failed',
@@ -296,195 +266,4 @@ async function knowPortalStock(deps: SnapshotDeps): Promise<void> {
       );
     }
   }
-}
-
-/**
- * The file and its WAL; an empty WAL counts as none: opening a WAL database whose writer closed
- * cleanly (its WAL checkpointed and removed) creates an empty one, even read-only.
- */
-function snapshotFiles(path: string) {
-  return [path, `${path}-wal`].map((p, i) => {
-    const st = statSync(p, { throwIfNoEntry: false });
-    return st === undefined || (i === 1 && st.size === 0) ? undefined : st;
-  });
-}
-
-function snapshotWrittenAt(path: string): number {
-  return Math.max(...snapshotFiles(path).map((st) => Math.floor(st?.mtimeMs ?? 0)));
-}
-
-function fingerprint(path: string): string {
-  const parts = snapshotFiles(path).map((st) => (st ? `${st.ino}:${st.size}:${st.mtimeMs}` : '-'));
-  if (parts[0] === '-') throw new SnapshotFailure('missing', 'the snapshot file does not exist');
-  return parts.join('|');
-}
-
-type Counts = {
-  rowsRead: number;
-  rowsAccepted: number;
-  rowsRejected: number;
-  duplicateRows: number;
-  locationsMapped: number;
-};
-
-async function readBoth(
-  deps: SnapshotDeps,
-  staging: StagingFile,
-  rejections: SnapshotRejection[],
-): Promise<{ factory: Counts; dc: Counts }> {
-  let snap: Database.Database;
-  try {
-    snap = new Database(deps.snapshotDb, { readonly: true, fileMustExist: true });
-  } catch (err) {
-    throw new SnapshotFailure('missing', `cannot open the snapshot: ${(err as Error).message}`, {
-      cause: err,
-    });
-  }
-  try {
-    snap.pragma(`busy_timeout = ${deps.busyTimeoutMs ?? 2000}`);
-    snap.exec('BEGIN');
-    try {
-      const dcCheck = createDcCheck(deps.dcDirectory);
-      const factory = await gather(snap, deps, 'factory', deps.factoryQuery, staging, rejections);
-      const dc = await gather(snap, deps, 'dc', deps.dcQuery, staging, rejections, dcCheck);
-      return { factory, dc };
-    } finally {
-      if (snap.inTransaction) snap.exec('COMMIT');
-    }
-  } finally {
-    snap.close();
-  }
-}
-
-async function gather(
-  snap: Database.Database,
-  deps: SnapshotDeps,
-  which: 'factory' | 'dc',
-  sql: string,
-  staging: StagingFile,
-  rejections: SnapshotRejection[],
-  dcCheck?: DcCheck,
-): Promise<Counts> {
-  let stmt: Database.Statement;
-  try {
-    stmt = snap.prepare(sql);
-  } catch (err) {
-    throw queryFailure(which, err);
-  }
-  if (!stmt.reader) throw new SnapshotFailure('query', `the ${which} query returns no rows`);
-  const columns = stmt.columns().map((c) => normalizeColumn(c.name));
-  const need =
-    which === 'dc'
-      ? ['distribution_centre_code', 'sku', 'stock_quantity']
-      : ['sku', 'stock_quantity'];
-  const missing = need.filter((c) => !columns.includes(c));
-  if (missing.length > 0) {
-    throw new SnapshotFailure(
-      'query',
-      `the ${which} query must return columns ${need.join(', ')} (missing: ${missing.join(', ')})`,
-    );
-  }
-  const kind = which === 'dc' ? 'dc_stock' : 'factory_stock';
-  const counts: Counts = {
-    rowsRead: 0,
-    rowsAccepted: 0,
-    rowsRejected: 0,
-    duplicateRows: 0,
-    locationsMapped: 0,
-  };
-  const locations = which === 'dc' ? deps.locations : undefined;
-  const reject = (e: RowError) => {
-    counts.rowsRejected++;
-    if (rejections.length < LOGGED_REJECTIONS) {
-      rejections.push({
-        query: which,
-        row: counts.rowsRead,
-        field: e.field,
-        reason: e.reason,
-        ...(e.value === undefined ? {} : { value: e.value }),
-      });
-    }
-  };
-  const rows = stmt.raw(true).iterate() as IterableIterator<unknown[]>;
-  try {
-    const yielder = createYielder();
-    for (;;) {
-      // The event loop runs every 10 ms of reading (the read transaction stays open).
-      if (yielder.due()) {
-        staging.flush();
-        await staging.ready();
-        await yielder.pause();
-      }
-      const next = rows.next();
-      if (next.done) break;
-      const raw = next.value;
-      counts.rowsRead++;
-      const fields: Record<string, unknown> = {};
-      for (let i = 0; i < columns.length; i++) fields[columns[i]!] = raw[i];
-      if (locations !== undefined) {
-        const m = mapLocation(fields.distribution_centre_code, locations);
-        if (m.mapped) {
-          fields.distribution_centre_code = m.value;
-          counts.locationsMapped++;
-        }
-      }
-      const r = validateStockRow(kind, fields, deps);
-      if (!r.ok) {
-        reject(r);
-        continue;
-      }
-      const row = r.row;
-      if (dcCheck !== undefined) {
-        const checked = dcCheck.status(row.dc);
-        const status = typeof checked === 'string' ? checked : await checked;
-        if (status !== 'active') {
-          reject({
-            field: 'distribution_centre_code',
-            reason: dcRejection(status),
-            value: row.dc,
-          });
-          continue;
-        }
-      }
-      counts.rowsAccepted++;
-      staging.put(which, row.dc, row.sku, row.quantity, counts.rowsRead);
-    }
-    staging.flush();
-  } catch (err) {
-    rows.return?.();
-    if (err instanceof SnapshotFailure) throw err;
-    if (err instanceof DcListUnavailableError) {
-      throw new SnapshotFailure(
-        'dc_list',
-        `unknown distribution centres and the list could not be refreshed: ${(err.cause as Error | undefined)?.message ?? err.message}`,
-        { cause: err },
-      );
-    }
-    throw queryFailure(which, err);
-  }
-  return counts;
-}
-
-function queryFailure(which: string, err: unknown): SnapshotFailure {
-  const f = describe(err);
-  if (f.code !== 'error') return new SnapshotFailure(f.code, f.reason, { cause: err });
-  return new SnapshotFailure('query', `the ${which} query failed: ${(err as Error).message}`, {
-    cause: err,
-  });
-}
-
-function describe(err: unknown): { code: string; reason: string } {
-  if (err instanceof SnapshotFailure) return { code: err.code, reason: err.message };
-  const code = String((err as { code?: unknown }).code ?? '');
-  const message = err instanceof Error ? err.message : String(err);
-  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'))
-    return { code: 'locked', reason: `the snapshot is locked by another process: ${message}` };
-  if (code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB')
-    return {
-      code: 'corrupt',
-      reason: `the snapshot is corrupt or not a SQLite database: ${message}`,
-    };
-  if (code.startsWith('SQLITE_CANTOPEN') || code === 'ENOENT')
-    return { code: 'missing', reason: `the snapshot cannot be opened: ${message}` };
-  return { code: 'error', reason: message };
 }

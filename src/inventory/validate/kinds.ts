@@ -22,10 +22,6 @@ export const KIND_LABEL: Readonly<Record<FileKind, string>> = {
   shipment_confirmations: 'shipment confirmations',
 };
 
-export function normalizeColumn(name: string): string {
-  return name.trim().toLowerCase();
-}
-
 export type KindDetection =
   | { readonly ok: true; readonly kind: FileKind; readonly ignored: string[] }
   | { readonly ok: false; readonly reason: string };

@@ -1,10 +1,10 @@
+import { normalizeColumn } from '../parse/header.ts';
 import {
   detectKind,
   type FileKind,
   KIND_COLUMNS,
   KIND_LABEL,
   type KindDetection,
-  normalizeColumn,
 } from './kinds.ts';
 
 /**

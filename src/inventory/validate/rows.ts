@@ -1,4 +1,5 @@
 import type { Confirmation } from '../../domain/shipment.ts';
+import { showValue } from '../parse/records.ts';
 import {
   checkAction,
   checkDcCode,
@@ -11,6 +12,12 @@ import type { QuantityOptions } from './quantity.ts';
 
 /** One field at fault in one row. */
 export interface RowError {
+  /**
+   * The key the row names, when it could be read (`factory:SKU`, `dc:CODE:SKU`,
+   * `shipment:ORDER`): a row rejected for its quantity or carrier still says whose it was, so
+   * that `explain` finds it.
+   */
+  readonly key?: string;
   readonly field: string;
   readonly reason: string;
   /** The offending value as read (truncated for reports); absent when the field was missing. */
@@ -40,20 +47,20 @@ export interface RowRules {
   readonly quantity?: QuantityOptions;
 }
 
-const MAX_VALUE_IN_REPORT = 100;
-
-/** A value as it may appear in a report: text, cut to 100 characters. */
-export function showValue(value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_VALUE_IN_REPORT ? `${text.slice(0, MAX_VALUE_IN_REPORT)}…` : text;
-}
-
-function reject(field: string, reason: string, value: unknown): { ok: false } & RowError {
+function reject(
+  field: string,
+  reason: string,
+  value: unknown,
+  key?: string,
+): { ok: false } & RowError {
   const shown = showValue(value);
-  return shown === undefined
-    ? { ok: false, field, reason }
-    : { ok: false, field, reason, value: shown };
+  return {
+    ok: false,
+    ...(key === undefined ? {} : { key }),
+    field,
+    reason,
+    ...(shown === undefined ? {} : { value: shown }),
+  };
 }
 
 /**
@@ -74,14 +81,15 @@ export function validateStockRow(
   }
   const sku = checkSku(fields.sku, rules.maxSkuLength);
   if (!sku.ok) return reject('sku', sku.reason, fields.sku);
+  const key = kind === 'dc_stock' ? `dc:${dc}:${sku.value}` : `factory:${sku.value}`;
   if (rules.quantity !== undefined) {
     const q = checkQuantity(fields.stock_quantity, rules.quantity);
-    if (!q.ok) return reject('stock_quantity', q.reason, fields.stock_quantity);
+    if (!q.ok) return reject('stock_quantity', q.reason, fields.stock_quantity, key);
     const row = { dc, sku: sku.value, quantity: q.value };
     return { ok: true, row: q.clamped ? { ...row, clamped: true } : row };
   }
   const quantity = checkQuantity(fields.stock_quantity);
-  if (!quantity.ok) return reject('stock_quantity', quantity.reason, fields.stock_quantity);
+  if (!quantity.ok) return reject('stock_quantity', quantity.reason, fields.stock_quantity, key);
   return { ok: true, row: { dc, sku: sku.value, quantity: quantity.value } };
 }
 
@@ -91,14 +99,15 @@ export function validateConfirmationRow(
 ): RowResult<ConfirmationRowValue> {
   const order = checkText(fields.order_number);
   if (!order.ok) return reject('order_number', order.reason, fields.order_number);
+  const key = `shipment:${order.value}`;
   const carrier = checkText(fields.carrier);
-  if (!carrier.ok) return reject('carrier', carrier.reason, fields.carrier);
+  if (!carrier.ok) return reject('carrier', carrier.reason, fields.carrier, key);
   const tracking = checkText(fields.tracking_number);
-  if (!tracking.ok) return reject('tracking_number', tracking.reason, fields.tracking_number);
+  if (!tracking.ok) return reject('tracking_number', tracking.reason, fields.tracking_number, key);
   const collected = checkFlag(fields.is_collected);
-  if (!collected.ok) return reject('is_collected', collected.reason, fields.is_collected);
+  if (!collected.ok) return reject('is_collected', collected.reason, fields.is_collected, key);
   const action = checkAction(fields.action);
-  if (!action.ok) return reject('action', action.reason, fields.action);
+  if (!action.ok) return reject('action', action.reason, fields.action, key);
   return {
     ok: true,
     row: {

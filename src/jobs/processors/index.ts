@@ -1,11 +1,11 @@
 import type { JobDeps } from '../deps.ts';
 import type { QueueName } from '../queues.ts';
 import type { Processors } from '../workers.ts';
-import { ingestProcessor } from './ingest.ts';
-import { maintenanceProcessor } from './maintenance.ts';
-import { afterPush, pushProcessor } from './push.ts';
-import { reconcileProcessor } from './reconcile.ts';
-import { shipmentsProcessor } from './shipments.ts';
+import { ingestProcessor } from './ingestJob.ts';
+import { maintenanceProcessor } from './maintenanceJob.ts';
+import { afterPush, pushProcessor } from './pushJob.ts';
+import { reconcileProcessor } from './reconcileJob.ts';
+import { shipmentsProcessor } from './shipmentsJob.ts';
 
 export function processors(deps: JobDeps): Processors {
   return {

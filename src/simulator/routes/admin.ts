@@ -6,10 +6,11 @@
  *   POST /__admin/faults/clear   POST /__admin/invalidate-tokens
  */
 import type { ApiResponse } from '../context.ts';
-import { invalidParameter } from '../errors.ts';
 import { type FaultEngine, validateFaults } from '../faults.ts';
+import { invalidParameter } from '../httpError.ts';
 import { enumQuery, intQuery } from '../params.ts';
 import { Router } from '../router.ts';
+import { referenceData } from '../seed.ts';
 import type { StatsCollector } from '../stats.ts';
 import type { SimulatorStore } from '../store.ts';
 
@@ -66,15 +67,15 @@ function state(req: AdminRequest, { store }: AdminDeps): ApiResponse {
     case 'shipments':
       return { status: 200, body: { kind, ...list(store.allShipments()) } };
     case 'brands':
-      return { status: 200, body: { kind, ...list(store.brands()) } };
+      return { status: 200, body: { kind, ...list(store.brands.list()) } };
     default:
       return {
         status: 200,
         body: {
           products: store.productCount,
-          brands: store.brands(),
+          brands: store.brands.list(),
           shipments: store.allShipments(),
-          distribution_centres: store.distributionCentres(),
+          distribution_centres: referenceData.distributionCentres(),
           factory_stock: factory(),
           distribution_centre_stock: dc(),
         },

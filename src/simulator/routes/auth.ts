@@ -1,6 +1,6 @@
 /** POST /login. Its own rate limit (loginsPerHour) is applied by the server before this runs. */
 import type { ApiContext, ApiRequest, ApiResponse, RouteDef } from '../context.ts';
-import { HttpError } from '../errors.ts';
+import { HttpError } from '../httpError.ts';
 import { objectBody, requiredString } from '../params.ts';
 
 function login(req: ApiRequest, ctx: ApiContext): ApiResponse {

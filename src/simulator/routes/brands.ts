@@ -6,7 +6,7 @@ import {
   param,
   type RouteDef,
 } from '../context.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../httpError.ts';
 import { objectBody, optionalString, requiredString } from '../params.ts';
 
 function brandId(req: ApiRequest): number {
@@ -17,14 +17,14 @@ function brandId(req: ApiRequest): number {
 }
 
 function list(_req: ApiRequest, ctx: ApiContext): ApiResponse {
-  return { status: 200, body: { data: ctx.store.brands() } };
+  return { status: 200, body: { data: ctx.store.brands.list() } };
 }
 
 function create(req: ApiRequest, ctx: ApiContext): ApiResponse {
   const body = objectBody(req.body);
   const name = requiredString(body, 'name').trim();
   const description = optionalString(body, 'description') ?? null;
-  const brand = ctx.store.addBrand(name, description);
+  const brand = ctx.store.brands.add(name, description);
   return {
     status: 201,
     body: {
@@ -42,14 +42,14 @@ function update(req: ApiRequest, ctx: ApiContext): ApiResponse {
   const body = objectBody(req.body);
   const name = requiredString(body, 'name').trim();
   const description = optionalString(body, 'description');
-  if (!ctx.store.brand(id)) throw notFound('id', `Brand ${id} not found.`);
-  const brand = ctx.store.updateBrand(id, name, description);
+  if (!ctx.store.brands.get(id)) throw notFound('id', `Brand ${id} not found.`);
+  const brand = ctx.store.brands.update(id, name, description);
   return { status: 200, body: { message: 'Brand updated successfully', data: brand } };
 }
 
 function remove(req: ApiRequest, ctx: ApiContext): ApiResponse {
   const id = brandId(req);
-  ctx.store.deleteBrand(id);
+  ctx.store.brands.delete(id);
   return { status: 200, body: { message: 'Brand deleted successfully' } };
 }
 

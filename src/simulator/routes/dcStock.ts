@@ -1,6 +1,6 @@
 /** DC stock: GET /distribution-centre-stocks (cursor), POST single and bulk-update. */
 import type { ApiContext, ApiRequest, ApiResponse, RouteDef } from '../context.ts';
-import { paginate } from '../pagination.ts';
+import { paginate } from '../cursorPages.ts';
 import { intQuery } from '../params.ts';
 import { bulkItems, refuseInvalidItem, storeRules, updateDcStock } from '../stockUpdates.ts';
 import { cursorFrom, pageBody } from './listPage.ts';

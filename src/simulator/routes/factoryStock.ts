@@ -1,9 +1,9 @@
 /** Factory stock: GET /factory-stocks (range filters, cursor), POST single and bulk-update. */
 import type { ApiContext, ApiRequest, ApiResponse, RouteDef } from '../context.ts';
-import { paginate } from '../pagination.ts';
+import { paginate } from '../cursorPages.ts';
 import { intQuery } from '../params.ts';
+import { MAX_QUANTITY } from '../stockArrays.ts';
 import { bulkItems, refuseInvalidItem, storeRules, updateFactoryStock } from '../stockUpdates.ts';
-import { MAX_QUANTITY } from '../store.ts';
 import { cursorFrom, pageBody } from './listPage.ts';
 import { singleStockBody } from './stockBody.ts';
 

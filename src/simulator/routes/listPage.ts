@@ -1,7 +1,7 @@
 /** Builds the spec's paginated list body: data, links {first, last, prev, next}, meta. */
 import type { ApiContext, ApiRequest } from '../context.ts';
-import { invalidParameter } from '../errors.ts';
-import { type Cursor, decodeCursor, encodeCursor, type PageSlice } from '../pagination.ts';
+import { type Cursor, decodeCursor, encodeCursor, type PageSlice } from '../cursorPages.ts';
+import { invalidParameter } from '../httpError.ts';
 
 /**
  * The request's cursor, or null. With the `cursorTtlMs` knob, a cursor handed out longer ago

@@ -7,11 +7,11 @@ import {
   param,
   type RouteDef,
 } from '../context.ts';
-import { invalidParameter, notFound } from '../errors.ts';
+import { paginate } from '../cursorPages.ts';
+import { invalidParameter, notFound } from '../httpError.ts';
 import { type PlatformStatus, PRODUCT_SCOPES, type ProductScope } from '../model.ts';
-import { paginate } from '../pagination.ts';
 import { enumQuery, intQuery, objectBody } from '../params.ts';
-import { MAX_QUANTITY } from '../store.ts';
+import { MAX_QUANTITY } from '../stockArrays.ts';
 import { cursorFrom, pageBody } from './listPage.ts';
 
 export const PRODUCTS_PER_PAGE = 100;

@@ -6,7 +6,7 @@ import {
   param,
   type RouteDef,
 } from '../context.ts';
-import { conflict, invalidParameter, notFound } from '../errors.ts';
+import { conflict, invalidParameter, notFound } from '../httpError.ts';
 import { SHIPMENT_STATUSES, type ShipmentRecord } from '../model.ts';
 import { enumQuery, intQuery, objectBody, requiredString } from '../params.ts';
 

@@ -1,7 +1,7 @@
 /** Request-level checks of the single stock update bodies (bulk items are checked per item). */
-import { invalidParameter } from '../errors.ts';
+import { invalidParameter } from '../httpError.ts';
 import { objectBody, requiredString } from '../params.ts';
-import { MAX_QUANTITY } from '../store.ts';
+import { MAX_QUANTITY } from '../stockArrays.ts';
 
 export function singleStockBody(body: unknown, fields: readonly string[]): Record<string, unknown> {
   const obj = objectBody(body);

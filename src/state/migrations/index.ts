@@ -9,6 +9,7 @@ import { inboxAttempts } from './011-inbox-attempts.ts';
 import { stockPushes } from './013-stock-pushes.ts';
 import { heldTables } from './014-held.ts';
 import { stockRules } from './016-stock-rules.ts';
+import { fileCounts } from './017-file-counts.ts';
 
 export interface Migration {
   readonly version: number;
@@ -29,4 +30,5 @@ export const migrations: readonly Migration[] = [
   { version: 13, name: 'stock-pushes', sql: stockPushes },
   { version: 14, name: 'held', sql: heldTables },
   { version: 16, name: 'stock-rules', sql: stockRules },
+  { version: 17, name: 'file-counts', sql: fileCounts },
 ];

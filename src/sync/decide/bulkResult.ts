@@ -14,7 +14,7 @@ export interface BulkAnswer {
     readonly sku?: string | null;
     /**
      * Absent in the spec's documented error entry: then the entry is matched by SKU, which is
-     * alone in its batch (see batches.ts).
+     * alone in its batch (see pushBatches.ts).
      */
     readonly distribution_centre_code?: string | null;
     readonly error?: string | null;

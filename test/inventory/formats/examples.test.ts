@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { profilesFileSchema } from '../../../src/config/profiles.ts';
 import { collectFile } from '../../../src/inventory/ingest/collect.ts';
 import { formatOf } from '../../../src/inventory/parse/records.ts';
-import { readPlanFor } from '../../../src/inventory/profiles.ts';
+import { readPlanFor } from '../../../src/inventory/validate/readPlan.ts';
 
 /**
  * The sample exports under examples/erp/, read as the pipeline reads them (collectFile): the

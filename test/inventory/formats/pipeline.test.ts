@@ -4,7 +4,7 @@ import ExcelJS from 'exceljs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Profile, profilesFileSchema } from '../../../src/config/profiles.ts';
 import { KeyValueStore } from '../../../src/state/kv.ts';
-import { RemoteStock } from '../../../src/state/remoteStock.ts';
+import { RemoteStock } from '../../../src/state/stock/remoteStock.ts';
 import { type IngestEnv, makeIngestEnv } from '../helpers.ts';
 import { cp1252, utf16le } from './helpers.ts';
 
@@ -141,19 +141,28 @@ describe('ERP exports through the pipeline', () => {
     expect(report.rejected).toEqual([
       {
         line: 4,
+        key: 'factory:C',
         field: 'stock_quantity',
         reason: 'has a fraction (decimal mark "."): quantities are whole',
         value: '2.5',
       },
       {
         line: 5,
+        key: 'factory:D',
         field: 'stock_quantity',
         reason: 'digits not grouped by threes: with the decimal mark ".", "," groups thousands',
         value: '1,5',
       },
-      { line: 6, field: 'stock_quantity', reason: 'not a whole number ≥ 0', value: '-3' },
+      {
+        line: 6,
+        key: 'factory:E',
+        field: 'stock_quantity',
+        reason: 'not a whole number ≥ 0',
+        value: '-3',
+      },
       {
         line: 7,
+        key: 'factory:F',
         field: 'stock_quantity',
         reason: 'digits not grouped by threes: with the decimal mark ".", "," groups thousands',
         value: '12,34,567',

@@ -5,7 +5,7 @@ import {
   LoginBlockedError,
   PortalHttpError,
   RateLimitedError,
-} from '../../../src/api/errors.ts';
+} from '../../../src/api/portalErrors.ts';
 import { registerSecret, serializeError } from '../../../src/log/redact.ts';
 
 const raw = (status: number, text: string) => ({ status, headers: {}, text });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { span, when } from '../../../src/cli/format.ts';
+import { span, when } from '../../../src/domain/humanTime.ts';
 
 const now = Date.parse('2026-11-23T09:44:30Z');
 

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { describeStockRulesProblem, stockRulesFileSchema } from '../../../src/config/stockRules.ts';
+import {
+  describeStockRulesProblem,
+  stockRulesFileSchema,
+} from '../../../src/config/stockRulesFile.ts';
 import { parseJsonFile } from '../../../src/config/watchedFile.ts';
 
 const parse = (value: unknown) =>

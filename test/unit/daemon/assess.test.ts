@@ -1,8 +1,40 @@
 import { describe, expect, it } from 'vitest';
 import { assess } from '../../../src/daemon/assess.ts';
 import type { Status } from '../../../src/daemon/status.ts';
+import type { FileRecord, FileWindow } from '../../../src/state/inbox/fileHistory.ts';
 
 const now = 1_800_000_000_000;
+
+const noFiles: FileWindow = {
+  since: now - 86_400_000,
+  counts: {
+    processed: 0,
+    failed: 0,
+    held: 0,
+    duplicate: 0,
+    rejected: 0,
+    released: 0,
+    processing: 0,
+  },
+  rowsRejected: 0,
+  problems: [],
+  problemCount: 0,
+};
+
+const file = (over: Partial<FileRecord>): FileRecord => ({
+  id: 1,
+  name: 'stock.csv',
+  storedAs: '20260101T000000Z-1-stock.csv',
+  kind: 'factory_stock',
+  outcome: 'processed',
+  reason: null,
+  receivedAt: now - 60_000,
+  finishedAt: now - 59_000,
+  rowsRead: 10,
+  rowsAccepted: 10,
+  rowsRejected: 0,
+  ...over,
+});
 
 function status(over: Partial<Status> = {}): Status {
   return {
@@ -34,6 +66,7 @@ function status(over: Partial<Status> = {}): Status {
     },
     last: { ingest: null, push: null, pushSuccess: null, reconcile: null, poll: null },
     stale: false,
+    files: noFiles,
     held: { files: 0, snapshots: 0, oldestAt: null },
     reconcile: {
       minIntervalMs: 900_000,
@@ -52,6 +85,23 @@ describe('assess', () => {
       verdict: 'needs a person',
       reasons: [
         'the guard rails hold 2 stock file(s) and 1 snapshot read(s): see `supplier-sync held`, then release or reject',
+      ],
+    });
+  });
+
+  it('is degraded by files of the last 24 h that failed or had rejected rows, naming them', () => {
+    const problems = [
+      file({ id: 5, name: 'c.csv', outcome: 'failed', reason: 'no header names a kind' }),
+      file({ id: 4, name: 'b.csv', rowsRead: 10, rowsAccepted: 8, rowsRejected: 2 }),
+      file({ id: 3, name: 'a.csv', outcome: 'failed', reason: 'empty' }),
+    ];
+    const a = assess({
+      status: status({ files: { ...noFiles, problems, problemCount: 4, rowsRejected: 2 } }),
+    });
+    expect(a).toEqual({
+      verdict: 'degraded',
+      reasons: [
+        '4 file(s) in the last 24 h failed or had rejected rows: c.csv failed (no header names a kind); b.csv: 2 of 10 row(s) rejected; a.csv failed (empty), and 1 more: see `supplier-sync files`',
       ],
     });
   });

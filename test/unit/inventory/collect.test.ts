@@ -41,7 +41,13 @@ describe('CSV', () => {
     expect(c.ignoredColumns).toEqual(['note']);
     expect(stock(c)).toEqual(['A,1=1@2', 'B "big"=2@3', 'C=3@4', 'E=5@8']);
     expect(c.rejected).toEqual([
-      { line: 7, field: 'stock_quantity', reason: 'not a whole number ≥ 0', value: 'x' },
+      {
+        line: 7,
+        key: 'factory:D',
+        field: 'stock_quantity',
+        reason: 'not a whole number ≥ 0',
+        value: 'x',
+      },
     ]);
     expect(c).toMatchObject({ rowsRead: 5, rowsAccepted: 4, rowsRejected: 1 });
   });
@@ -114,7 +120,13 @@ describe('JSON', () => {
     expect(c.ignoredColumns).toEqual(['colour']);
     expect(c.rejected).toEqual([
       { line: 2, field: '(row)', reason: 'not a JSON object' },
-      { line: 4, field: 'stock_quantity', reason: 'not a whole number ≥ 0', value: '-1' },
+      {
+        line: 4,
+        key: 'factory:C',
+        field: 'stock_quantity',
+        reason: 'not a whole number ≥ 0',
+        value: '-1',
+      },
     ]);
   });
 

@@ -57,6 +57,7 @@ describe('row validation', () => {
   it('names the first field at fault, with the value', () => {
     expect(validateStockRow('factory_stock', { sku: 'A', stock_quantity: '1.5' }, rules)).toEqual({
       ok: false,
+      key: 'factory:A',
       field: 'stock_quantity',
       reason: 'not a whole number ≥ 0',
       value: '1.5',

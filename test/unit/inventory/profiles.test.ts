@@ -4,7 +4,6 @@ import {
   type Profile,
   profilesFileSchema,
 } from '../../../src/config/profiles.ts';
-import { chooseProfile, readPlanFor } from '../../../src/inventory/profiles.ts';
 import { detectKind } from '../../../src/inventory/validate/kinds.ts';
 import {
   columnMapping,
@@ -12,6 +11,7 @@ import {
   mapFields,
   mapHeader,
 } from '../../../src/inventory/validate/mapping.ts';
+import { chooseProfile, readPlanFor } from '../../../src/inventory/validate/readPlan.ts';
 
 /** The contract's example file. */
 const example = {

@@ -119,6 +119,7 @@ describe('checkQuantity and validateStockRow', () => {
     );
     expect(validateStockRow('factory_stock', { sku: 'A', stock_quantity: '1,5' }, rules)).toEqual({
       ok: false,
+      key: 'factory:A',
       field: 'stock_quantity',
       reason: FRACTION_COMMA,
       value: '1,5',

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { isNotFoundError, nextAttemptAt } from '../../../src/domain/retrySchedule.ts';
 import type { PendingKey } from '../../../src/domain/stock.ts';
-import { nextBatchLength } from '../../../src/sync/decide/batches.ts';
 import { classifyBulkAnswer, MISSING_FROM_ANSWER } from '../../../src/sync/decide/bulkResult.ts';
 import { chooseFirstStart } from '../../../src/sync/decide/firstStart.ts';
+import { nextBatchLength } from '../../../src/sync/decide/pushBatches.ts';
 import { decidePush } from '../../../src/sync/decide/pushDecision.ts';
 
 const c = (

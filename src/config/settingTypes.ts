@@ -1,0 +1,97 @@
+import { isIP } from 'node:net';
+import nodeCron from 'node-cron';
+import { z } from 'zod';
+
+/** The shape of a setting and the checks its values go through (settings.ts holds the table). */
+
+export interface Setting<T, Optional extends boolean = boolean> {
+  readonly key: string;
+  readonly schema: z.ZodType<T, unknown>;
+  /** The built-in default; undefined for optional settings (some commands require them). */
+  readonly default: Optional extends true ? undefined : T;
+  readonly doc: string;
+  /** Never printed: redacted in logs and in `daemon.started`. */
+  readonly secret: boolean;
+}
+
+export const setting = <T>(
+  key: string,
+  schema: z.ZodType<T, unknown>,
+  def: T,
+  doc: string,
+): Setting<T, false> => ({
+  key,
+  schema,
+  default: def,
+  doc,
+  secret: false,
+});
+
+export const optional = <T>(
+  key: string,
+  schema: z.ZodType<T, unknown>,
+  doc: string,
+  secret = false,
+): Setting<T, true> => ({ key, schema, default: undefined, doc, secret });
+
+/** Whole numbers from JSON numbers or from strings of digits (env, flags); nothing looser. */
+export const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .union([z.number(), z.string().regex(/^\s*-?\d+\s*$/, 'must be a whole number')])
+    .transform((v) => (typeof v === 'number' ? v : Number.parseInt(v, 10)))
+    .pipe(
+      z
+        .number()
+        .int('must be a whole number')
+        .min(min, `must be at least ${min}`)
+        .max(max, `must be at most ${max}`),
+    );
+
+export const bool = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
+  .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
+
+export const text = z.string().trim().min(1, 'must not be empty');
+
+/** A 5-field cron expression, or 6 fields with seconds first, as node-cron reads it. */
+export const cron = text.refine((v) => {
+  const n = v.split(/\s+/).length;
+  return (n === 5 || n === 6) && nodeCron.validate(v);
+}, 'must be a cron expression of 5 fields, or 6 with seconds first');
+
+export const timezone = text.refine((v) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: v });
+    return true;
+  } catch {
+    return false;
+  }
+}, 'must be an IANA time zone such as UTC or Europe/London');
+
+export const apiUrl = text
+  .url('must be a URL')
+  .refine((v) => /^https?:\/\//.test(v), 'must be an http(s) URL')
+  .transform((v) => v.replace(/\/+$/, ''))
+  .refine((v) => v.endsWith('/api/v1'), 'must end with /api/v1');
+
+/**
+ * A Redis URL as ioredis reads it. The value is never quoted back: it may hold a password.
+ */
+export const redisUrl = text.refine((v) => {
+  try {
+    const u = new URL(v);
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}, 'must be a redis:// or rediss:// URL with a host, e.g. redis://127.0.0.1:6379 or redis://:PASSWORD@redis:6379');
+
+/** An interface to listen on: an IP address (0.0.0.0, ::, 127.0.0.1 …) or a host name. */
+export const listenHost = text.refine(
+  (v) =>
+    isIP(v) !== 0 ||
+    /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(v),
+  'must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name',
+);
+
+export const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);

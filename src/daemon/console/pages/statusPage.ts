@@ -1,0 +1,70 @@
+import type { Assessment } from '../../assess.ts';
+import type { QueueDepths, Status } from '../../status.ts';
+import { count, timeHtml } from '../format.ts';
+import { html } from '../html.ts';
+import { type PageContext, page } from '../layout.ts';
+
+export type StatusWithQueues = Status & {
+  readonly queues: QueueDepths | { readonly error: string };
+};
+
+const VERDICT_CLASS = { healthy: 'healthy', degraded: 'degraded', 'needs a person': 'person' };
+
+/** `/`: the verdict and its reasons, what is pending and when it is done, the budget, the rest. */
+export function statusPage(ctx: PageContext, s: StatusWithQueues, health: Assessment): string {
+  const t = (at: number | null | undefined) => timeHtml(at, ctx);
+  const p = s.pendingDifferences;
+  const pending = p.factory + p.dc;
+  const b = s.budget;
+  const f = s.failures;
+  const files = s.files;
+  const l = s.last;
+  const verdict = html`<p class="verdict ${VERDICT_CLASS[health.verdict]}">${health.verdict === 'needs a person' ? 'NEEDS A PERSON' : health.verdict}</p>
+${health.reasons.length === 0 ? '' : html`<ul class="reasons">${health.reasons.map((r) => html`<li>${r}</li>`)}</ul>`}`;
+  const queues =
+    'error' in s.queues
+      ? html`<span class="failed">${s.queues.error}</span>`
+      : Object.entries(s.queues).map(
+          ([q, c]) =>
+            html`${q} ${(c.waiting ?? 0) + (c.prioritized ?? 0)} waiting, ${c.active ?? 0} active, ${c.delayed ?? 0} delayed<br>`,
+        );
+  const body = html`${verdict}
+<!-- PAUSE/RESUME: the pause state (since when, why) and its Pause / Resume buttons go here. -->
+<h2>Stock</h2>
+<dl class="facts">
+<dt>Pending</dt><dd>${pending === 0 ? 'nothing to push' : html`${p.factory} factory and ${p.dc} DC difference(s), the oldest since ${t(p.oldestSince)}`}</dd>
+<dt>Done by</dt><dd>${pending === 0 ? '—' : html`${count(s.eta.calls, 'bulk call')}; ${s.eta.at === null || s.eta.at <= ctx.now ? 'as soon as they are sent' : t(s.eta.at)}`}</dd>
+<dt>Budget</dt><dd>${b.usedLastHour} of ${b.limit} calls used in the last hour; left now: shipments ${b.remainingByLane.shipments}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}${b.freesAt === null ? '' : html`; next call frees ${t(b.freesAt)}`}</dd>
+<dt>Last push</dt><dd>${l.push === null ? t(null) : l.push.outcome === 'ok' ? html`${t(l.push.at)}: ${l.push.updated} updated, ${l.push.failed} rejected` : html`${t(l.push.at)}: <span class="failed">failed: ${l.push.error}</span>`}</dd>
+<dt>Failures</dt><dd><a href="/failures">${count(f.stock.total, 'stock item')} rejected by the portal</a>${f.stock.notFound > 0 ? ` (${f.stock.notFound} "Product not found")` : ''}</dd>
+<dt>Held</dt><dd><a href="/held">${s.held.files + s.held.snapshots === 0 ? 'nothing held by the guard rails' : html`${count(s.held.files, 'file')} and ${count(s.held.snapshots, 'snapshot read')} held since ${t(s.held.oldestAt)}`}</a></dd>
+<dt>Portal read</dt><dd>${l.reconcile === null ? 'never reconciled' : html`last reconciliation ${t(l.reconcile.at)}: ${l.reconcile.rowsRead} rows read, ${l.reconcile.differences} differences`}</dd>
+</dl>
+<h2>Files of the last 24 hours</h2>
+<dl class="facts">
+<dt>Handled</dt><dd><a href="/files">${
+    Object.entries(files.counts)
+      .filter(([, n]) => n > 0)
+      .map(([o, n]) => `${n} ${o}`)
+      .join(', ') || 'none'
+  }</a></dd>
+<dt>Rows rejected</dt><dd>${files.rowsRejected}</dd>
+<dt>To look at</dt><dd>${files.problemCount === 0 ? 'none' : files.problems.map((x) => html`<a href="/files/${x.id}">${x.name}</a> <span class="tag ${x.outcome}">${x.outcome}</span>${x.outcome === 'processed' ? ` ${x.rowsRejected} row(s) rejected` : ''}<br>`)}</dd>
+<dt>Last file</dt><dd>${l.ingest === null ? t(null) : html`${t(l.ingest.at)}: ${l.ingest.file} ${l.ingest.outcome}`}</dd>
+</dl>
+<h2>Shipments</h2>
+<dl class="facts">
+<dt>Ready to ship</dt><dd>${s.shipments.open} on the portal's list; last poll ${l.poll === null ? t(null) : html`${t(l.poll.at)} (${l.poll.count} listed, ${l.poll.new} new)`}</dd>
+<dt>Awaiting</dt><dd><a href="/shipments">${count(s.shipments.awaitingConfirmation, 'shipment')} handed to the ERP, not confirmed</a></dd>
+<dt>Overdue</dt><dd>${s.shipments.overdue === null ? (s.shipments.deadline === null ? 'no deadline (SHIPMENTS_DEADLINE)' : `none before ${s.shipments.deadline}`) : html`<span class="${s.shipments.overdue.length > 0 ? 'failed' : ''}">${s.shipments.overdue.length} after ${s.shipments.deadline}</span>`}</dd>
+<dt>Confirmations</dt><dd>${f.confirmations.pending} waiting, ${f.confirmations.confirmedToday} confirmed today, ${f.confirmations.failed} refused, ${f.confirmations.conflicts} in conflict</dd>
+</dl>
+<h2>Daemon</h2>
+<dl class="facts">
+<dt>Heartbeat</dt><dd>${s.daemon === null ? 'none yet' : html`${t(s.daemon.at)}, running since ${t(s.daemon.startedAt)}`}</dd>
+<dt>Token</dt><dd>${s.token === null ? 'none yet' : html`obtained ${t(s.token.obtainedAt)}`}${s.loginBlock === null ? '' : html` <span class="failed">logins stopped since ${t(s.loginBlock.at)} (HTTP ${s.loginBlock.status})</span>`}</dd>
+<dt>Queues</dt><dd>${queues}</dd>
+</dl>
+<p class="muted">Read ${t(s.at)}; this page reloads every 30 s. The same as JSON: <a href="/api/status">/api/status</a>.</p>`;
+  return page(ctx, 'Status', body, { refreshSeconds: 30 });
+}

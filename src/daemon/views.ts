@@ -1,0 +1,145 @@
+import { resolve } from 'node:path';
+import { dataPaths } from '../config/dataPaths.ts';
+import type { GuardReport } from '../inventory/index.ts';
+import type { StateDb } from '../state/db.ts';
+import { FileHistory, type FileOutcomeName, type FileRecord } from '../state/inbox/fileHistory.ts';
+import { type HeldEntry, HeldStore } from '../state/inbox/heldStore.ts';
+import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
+import { StockFailures } from '../state/stock/stockFailures.ts';
+import type { Assessment } from './assess.ts';
+import type { QueueDepths, Status } from './status.ts';
+
+/**
+ * What the commands print with `--json`, and what the console serves under `/api/`: one function
+ * per shape, so that a command and the console can never disagree.
+ */
+
+const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+
+/** `status --json` (and `/api/status`): the verdict, the status read, the queues, the ETA. */
+export function statusView(
+  s: Status & { readonly queues: QueueDepths | { readonly error: string } },
+  health: Assessment,
+) {
+  const eta = {
+    calls: s.eta.calls,
+    at: s.eta.at === null ? null : new Date(s.eta.at).toISOString(),
+  };
+  return { health, ...s, eta };
+}
+
+/** What `held --json` prints for one held entry. */
+export function heldView(entry: HeldEntry) {
+  const report = JSON.parse(entry.report) as Partial<GuardReport>;
+  return {
+    id: entry.id,
+    source: entry.source,
+    file: entry.name,
+    kind: entry.kind,
+    storedAs: entry.storedAs,
+    reason: entry.reason,
+    heldAt: new Date(entry.heldAt).toISOString(),
+    tripped: report.tripped ?? [],
+    figures: report.figures ?? null,
+    thresholds: report.thresholds ?? null,
+    examples: report.examples ?? [],
+  };
+}
+
+export type HeldView = ReturnType<typeof heldView>;
+
+/** `held --json` (and `/api/held`): what the guard rails hold now, oldest first. */
+export function heldList(db: StateDb): HeldView[] {
+  return new HeldStore(db).open().map(heldView);
+}
+
+/** `failures --json` (and `/api/failures`): rejected stock items and refused confirmations. */
+export function failuresView(db: StateDb) {
+  return {
+    stock: new StockFailures(db).list(),
+    confirmations: new ConfirmationSends(db).failures(),
+  };
+}
+
+/** One line of `files --json` (and `/api/files`). */
+export interface FileView {
+  /** The ledger id (`/api/files/ID` serves its report). */
+  readonly id: number;
+  readonly file: string;
+  readonly storedAs: string | null;
+  readonly kind: string | null;
+  readonly outcome: FileOutcomeName;
+  readonly reason: string | null;
+  readonly receivedAt: string;
+  readonly finishedAt: string | null;
+  readonly rowsRead: number;
+  readonly rowsAccepted: number;
+  readonly rowsRejected: number;
+  /** Where its report is (`<stored name>.report.json`); null while none is there. */
+  readonly reportPath: string | null;
+  /** While the guard rails hold it: the id `release` and `reject` take; null otherwise. */
+  readonly heldId: number | null;
+}
+
+/** The folder a file's report is in by its outcome; none for a released or unfinished one. */
+function reportFolder(outcome: FileOutcomeName): 'processed' | 'failed' | 'held' | null {
+  if (outcome === 'processed' || outcome === 'duplicate') return 'processed';
+  if (outcome === 'failed' || outcome === 'rejected') return 'failed';
+  if (outcome === 'held') return 'held';
+  return null;
+}
+
+export function fileView(
+  r: FileRecord,
+  dataDir: string,
+  heldIds: ReadonlyMap<number, number>,
+): FileView {
+  const folder = reportFolder(r.outcome);
+  return {
+    id: r.id,
+    file: r.name,
+    storedAs: r.storedAs,
+    kind: r.kind,
+    outcome: r.outcome,
+    reason: r.reason,
+    receivedAt: new Date(r.receivedAt).toISOString(),
+    finishedAt: iso(r.finishedAt),
+    rowsRead: r.rowsRead,
+    rowsAccepted: r.rowsAccepted,
+    rowsRejected: r.rowsRejected,
+    reportPath:
+      folder === null || r.storedAs === null
+        ? null
+        : resolve(dataPaths(dataDir)[folder], `${r.storedAs}.report.json`),
+    heldId: r.outcome === 'held' ? (heldIds.get(r.id) ?? null) : null,
+  };
+}
+
+/** Held files by ledger id → held id. */
+function heldIdsByFile(db: StateDb): Map<number, number> {
+  return new Map(
+    new HeldStore(db)
+      .open()
+      .filter((e) => e.fileId !== null)
+      .map((e) => [e.fileId!, e.id]),
+  );
+}
+
+/** `files --json` (and `/api/files`): the newest `limit` files, newest first. */
+export function filesList(db: StateDb, dataDir: string, limit: number): FileView[] {
+  const held = heldIdsByFile(db);
+  return new FileHistory(db).recent(limit).map((r) => fileView(r, dataDir, held));
+}
+
+/** One file with its stored report (parsed); undefined when the ledger has no such id. */
+export function fileWithReport(db: StateDb, dataDir: string, id: number) {
+  const r = new FileHistory(db).get(id);
+  if (r === undefined) return undefined;
+  return {
+    ...fileView(r, dataDir, heldIdsByFile(db)),
+    report: r.report === null ? null : (JSON.parse(r.report) as Record<string, unknown>),
+  };
+}
+
+/** The most `files` lists at once. */
+export const MAX_FILES_LISTED = 1000;

@@ -1,0 +1,30 @@
+import { localParts } from './localTime.ts';
+
+/** A span a person reads at a glance: `12 s`, `5 min`, `3 h 20 min`, `2 days`. */
+export function span(ms: number): string {
+  const s = Math.round(Math.abs(ms) / 1000);
+  if (s < 60) return `${s} s`;
+  const min = Math.round(s / 60);
+  if (min < 60) return `${min} min`;
+  const h = Math.floor(min / 60);
+  if (h < 48) return min % 60 === 0 ? `${h} h` : `${h} h ${min % 60} min`;
+  return `${Math.round(h / 24)} days`;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * A time in the operator's zone (SYNC_TIMEZONE) and how far it is from now: `09:41 (3 min ago)`
+ * today, `2026-11-22 18:00 (15 h ago)` another day, `10:12 (in 31 min)` ahead; `never` for none.
+ */
+export function when(at: number | null | undefined, now: number, timeZone: string): string {
+  if (at === null || at === undefined) return 'never';
+  const t = localParts(at, timeZone);
+  const today = localParts(now, timeZone);
+  const clock = `${pad(t.hour)}:${pad(t.minute)}`;
+  const sameDay = t.year === today.year && t.month === today.month && t.day === today.day;
+  const shown = sameDay ? clock : `${t.year}-${pad(t.month)}-${pad(t.day)} ${clock}`;
+  const rel =
+    Math.abs(at - now) < 1000 ? 'now' : at < now ? `${span(now - at)} ago` : `in ${span(at - now)}`;
+  return `${shown} (${rel})`;
+}

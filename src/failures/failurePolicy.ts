@@ -1,0 +1,135 @@
+import { type CodedError, isCodedError } from './codedError.ts';
+
+/**
+ * What to do about a failure, decided once for every caller (the push, the confirmations, the job
+ * workers), so that no caller compares error codes of its own. Every code of codedError.ts has
+ * its decision below; docs/failures.md shows them with the retries around them.
+ *
+ * - `final`: this work cannot succeed as it stands. For an item or a confirmation the portal
+ *   refused: store it with the portal's message and show it in `failures` (retried only with the
+ *   long item back-off or by an operator); for a job: fail it without retrying it.
+ * - `retry`: may pass (5xx, reset, timeout, 429 after the call's own retries, a file still being
+ *   written, a disk that was full): try again later, not before `notBefore` when a time is known;
+ * - `wait`: nothing is wrong with this work, but no call can go before `until` (the call budget is
+ *   spent, the login cap or the re-login spacing holds the next login);
+ * - `fix-config`: nothing will pass until a person acts (the portal refused the credentials, or
+ *   answered 403 "insufficient permissions"; a setting is wrong): stop the lane, say so loudly,
+ *   keep the work pending.
+ */
+export type FailureAction =
+  | {
+      readonly kind: 'final';
+      /** The other side's own words (the portal's error message, an excerpt of its page), else ours. */
+      readonly message: string;
+      readonly status: number | undefined;
+    }
+  | {
+      readonly kind: 'retry';
+      /** Epoch ms before which a retry is pointless (Retry-After, a budget); undefined: our back-off. */
+      readonly notBefore: number | undefined;
+      /** The request may have been applied although no usable answer came back. */
+      readonly outcomeUnknown: boolean;
+    }
+  | { readonly kind: 'wait'; readonly until: number; readonly reason: string }
+  | { readonly kind: 'fix-config'; readonly reason: string };
+
+/** What a portal error tells beyond its code (PortalError's fields). */
+interface PortalFacts {
+  readonly status?: number | undefined;
+  readonly retryAt?: number | undefined;
+  readonly retryable?: boolean;
+  readonly outcomeUnknown?: boolean;
+  readonly apiMessage?: string | undefined;
+  readonly excerpt?: string | undefined;
+}
+
+/**
+ * The policy. 403 is `fix-config`, not `final`: the spec names it "insufficient permissions", a
+ * property of the account, not of the item, so failing items for it would burn every pending key
+ * into `failures` while nothing is wrong with them. An error without a code of ours (a bug, a
+ * disk error) is `retry` with the outcome unknown: the job's own attempts and the periodic
+ * recovery take it again.
+ */
+export function failurePolicy(err: unknown): FailureAction {
+  if (!isCodedError(err)) return { kind: 'retry', notBefore: undefined, outcomeUnknown: true };
+  const e = err as CodedError & PortalFacts;
+  switch (e.code) {
+    case 'E_BUDGET':
+    case 'E_LOGIN_WAIT':
+    case 'E_TOKEN_REFUSED':
+      return { kind: 'wait', until: e.retryAt ?? 0, reason: e.message };
+    case 'E_LOGIN_REJECTED':
+    case 'E_LOGIN_BLOCKED':
+      return { kind: 'fix-config', reason: e.message };
+    case 'E_HTTP':
+      return httpPolicy(e);
+    case 'E_RATE_LIMITED':
+    case 'E_NETWORK':
+    case 'E_TIMEOUT':
+    case 'E_BAD_RESPONSE':
+    case 'E_CLOSED':
+      return { kind: 'retry', notBefore: e.retryAt, outcomeUnknown: e.outcomeUnknown ?? false };
+    case 'E_BULK_INCOMPLETE':
+      // The answers before it are kept by the caller; what to do is what its cause says.
+      return failurePolicy(e.cause);
+    case 'E_DC_LIST_UNAVAILABLE':
+      // Unknown centres in a file or the snapshot, and the list could not be fetched: the source
+      // waits in place; not before the portal can be asked again, when its cause says when.
+      return { kind: 'retry', notBefore: notBefore(failurePolicy(e.cause)), outcomeUnknown: false };
+    case 'E_FILE_CHANGED':
+    case 'E_PORTAL_STOCK_UNKNOWN':
+    case 'E_STAGING':
+    case 'E_SNAPSHOT_UNREADABLE':
+      // Nothing was applied: a file still being written, a portal read that did not complete, a
+      // scratch file's disk full, a snapshot missing, locked or half-written.
+      return { kind: 'retry', notBefore: undefined, outcomeUnknown: false };
+    case 'E_FILE_FORMAT':
+    case 'E_SNAPSHOT_QUERY':
+    case 'E_HELD_UNKNOWN':
+    case 'E_HELD_DECIDED':
+    case 'E_HELD_FILE_GONE':
+    case 'E_USAGE':
+      // The same input fails the same way: a file's bytes, a snapshot query, an operator's
+      // request on what is held, a command line.
+      return { kind: 'final', message: e.message, status: undefined };
+    case 'E_CONFIG':
+      return { kind: 'fix-config', reason: e.message };
+    default:
+      return undecided(e.code);
+  }
+}
+
+/** A code without a decision: the type-check fails here before any run does. */
+function undecided(code: never): never {
+  throw new Error(`the failure policy has no decision for ${String(code)}`);
+}
+
+function httpPolicy(e: CodedError & PortalFacts): FailureAction {
+  const status = e.status ?? 0;
+  if (status === 403) {
+    return {
+      kind: 'fix-config',
+      reason: `the portal answered 403 (insufficient permissions): ${portalWords(e)}`,
+    };
+  }
+  if (e.retryable || status < 400 || status >= 500 || status === 401 || status === 429) {
+    return { kind: 'retry', notBefore: e.retryAt, outcomeUnknown: e.outcomeUnknown ?? false };
+  }
+  return { kind: 'final', message: portalWords(e), status };
+}
+
+/** When a retry may pass, as far as an action says. */
+function notBefore(action: FailureAction): number | undefined {
+  if (action.kind === 'wait') return action.until;
+  if (action.kind === 'retry') return action.notBefore;
+  return undefined;
+}
+
+/** What the portal said: its error message, else the excerpt of its page, else our message. */
+function portalWords(err: {
+  apiMessage?: string | undefined;
+  excerpt?: string | undefined;
+  message: string;
+}): string {
+  return err.apiMessage ?? err.excerpt ?? err.message;
+}

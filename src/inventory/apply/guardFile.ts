@@ -1,0 +1,143 @@
+import {
+  decideGuard,
+  type GuardCheck,
+  type GuardFigures,
+  type GuardThresholds,
+  type GuardVerdict,
+} from '../../domain/guard.ts';
+import { keyString, type StockKind } from '../../domain/stock.ts';
+import type { StateDb } from '../../state/db.ts';
+import { type HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
+import type { DesiredInput } from '../../state/stock/desiredStock.ts';
+import {
+  compareRows,
+  compareStaged,
+  offeredSet,
+  type StagedComparison,
+  type StagedSet,
+} from '../../state/stock/guardFigures.ts';
+
+/**
+ * The guard rails' step before a stock file is applied: compare its staged rows with what the
+ * portal is known to hold and decide (domain/guard.ts) whether it is applied or held. A file
+ * whose content an operator released (`release ID`) passes without a check.
+ */
+
+/** What a report (held or applied) says about the guard rails. */
+export interface GuardReport {
+  readonly held: boolean;
+  /** The held entry's id (what `release` and `reject` take), once held. */
+  readonly heldId?: number;
+  /** The checks that tripped; empty when passed. */
+  readonly tripped: readonly GuardCheck[];
+  readonly reason: string;
+  /** Whether the set named enough in-stock keys for the percent checks to look at it. */
+  readonly checked: boolean;
+  readonly figures: GuardFigures & {
+    readonly zeroedPercent: number;
+    readonly dropPercent: number;
+  };
+  readonly thresholds: {
+    readonly GUARD_ZERO_PERCENT: number;
+    readonly GUARD_DROP_PERCENT: number;
+    readonly GUARD_MIN_KEYS: number;
+  };
+  /** Up to 20 keys it would lower, zeroed ones first: key, portal quantity, new quantity. */
+  readonly examples: ReadonlyArray<{
+    readonly key: string;
+    readonly portal: number;
+    readonly quantity: number;
+  }>;
+  /** Set when the file was applied on an operator's `release`. */
+  readonly released?: { readonly heldId: number; readonly heldAt: string };
+}
+
+export type GuardOutcome =
+  | { readonly hold: false; readonly report: GuardReport | undefined }
+  | { readonly hold: true; readonly report: GuardReport; readonly verdict: GuardVerdict };
+
+/** The report section for a comparison and its verdict. */
+export function guardReport(
+  cmp: StagedComparison,
+  verdict: GuardVerdict,
+  t: GuardThresholds,
+): GuardReport {
+  const { examples, ...figures } = cmp;
+  return {
+    held: verdict.hold,
+    tripped: verdict.tripped,
+    reason: verdict.reason,
+    checked: verdict.checked,
+    figures: {
+      ...figures,
+      zeroedPercent: verdict.zeroedPercent,
+      dropPercent: verdict.dropPercent,
+    },
+    thresholds: {
+      GUARD_ZERO_PERCENT: t.zeroPercent,
+      GUARD_DROP_PERCENT: t.dropPercent,
+      GUARD_MIN_KEYS: t.minKeys,
+    },
+    examples: examples.map((e) => ({
+      key: keyString(e),
+      portal: e.portal,
+      quantity: e.quantity,
+    })),
+  };
+}
+
+/** The released entry whose content this is, if an operator released it. */
+export function releasedContent(db: StateDb, contentHash: string): HeldEntry | undefined {
+  return new HeldStore(db).byHash(contentHash, 'released');
+}
+
+/**
+ * The check of one stock file's rows before they are applied: undefined thresholds turn the
+ * guard rails off (a caller without settings). `staged` names the pipeline's staging table
+ * when the rows are staged there; else `rows` are staged for the check.
+ */
+export function guardStockFile(
+  db: StateDb,
+  thresholds: GuardThresholds | undefined,
+  file: {
+    readonly contentHash: string;
+    readonly kind: StockKind;
+    readonly rows?: Iterable<DesiredInput>;
+    readonly staged?: StagedSet;
+  },
+): GuardOutcome {
+  if (thresholds === undefined) return { hold: false, report: undefined };
+  // The offered quantities (after the stock rules) are what would reach the portal.
+  const cmp =
+    file.staged !== undefined
+      ? compareStaged(db, offeredSet(db, file.staged))
+      : compareRows(db, [{ kind: file.kind, rows: file.rows ?? [] }]);
+  const verdict = decideGuard(cmp, thresholds);
+  const report = guardReport(cmp, verdict, thresholds);
+  const released = releasedContent(db, file.contentHash);
+  if (released !== undefined) {
+    // An operator looked at this content and released it: applied as it stands.
+    return {
+      hold: false,
+      report: {
+        ...report,
+        held: false,
+        released: { heldId: released.id, heldAt: new Date(released.heldAt).toISOString() },
+      },
+    };
+  }
+  return verdict.hold ? { hold: true, report, verdict } : { hold: false, report };
+}
+
+/** The thresholds from the settings (GUARD_ZERO_PERCENT, GUARD_DROP_PERCENT, GUARD_MIN_KEYS). */
+export function guardThresholds(config: {
+  readonly guardZeroPercent: number;
+  readonly guardDropPercent: number;
+  readonly guardMinKeys: number;
+}): GuardThresholds {
+  return {
+    zeroPercent: config.guardZeroPercent,
+    dropPercent: config.guardDropPercent,
+    minKeys: config.guardMinKeys,
+  };
+}

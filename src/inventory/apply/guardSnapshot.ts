@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import { decideSnapshotGuard, emptiedQueries, type GuardThresholds } from '../../domain/guard.ts';
+import type { StateDb } from '../../state/db.ts';
+import { type HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
+import { KeyValueStore } from '../../state/kv.ts';
+import type { DesiredInput } from '../../state/stock/desiredStock.ts';
+import {
+  clearGuardRows,
+  compareStaged,
+  GUARD_STAGE,
+  offeredSet,
+  type StagedSet,
+  stagedRowsInOrder,
+  stageGuardRows,
+} from '../../state/stock/guardFigures.ts';
+import { type GuardReport, guardReport } from './guardFile.ts';
+
+/**
+ * The guard rails' step before a snapshot read is applied: the percent checks over both kinds
+ * together, and a query that suddenly returns no rows where the last applied read had some. A
+ * held read is kept aside in state.db (its rows in held_rows) and the last applied values stay.
+ */
+
+export interface SnapshotRead {
+  readonly factory: ReadonlyMap<string, DesiredInput>;
+  readonly dc: ReadonlyMap<string, DesiredInput>;
+  /** Rows each query returned (before validation). */
+  readonly rowsRead: { readonly factory: number; readonly dc: number };
+  /** When the ERP last wrote the snapshot. */
+  readonly writtenAt: number;
+}
+
+/** A read whose accepted rows (both kinds, distinct keys) are staged in a table. */
+export interface StagedSnapshotRead {
+  readonly staged: StagedSet;
+  readonly rowsRead: { readonly factory: number; readonly dc: number };
+  readonly writtenAt: number;
+}
+
+/** What a snapshot held report says beyond a file's: the rows each query returned. */
+export interface SnapshotGuardReport extends GuardReport {
+  readonly rowsRead: { readonly factory: number; readonly dc: number };
+  readonly lastRowsRead: { readonly factory: number; readonly dc: number } | null;
+}
+
+export type SnapshotGuardOutcome =
+  | { readonly hold: false; readonly report: GuardReport | undefined }
+  | {
+      readonly hold: true;
+      readonly heldId: number;
+      /** The same content as a read already held (or rejected): no new entry was made. */
+      readonly repeated: HeldEntry['status'] | false;
+      readonly report: SnapshotGuardReport;
+      /** The held read this one replaced (a newer read of other content), if any. */
+      readonly superseded?: number;
+    };
+
+/** A fingerprint of a read's accepted rows, in key order (whatever order the queries had). */
+export function snapshotContentHash(db: StateDb, staged: StagedSet): string {
+  const h = createHash('sha256');
+  for (const r of stagedRowsInOrder(db, staged)) {
+    h.update(`${r.kind}\t${r.dc}\t${r.sku}\t${r.quantity}\n`);
+  }
+  return `snapshot:${h.digest('hex')}`;
+}
+
+/**
+ * Decides on a read and, when it is held, records it (one transaction: a held read of other
+ * content is superseded by the new one). Undefined thresholds turn the guard rails off. A read
+ * whose content an operator released passes; one whose content is already held or was
+ * rejected is held again under that entry, without a new one.
+ */
+export function guardSnapshotRead(
+  db: StateDb,
+  thresholds: GuardThresholds | undefined,
+  read: SnapshotRead,
+  now: number,
+): SnapshotGuardOutcome {
+  if (thresholds === undefined) return { hold: false, report: undefined };
+  stageGuardRows(db, [
+    { kind: 'factory', rows: read.factory.values() },
+    { kind: 'dc', rows: read.dc.values() },
+  ]);
+  try {
+    const staged = {
+      staged: { table: GUARD_STAGE },
+      rowsRead: read.rowsRead,
+      writtenAt: read.writtenAt,
+    };
+    return guardSnapshotStaged(db, thresholds, staged, now);
+  } finally {
+    clearGuardRows(db);
+  }
+}
+
+/** guardSnapshotRead for a read whose rows are staged already (the set stays as it is). */
+export function guardSnapshotStaged(
+  db: StateDb,
+  thresholds: GuardThresholds | undefined,
+  read: StagedSnapshotRead,
+  now: number,
+): SnapshotGuardOutcome {
+  if (thresholds === undefined) return { hold: false, report: undefined };
+  const held = new HeldStore(db);
+  const last = new KeyValueStore(db).get('snapshot.last_rows');
+  // The offered quantities (after the stock rules) are what would reach the portal.
+  const cmp = compareStaged(db, offeredSet(db, read.staged));
+  const verdict = decideSnapshotGuard(cmp, thresholds, emptiedQueries(read.rowsRead, last), last);
+  const base = guardReport(cmp, verdict, thresholds);
+  if (!verdict.hold) return { hold: false, report: base };
+  const hash = snapshotContentHash(db, read.staged);
+  const released = held.byHash(hash, 'released');
+  if (released !== undefined) {
+    return {
+      hold: false,
+      report: {
+        ...base,
+        held: false,
+        released: { heldId: released.id, heldAt: new Date(released.heldAt).toISOString() },
+      },
+    };
+  }
+  const report: SnapshotGuardReport = {
+    ...base,
+    rowsRead: read.rowsRead,
+    lastRowsRead: last ?? null,
+  };
+  const same = held.byHash(hash, 'held') ?? held.byHash(hash, 'rejected');
+  if (same !== undefined) {
+    return {
+      hold: true,
+      heldId: same.id,
+      repeated: same.status,
+      report: { ...report, heldId: same.id },
+    };
+  }
+  return db.transaction((): SnapshotGuardOutcome => {
+    const previous = held.openSnapshot();
+    if (previous !== undefined) held.decide(previous.id, 'superseded', now);
+    const heldId = held.hold(
+      {
+        source: 'snapshot',
+        fileId: null,
+        name: 'snapshot',
+        storedAs: null,
+        kind: null,
+        contentHash: hash,
+        reason: verdict.reason,
+        report: JSON.stringify(report),
+        sourceAt: read.writtenAt,
+        heldAt: now,
+      },
+      read.staged,
+    );
+    return {
+      hold: true,
+      heldId,
+      repeated: false,
+      report: { ...report, heldId },
+      ...(previous === undefined ? {} : { superseded: previous.id }),
+    };
+  })();
+}
+
+/**
+ * After a read was applied: a held read still waiting is out of date (the ERP's picture moved
+ * on); it is superseded. Returns its id, if there was one.
+ */
+export function supersedeHeldSnapshot(db: StateDb, now: number): number | undefined {
+  const held = new HeldStore(db);
+  const open = held.openSnapshot();
+  if (open === undefined) return undefined;
+  return held.decide(open.id, 'superseded', now) ? open.id : undefined;
+}

@@ -1,0 +1,67 @@
+import { type Clock, systemClock } from '../../domain/clock.ts';
+import { type PrunedFiles, pruneHandledFiles } from '../../inventory/index.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { StateDb } from '../../state/db.ts';
+import {
+  ledgerIdsAwaitingReports,
+  type PrunedRows,
+  pruneFinishedRows,
+} from '../../state/rowRetention.ts';
+
+export interface RetentionDeps {
+  readonly db: StateDb;
+  readonly log: Logger;
+  readonly clock?: Clock;
+  readonly dataDir: string;
+  /** RETENTION_DAYS; 0 keeps everything. */
+  readonly retentionDays: number;
+}
+
+export interface RetentionResult {
+  /** Epoch ms: what was received or finished before it was pruned; null when nothing runs. */
+  readonly cutoff: number | null;
+  readonly files: PrunedFiles;
+  readonly rows: PrunedRows;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * One retention run (daily, and at start): handled files in processed/ and failed/ received more
+ * than RETENTION_DAYS ago go with their reports, then the finished rows of the file ledger,
+ * shipments and confirmations that nothing needs any more, and counted attempts at files last tried
+ * before then (see state/rowRetention.ts for what is
+ * kept however old). Logged as `retention.pruned` with the counts.
+ */
+export async function pruneRetained(deps: RetentionDeps): Promise<RetentionResult> {
+  const none: RetentionResult = {
+    cutoff: null,
+    files: { processed: 0, failed: 0, reports: 0 },
+    rows: { inboxFiles: 0, shipments: 0, confirmations: 0, inboxAttempts: 0 },
+  };
+  if (deps.retentionDays <= 0) return none;
+  const clock = deps.clock ?? systemClock;
+  const started = clock.now();
+  const cutoff = started - deps.retentionDays * DAY_MS;
+  // Files first: which ones must stay is read from rows the second step may prune.
+  const files = await pruneHandledFiles({
+    dataDir: deps.dataDir,
+    cutoff,
+    keep: ledgerIdsAwaitingReports(deps.db),
+  });
+  const rows = pruneFinishedRows(deps.db, cutoff);
+  const removedFiles = files.processed + files.failed;
+  const removedRows = rows.inboxFiles + rows.shipments + rows.confirmations + rows.inboxAttempts;
+  deps.log.info(
+    {
+      event: 'retention.pruned',
+      retentionDays: deps.retentionDays,
+      cutoff: new Date(cutoff).toISOString(),
+      files,
+      rows,
+      ms: clock.now() - started,
+    },
+    `retention: ${removedFiles} handled files and ${removedRows} finished rows older than ${deps.retentionDays} days pruned`,
+  );
+  return { cutoff, files, rows };
+}

@@ -1,0 +1,355 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { dirname, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import type { StockKind } from '../../domain/stock.ts';
+import { removeStagingFile, stagingDir } from './scratchFiles.ts';
+import { StagingError } from './stagingError.ts';
+import { openStagingDb, type RejectRow, StagingWriter } from './stagingWriter.ts';
+
+/** The worker's module: stagingWorker.ts next to this file, or .js once compiled. */
+const WORKER_URL = new URL(
+  `./stagingWorker${extname(fileURLToPath(import.meta.url))}`,
+  import.meta.url,
+);
+
+type WorkerAnswer =
+  | { readonly done: true }
+  | { readonly closed: true }
+  | { readonly error: { name: string; message: string; code?: string } };
+
+/**
+ * The scratch database of one staged set (a file's or a snapshot's stock rows): its own SQLite
+ * file under `<data dir>/staging/`, its own connection (schema and writing: stagingWriter.ts).
+ * Rows are deduplicated as they arrive (last line of a key wins), and every replaced row is
+ * logged, so the report can list them without holding anything in memory.
+ *
+ * A set is staged in the thread that reads it until it passes `workerAfterRows` rows; then the
+ * connection is handed to a worker thread (stagingWorker.ts) that writes the rest while the
+ * reading thread goes on reading: on two cores, staging a large file costs the reader only the
+ * copying of its batches. Small files never start a thread. A few batches at most are in flight
+ * (`ready()` says when the reader must wait), and `finish()` takes the connection back once the
+ * worker has written everything; the reads below want it back.
+ */
+
+/** Rows buffered in JavaScript before they are staged (in one transaction). */
+const BATCH = 4096;
+/** Rows staged in the reading thread before a worker thread takes over (default). */
+export const WORKER_AFTER_ROWS = 50_000;
+/** Batches handed to the worker and not yet written, before the reader waits. */
+const MAX_IN_FLIGHT = 4;
+
+export interface StagedDuplicates {
+  /** Rows replaced by a later row with the same key. */
+  readonly rows: number;
+  /** The first `maxKeys` keys by their first repeat, each with up to `maxLines` lines. */
+  readonly keys: Array<{ kind: StockKind; dc: string; sku: string; lines: number[] }>;
+  readonly keysOmitted: number;
+}
+
+/** A row of the scratch file's `rejected` table. */
+type RejectedRow = { id: number; line: number; field: string; reason: string } & {
+  [k in 'key' | 'value']: string | null;
+};
+
+export interface StagedRejection {
+  readonly line: number;
+  /** The key the row names, when it could be read (see RowError). */
+  readonly key?: string | undefined;
+  readonly field: string;
+  readonly reason: string;
+  readonly value?: string | undefined;
+}
+
+/**
+ * Writes one staged set. `put` buffers; a full buffer is staged in one transaction of multi-row
+ * upserts (rows in file order, so the last line of a key wins). `finish()` stages the rest;
+ * `close()` closes the connection; `sync()` makes the file durable, after which it can be
+ * ATTACHed to the state connection.
+ */
+export class StagingFile {
+  readonly name: string;
+  readonly path: string;
+  /** The writing connection, while it is in this thread. */
+  #writer: StagingWriter | undefined;
+  /** The worker thread holding the writing connection, while one does. */
+  #worker: Worker | undefined;
+  #inFlight = 0;
+  #wake: (() => void) | undefined;
+  #failure: Error | undefined;
+  #workerAfterRows: number;
+  #staged = 0;
+  /** A read-only connection, for reading the rejected rows back after close(). */
+  #reader: Database.Database | undefined;
+  /** Flat, per kind: sku, quantity, line of each buffered factory row; dc first for DC rows. */
+  #factory: Array<string | number> = [];
+  #dc: Array<string | number> = [];
+  #rejects: RejectRow[] = [];
+
+  private constructor(dir: string, workerAfterRows: number) {
+    mkdirSync(dir, { recursive: true });
+    this.name = `${process.pid}-${randomBytes(6).toString('hex')}.db`;
+    this.path = join(dir, this.name);
+    this.#writer = new StagingWriter(openStagingDb(this.path, true));
+    this.#workerAfterRows = workerAfterRows;
+  }
+
+  /**
+   * A new scratch database in `<dataDir>/staging/`; its writing moves to a worker thread after
+   * `workerAfterRows` rows (Infinity: never).
+   */
+  static create(dataDir: string, options: { workerAfterRows?: number } = {}): StagingFile {
+    return new StagingFile(stagingDir(dataDir), options.workerAfterRows ?? WORKER_AFTER_ROWS);
+  }
+
+  /** Stages a stock row; a later row with the same key replaces it. */
+  put(kind: StockKind, dc: string, sku: string, quantity: number, line: number): void {
+    if (kind === 'factory') {
+      this.#factory.push(sku, quantity, line);
+      if (this.#factory.length >= BATCH * 3) this.#flushStock();
+    } else {
+      this.#dc.push(dc, sku, quantity, line);
+      if (this.#dc.length >= BATCH * 4) this.#flushStock();
+    }
+  }
+
+  /** Keeps a rejected row for the report. */
+  reject(r: StagedRejection): void {
+    this.#rejects.push([r.line, r.field, r.reason, r.value ?? null, r.key ?? null]);
+    if (this.#rejects.length >= BATCH) this.#flushRejects();
+  }
+
+  /** Stages what is buffered (called at the end of each parsed batch and at each pause). */
+  flush(): void {
+    // A worker thread gets whole batches only (put() hands them on): a reader flushing at every
+    // pause would otherwise post a message a row.
+    if (this.#worker !== undefined) {
+      this.#throwIfFailed();
+      return;
+    }
+    this.#flushAll();
+  }
+
+  #flushAll(): void {
+    this.#flushStock();
+    this.#flushRejects();
+  }
+
+  /**
+   * undefined when the reader may go on; else a promise that settles once the worker has caught
+   * up (rejected with the worker's error if it failed).
+   */
+  ready(): Promise<void> | undefined {
+    this.#throwIfFailed();
+    if (this.#inFlight <= MAX_IN_FLIGHT) return undefined;
+    return this.#caughtUp(MAX_IN_FLIGHT);
+  }
+
+  /** Stages the rest; a worker thread writing the set finishes and hands the connection back. */
+  async finish(): Promise<void> {
+    this.#flushAll();
+    const worker = this.#worker;
+    if (worker === undefined) {
+      this.#writer?.settle();
+      return;
+    }
+    await this.#caughtUp(0);
+    const closed = new Promise<void>((resolve, reject) => {
+      worker.on('message', (m: WorkerAnswer) => {
+        if ('closed' in m) resolve();
+      });
+      worker.once('exit', () => reject(this.#failure ?? new Error('the staging worker stopped')));
+    });
+    worker.postMessage({ close: true });
+    await closed;
+    this.#worker = undefined;
+    this.#writer = new StagingWriter(openStagingDb(this.path, false));
+  }
+
+  #flushStock(): void {
+    if (this.#factory.length === 0 && this.#dc.length === 0) return;
+    const batch = { factory: this.#factory, dc: this.#dc };
+    this.#staged += (this.#factory.length / 3 + this.#dc.length / 4) | 0;
+    this.#factory = [];
+    this.#dc = [];
+    if (this.#worker !== undefined) {
+      this.#post({ stock: batch });
+      return;
+    }
+    this.#local().stage(batch);
+    if (this.#staged >= this.#workerAfterRows) this.#handOver();
+  }
+
+  #flushRejects(): void {
+    if (this.#rejects.length === 0) return;
+    const rejects = this.#rejects;
+    this.#rejects = [];
+    if (this.#worker !== undefined) this.#post({ rejects });
+    else this.#local().reject(rejects);
+  }
+
+  /** Closes the connection here and starts a worker thread that opens it and writes from now on. */
+  #handOver(): void {
+    const order = this.#writer!.order();
+    this.#writer!.db.close();
+    this.#writer = undefined;
+    const worker = new Worker(WORKER_URL, { workerData: { path: this.path, order } });
+    worker.on('message', (m: WorkerAnswer) => {
+      if ('done' in m) this.#inFlight--;
+      else if ('error' in m) this.#fail(Object.assign(new Error(m.error.message), m.error));
+      else return;
+      this.#wake?.();
+    });
+    worker.on('error', (err) => this.#fail(err));
+    worker.on('exit', (code) => {
+      if (this.#worker === worker) this.#fail(new Error(`the staging worker stopped (${code})`));
+    });
+    this.#worker = worker;
+  }
+
+  #post(message: object): void {
+    this.#throwIfFailed();
+    this.#inFlight++;
+    this.#worker!.postMessage(message);
+  }
+
+  #fail(err: Error): void {
+    this.#failure ??= new StagingError(this.name, err);
+    this.#wake?.();
+  }
+
+  #throwIfFailed(): void {
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  /** Settles once at most `inFlight` batches are unwritten. */
+  async #caughtUp(inFlight: number): Promise<void> {
+    while (this.#inFlight > inFlight) {
+      this.#throwIfFailed();
+      await new Promise<void>((resolve) => {
+        this.#wake = resolve;
+      });
+      this.#wake = undefined;
+    }
+    this.#throwIfFailed();
+  }
+
+  #local(): StagingWriter {
+    if (this.#worker !== undefined) {
+      throw new Error(`staging file ${this.name} is being written by a worker: finish() first`);
+    }
+    if (this.#writer === undefined) throw new Error(`staging file ${this.name} is closed`);
+    return this.#writer;
+  }
+
+  #open(): Database.Database {
+    this.flush();
+    const writer = this.#local();
+    writer.settle();
+    return writer.db;
+  }
+
+  /** Rows in the staged set (distinct keys). */
+  count(): number {
+    return this.#open().prepare('SELECT COUNT(*) FROM rows').pluck(true).get() as number;
+  }
+
+  /** The replaced rows, for the report. */
+  duplicates(maxKeys: number, maxLines: number): StagedDuplicates {
+    const db = this.#open();
+    const rows = db.prepare('SELECT COUNT(*) FROM duplicates').pluck(true).get() as number;
+    if (rows === 0) return { rows: 0, keys: [], keysOmitted: 0 };
+    db.exec('CREATE INDEX IF NOT EXISTS duplicates_key ON duplicates (kind, dc, sku, id)');
+    const keyCount = db
+      .prepare('SELECT COUNT(*) FROM (SELECT 1 FROM duplicates GROUP BY kind, dc, sku)')
+      .pluck(true)
+      .get() as number;
+    // By first repeat in the file (rows out of key order are settled in key order: ids are not).
+    const first = db.prepare<[number], { kind: StockKind; dc: string; sku: string }>(
+      `SELECT kind, dc, sku FROM duplicates GROUP BY kind, dc, sku ORDER BY MIN(line) LIMIT ?`,
+    );
+    const lines = db.prepare<[string, string, string, number], { replaced: number; line: number }>(
+      'SELECT replaced, line FROM duplicates WHERE kind = ? AND dc = ? AND sku = ? ORDER BY id LIMIT ?',
+    );
+    const keys = first.all(maxKeys).map((k) => {
+      const seen = lines.all(k.kind, k.dc, k.sku, maxLines);
+      const list = [seen[0]!.replaced, ...seen.map((s) => s.line)].slice(0, maxLines);
+      return { ...k, lines: list };
+    });
+    return { rows, keys, keysOmitted: keyCount - keys.length };
+  }
+
+  /** Replaced rows by kind. */
+  duplicateCounts(): Record<StockKind, number> {
+    const out: Record<StockKind, number> = { factory: 0, dc: 0 };
+    const rows = this.#open()
+      .prepare<[], { kind: StockKind; n: number }>(
+        'SELECT kind, COUNT(*) AS n FROM duplicates GROUP BY kind',
+      )
+      .all();
+    for (const r of rows) out[r.kind] = r.n;
+    return out;
+  }
+
+  /** Rejected rows in the order they were kept, read a page at a time (for streamed reports). */
+  *rejections(pageSize = 10_000): Generator<StagedRejection> {
+    this.#reader ??=
+      this.#writer === undefined
+        ? new Database(this.path, { readonly: true, fileMustExist: true })
+        : this.#open();
+    const page = this.#reader.prepare<[number, number], RejectedRow>(
+      'SELECT id, line, key, field, reason, value FROM rejected WHERE id > ? ORDER BY id LIMIT ?',
+    );
+    let after = 0;
+    for (;;) {
+      const rows = page.all(after, pageSize);
+      for (const r of rows) {
+        yield {
+          line: r.line,
+          ...(r.key === null ? {} : { key: r.key }),
+          field: r.field,
+          reason: r.reason,
+          ...(r.value === null ? {} : { value: r.value }),
+        };
+      }
+      if (rows.length < pageSize) return;
+      after = rows.at(-1)!.id;
+    }
+  }
+
+  /** Stages the rest and closes the connection (the file stays, for ATTACH). */
+  close(): void {
+    if (this.#writer === undefined && this.#worker === undefined) return;
+    const db = this.#open();
+    if (this.#reader === db) this.#reader = undefined;
+    db.close();
+    this.#writer = undefined;
+  }
+
+  /** Makes the file and its name durable (fsync of the file and its folder, off the event loop). */
+  async sync(): Promise<void> {
+    for (const p of [this.path, dirname(this.path)]) {
+      const handle = await open(p, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }
+  }
+
+  /** Closes (without syncing) and deletes the file. */
+  discard(): void {
+    if (this.#reader !== this.#writer?.db) this.#reader?.close();
+    this.#reader = undefined;
+    this.#writer?.db.close();
+    this.#writer = undefined;
+    const worker = this.#worker;
+    this.#worker = undefined;
+    void worker?.terminate();
+    removeStagingFile(this.path);
+  }
+}

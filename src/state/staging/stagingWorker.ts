@@ -1,0 +1,64 @@
+/**
+ * A worker thread that stages a large file's rows (src/state/staging/stagingFile.ts hands a scratch database
+ * to it once the file is large): the thread that reads and checks the file goes on with the next
+ * rows while this one writes them, on the machine's other core.
+ *
+ * Messages in: `{ stock: StockBatch }`, `{ rejects: RejectRow[] }`, each answered `{ done: true }`
+ * once written (the reading side keeps a few in flight, no more); `{ close: true }`, answered
+ * `{ closed: true }` once the rows out of key order are settled and the connection is closed. A failure is answered
+ * `{ error: { name, message, code } }` and ends the thread.
+ */
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import {
+  openStagingDb,
+  type RejectRow,
+  type StagingOrder,
+  StagingWriter,
+  type StockBatch,
+} from './stagingWriter.ts';
+
+type Message =
+  | { readonly stock: StockBatch }
+  | { readonly rejects: readonly RejectRow[] }
+  | { readonly close: true };
+
+// Imported anywhere but in the worker thread stagingFile.ts starts (a check loading every module,
+// say), it does nothing.
+if (parentPort !== null && (workerData as { path?: unknown } | null)?.path !== undefined) {
+  serve(parentPort, workerData as { path: string; order: StagingOrder });
+}
+
+function serve(port: MessagePort, { path, order }: { path: string; order: StagingOrder }): void {
+  const fail = (err: unknown): void => {
+    const e = err as { name?: string; message?: string; code?: unknown };
+    port.postMessage({
+      error: {
+        name: e?.name ?? 'Error',
+        message: e?.message ?? String(err),
+        ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+      },
+    });
+    port.close();
+  };
+  try {
+    const writer = new StagingWriter(openStagingDb(path, false), order);
+    port.on('message', (m: Message) => {
+      try {
+        if ('stock' in m) writer.stage(m.stock);
+        else if ('rejects' in m) writer.reject(m.rejects);
+        else {
+          writer.settle();
+          writer.db.close();
+          port.postMessage({ closed: true });
+          port.close();
+          return;
+        }
+        port.postMessage({ done: true });
+      } catch (err) {
+        fail(err);
+      }
+    });
+  } catch (err) {
+    fail(err);
+  }
+}
