@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
-# supplier-sync: the daemon in a container. Build: docker build -t supplier-sync .
-# scripts/check-image.sh repeats the build and runtime steps below without Docker (CI runs it);
-# keep the two in step.
+# supplier-sync: the daemon in a container. Build: docker build -t supplier-sync .  (or podman build)
+# CI builds this file as it stands and runs the image against the simulator: scripts/check-image.sh
+# (docs/deployment.md, "The image").
 
 # ---- build: compile TypeScript to dist/ --------------------------------------------------------
 FROM node:24-bookworm-slim AS build
@@ -37,6 +37,11 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY config ./config
+# `supplier-sync` on the PATH for every command (`docker compose exec daemon supplier-sync status`);
+# dist/cli/main.js starts with `#!/usr/bin/env -S node --max-semi-space-size=16`, so the daemon's
+# Node flags (src/cli/nodeFlags.ts says why) hold however it is started.
+RUN chmod 755 dist/cli/main.js \
+ && ln -s /app/dist/cli/main.js /usr/local/bin/supplier-sync
 
 # The data dir (state.db, inbox/, processed/, failed/, outbox/) belongs to the unprivileged `node`
 # user (uid 1000) of the base image; a new named volume inherits this ownership.
@@ -46,9 +51,8 @@ VOLUME /data
 
 # Healthy: Redis answers, state.db opens and the daemon's heartbeat (every 10 s) is under 60 s old.
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
-  CMD ["node", "dist/cli/main.js", "health"]
+  CMD ["supplier-sync", "health"]
 
 # `docker run IMAGE` runs the daemon; `docker run IMAGE status` (or any command) runs that instead.
-# Node's flags: src/cli/nodeFlags.ts says why.
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "--max-semi-space-size=16", "dist/cli/main.js"]
+ENTRYPOINT ["/usr/bin/tini", "--", "supplier-sync"]
 CMD ["run"]

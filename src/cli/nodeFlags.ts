@@ -1,9 +1,9 @@
 /**
- * Node's flags for the daemon's process. Written out where the process starts (the Dockerfile's
- * ENTRYPOINT, the `start`, `dev` and `demo` scripts of package.json, the first line of
- * src/cli/main.ts for the installed `supplier-sync` command); bench/ingest.ts measures with them;
- * test/unit/nodeFlags.test.ts holds those places to this list (and scripts/check-image.sh, which
- * repeats the Dockerfile, runs the image's command with them).
+ * Node's flags for the daemon's process. Written out where the process starts (the `start`, `dev`
+ * and `demo` scripts of package.json, the first line of src/cli/main.ts for the installed
+ * `supplier-sync` command, which the image's ENTRYPOINT runs); bench/ingest.ts measures with them;
+ * test/unit/nodeFlags.test.ts holds those places to this list (and scripts/image-check.ts sees
+ * the image's daemon run with them).
  *
  * `--max-semi-space-size=16` (MiB): V8 lets the young generation of a busy process grow to 2 × 32
  * MiB by default, and reading a large file keeps it busy; 16 caps it at 2 × 16 MiB. Measured on

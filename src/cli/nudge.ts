@@ -23,7 +23,7 @@ export async function nudgeDaemon(
   ask: (n: Nudges) => Promise<unknown>,
   timeoutMs = 3000,
 ): Promise<boolean> {
-  const connection = redisConnection(config.redisUrl, {
+  const connection = redisConnection(config, {
     maxRetriesPerRequest: 1,
     connectTimeout: timeoutMs,
     retryStrategy: () => null,

@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { ConfigError } from './configError.ts';
 import type { Config } from './settings.ts';
+import { redisUrls } from './settingTypes.ts';
 
 /**
  * Checks of settings that are each valid alone but cannot work together, run once the whole
@@ -23,6 +24,20 @@ export function checkCombinations(config: Config): void {
         `the first back-off (${base} ms) must not exceed ${maxKey} (${max})`,
       );
     }
+  }
+  const nodes = redisUrls(config.redisUrl).map((u) => new URL(u));
+  if (nodes.length > 1 && !config.redisCluster) {
+    throw new ConfigError(
+      'REDIS_URL',
+      `names ${nodes.length} Redis nodes: several are for a Redis Cluster (set REDIS_CLUSTER=true), one otherwise`,
+    );
+  }
+  const credentials = (u: URL) => `${u.protocol} ${u.username} ${u.password}`;
+  if (nodes.some((u) => credentials(u) !== credentials(nodes[0]!))) {
+    throw new ConfigError(
+      'REDIS_URL',
+      'the nodes of a Redis Cluster must share one scheme (redis:// or rediss://), user and password',
+    );
   }
   if (config.apiUrl !== undefined && !config.apiInsecure) {
     const url = new URL(config.apiUrl);

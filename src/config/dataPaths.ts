@@ -1,5 +1,7 @@
-import { mkdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ConfigError } from './configError.ts';
 
 /** Every path under the data dir (SYNC_DATA_DIR): built here and nowhere else. */
 export interface DataPaths {
@@ -58,9 +60,60 @@ export function inboxFilePath(paths: DataPaths, name: string): string {
   return join(paths.inbox, name);
 }
 
-/** Creates the data dir and its folders (inbox/, processed/, failed/, outbox/, held/). */
+/**
+ * Creates the data dir and its folders (inbox/, processed/, failed/, outbox/, held/), and makes
+ * sure this process may create, rename and delete files in each of them. A folder it cannot
+ * write — typically one a container engine created for a bind mount, owned by root — is a
+ * ConfigError on SYNC_DATA_DIR naming that folder (exit 78 at start), never a stream of EACCES
+ * failures later while the daemon looks healthy.
+ */
 export async function ensureDataDirs(dataDir: string): Promise<DataPaths> {
   const paths = dataPaths(dataDir);
-  for (const folder of FOLDERS) await mkdir(paths[folder], { recursive: true });
+  for (const folder of FOLDERS) {
+    try {
+      await mkdir(paths[folder], { recursive: true });
+    } catch (err) {
+      if (!isPermissionError(err)) throw err;
+      throw await unwritableError(await closestExisting(paths[folder]), err);
+    }
+  }
+  for (const dir of [paths.dataDir, ...FOLDERS.map((f) => paths[f])]) {
+    try {
+      await access(dir, constants.W_OK | constants.X_OK);
+    } catch (err) {
+      throw await unwritableError(dir, err);
+    }
+  }
   return paths;
+}
+
+function isPermissionError(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'EACCES' || code === 'EPERM' || code === 'EROFS';
+}
+
+/** The folder itself, or its nearest parent that exists (the one a mkdir failed in). */
+async function closestExisting(dir: string): Promise<string> {
+  for (let d = dir; ; d = join(d, '..')) {
+    if ((await stat(d).catch(() => undefined)) !== undefined || d === join(d, '..')) return d;
+  }
+}
+
+/** One line: the folder, who owns it, who this process is, and what to do. */
+async function unwritableError(dir: string, cause: unknown): Promise<ConfigError> {
+  const st = await stat(dir).catch(() => undefined);
+  const uid = process.getuid?.();
+  const gid = process.getgid?.();
+  const owner =
+    st === undefined
+      ? ''
+      : `owner uid ${st.uid} gid ${st.gid}, mode ${(st.mode & 0o7777).toString(8).padStart(4, '0')}; `;
+  const code = (cause as NodeJS.ErrnoException).code ?? 'not writable';
+  const readOnly = code === 'EROFS' ? ' (a read-only file system)' : '';
+  const who = uid === undefined ? 'this process' : `uid ${uid} gid ${gid}`;
+  return new ConfigError(
+    'SYNC_DATA_DIR',
+    `cannot write ${dir}${readOnly} (${owner}the daemon runs as ${who}): give the folder to ${who} (chown, or fsGroup in Kubernetes) or mount it writable, then start again`,
+    { cause },
+  );
 }

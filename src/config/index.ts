@@ -11,3 +11,4 @@ export { describeConfig, extractConfigFlags, flagName, loadConfig } from './load
 export { configSecrets, maskUrlPassword } from './secrets.ts';
 export type { Config, SettingName } from './settings.ts';
 export { settings } from './settings.ts';
+export { redisUrls } from './settingTypes.ts';

@@ -22,11 +22,25 @@ function urlPassword(value: string): { written: string; decoded: string } | unde
   return { written: url.password, decoded };
 }
 
+/** The URLs a setting holds: the value when it is one URL, else its comma-separated parts. */
+function urlsIn(value: string): string[] {
+  if (!value.includes(',') || !value.includes('://')) return [value];
+  try {
+    if (!new URL(value).hostname.includes(',')) return [value];
+  } catch {
+    // not one URL
+  }
+  return value.split(',').map((u) => u.trim());
+}
+
 /**
  * A URL with its password replaced by `***` (`redis://:***@redis:6379`); any other text as it is.
  * For every place a setting is shown (`daemon.started`, messages naming a URL).
  */
 export function maskUrlPassword(value: string): string {
+  const parts = urlsIn(value);
+  // A list of URLs (REDIS_URL's nodes of a cluster): each masked.
+  if (parts.length > 1) return parts.map(maskUrlPassword).join(',');
   if (urlPassword(value) === undefined) return value;
   const url = new URL(value);
   url.password = MASKED_PASSWORD;
@@ -44,8 +58,10 @@ export function configSecrets(config: Config): string[] {
   for (const name of Object.keys(settings) as SettingName[]) {
     const value = config[name];
     if (typeof value !== 'string') continue;
-    const p = urlPassword(value);
-    if (p) out.push(p.written, p.decoded);
+    for (const part of urlsIn(value)) {
+      const p = urlPassword(part);
+      if (p) out.push(p.written, p.decoded);
+    }
   }
   return [...new Set(out)];
 }

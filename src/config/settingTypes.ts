@@ -74,17 +74,42 @@ export const apiUrl = text
   .transform((v) => v.replace(/\/+$/, ''))
   .refine((v) => v.endsWith('/api/v1'), 'must end with /api/v1');
 
-/**
- * A Redis URL as ioredis reads it. The value is never quoted back: it may hold a password.
- */
-export const redisUrl = text.refine((v) => {
+/** One Redis URL as ioredis reads it: redis:// or rediss:// with a host. */
+function isRedisUrl(v: string): boolean {
   try {
     const u = new URL(v);
-    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && /^[^,]+$/.test(u.hostname);
   } catch {
     return false;
   }
-}, 'must be a redis:// or rediss:// URL with a host, e.g. redis://127.0.0.1:6379 or redis://:PASSWORD@redis:6379');
+}
+
+/**
+ * The URLs of REDIS_URL: one, or (for a Redis Cluster) several separated by commas. A value that
+ * is one URL as it stands is one, even with a comma in its password.
+ */
+export function redisUrls(value: string): string[] {
+  return isRedisUrl(value) ? [value] : value.split(',').map((u) => u.trim());
+}
+
+/**
+ * REDIS_URL: a Redis URL, or several comma-separated (nodes of a Redis Cluster; whether they
+ * may be several is checked with REDIS_CLUSTER, in checks.ts). The value is never quoted back:
+ * it may hold a password.
+ */
+export const redisUrl = text.refine(
+  (v) => redisUrls(v).every(isRedisUrl),
+  'must be a redis:// or rediss:// URL with a host, e.g. redis://127.0.0.1:6379 or redis://:PASSWORD@redis:6379 (with REDIS_CLUSTER, one or more nodes of the cluster, separated by commas)',
+);
+
+/**
+ * A BullMQ key prefix: letters, digits, _ . - and at most one hash tag in braces (`{acme}`,
+ * `sync-{acme}`), which puts all of a daemon's keys in one slot of a Redis Cluster.
+ */
+export const queuePrefix = text.regex(
+  /^[A-Za-z0-9_.-]*(\{[A-Za-z0-9_.-]+\})?[A-Za-z0-9_.-]*$/,
+  'may hold only letters, digits, _ . - and one hash tag in braces ({acme})',
+);
 
 /** An interface to listen on: an IP address (0.0.0.0, ::, 127.0.0.1 …) or a host name. */
 export const listenHost = text.refine(

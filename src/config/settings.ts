@@ -7,6 +7,7 @@ import {
   level,
   listenHost,
   optional,
+  queuePrefix,
   redisUrl,
   type Setting,
   setting,
@@ -47,7 +48,13 @@ export const settings = {
     'REDIS_URL',
     redisUrl,
     'redis://127.0.0.1:6379',
-    'Redis for the BullMQ queues: redis:// or rediss:// (TLS); a password goes in the URL (redis://:PASSWORD@host:6379) and is never printed.',
+    'Redis for the BullMQ queues: redis:// or rediss:// (TLS); a password goes in the URL (redis://:PASSWORD@host:6379) and is never printed. With REDIS_CLUSTER, one or more nodes of the cluster, comma-separated (the others are found from them).',
+  ),
+  redisCluster: setting(
+    'REDIS_CLUSTER',
+    bool,
+    false,
+    "Connect to a Redis Cluster through the node(s) REDIS_URL names (their scheme and password hold for every node); queue keys are then hash-tagged (SYNC_QUEUE_PREFIX in braces) so that a daemon's keys share one slot.",
   ),
   dataDir: setting(
     'SYNC_DATA_DIR',
@@ -57,9 +64,9 @@ export const settings = {
   ),
   queuePrefix: setting(
     'SYNC_QUEUE_PREFIX',
-    text.regex(/^[A-Za-z0-9_.-]+$/, 'may hold only letters, digits, _ . -'),
+    queuePrefix,
     'supplier-sync',
-    'BullMQ key prefix; daemons with different prefixes never touch each other.',
+    'BullMQ key prefix; daemons with different prefixes never touch each other. May hold one hash tag in braces ({acme}); on a Redis Cluster a prefix without one is used in braces whole.',
   ),
   timezone: setting(
     'SYNC_TIMEZONE',

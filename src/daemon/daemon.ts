@@ -121,7 +121,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   );
   const stopping = new AbortController();
 
-  const connection = redisConnection(config.redisUrl);
+  const connection = redisConnection(config);
   // One line when Redis goes away and one when it is back, however many parts report it.
   const redis = watchRedis({ log, now: clock.now });
   redis.connection(connection, 'daemon');
@@ -209,7 +209,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     new Promise((r) => setTimeout(r, LIFT_PAUSES_WAIT_MS).unref()),
   ]);
   const workers = startWorkers({
-    redisUrl: config.redisUrl,
+    redis: config,
     prefix: config.queuePrefix,
     queues,
     processors: processors(deps),

@@ -1,6 +1,5 @@
-import type { Redis } from 'ioredis';
 import { withTimeout } from '../domain/timeout.ts';
-import { redisConnection } from '../jobs/connection.ts';
+import { type RedisClient, type RedisTarget, redisConnection } from '../jobs/connection.ts';
 import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
 import type { Status } from './status.ts';
 
@@ -68,14 +67,17 @@ export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
 }
 
 /** PING over an existing connection (the daemon's), which may be waiting through a Redis outage. */
-export async function pingConnection(redis: Redis, timeoutMs = 2000): Promise<void> {
+export async function pingConnection(redis: RedisClient, timeoutMs = 2000): Promise<void> {
   const answer = await withTimeout(redis.ping(), timeoutMs, 'PING');
   if (answer !== 'PONG') throw new Error(`no PONG (got ${String(answer)})`);
 }
 
-/** PING over a connection of its own that tries once and is closed afterwards. */
-export async function pingRedisUrl(url: string, timeoutMs = 2000): Promise<void> {
-  const redis = redisConnection(url, {
+/**
+ * PING over a connection of its own that tries once and is closed afterwards; `target` is the
+ * configuration's Redis (a cluster too) or one URL.
+ */
+export async function pingRedisUrl(target: RedisTarget | string, timeoutMs = 2000): Promise<void> {
+  const redis = redisConnection(target, {
     lazyConnect: true,
     maxRetriesPerRequest: 0,
     connectTimeout: timeoutMs,

@@ -20,7 +20,8 @@ export interface HttpServerOptions {
   /** Interface to listen on (HTTP_HOST: 127.0.0.1 by default, 0.0.0.0 in the image); all when omitted. */
   readonly host?: string | undefined;
   readonly db: StateDb;
-  readonly config: StatusSettings & Pick<Config, 'redisUrl' | 'dataDir' | 'stockRulesFile'>;
+  readonly config: StatusSettings &
+    Pick<Config, 'redisUrl' | 'redisCluster' | 'dataDir' | 'stockRulesFile'>;
   /**
    * The console password (CONSOLE_PASSWORD_FILE's content): the console asks for it and takes
    * actions. Without it the console is read-only on a loopback listener, and off on any other.
@@ -79,7 +80,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     ? oneAtATime(() => queueDepths(queues), 2000, 'queue depths')
     : undefined;
   const pingRedis = async () => {
-    if (queryRedis === null) return pingRedisUrl(config.redisUrl);
+    if (queryRedis === null) return pingRedisUrl(config);
     assertRedisUp(redis);
     await queryRedis();
   };

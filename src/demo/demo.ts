@@ -4,7 +4,7 @@ import { copyFileSync, mkdtempSync, readFileSync, renameSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { budgetStatus } from '../api/budget/budgetStore.ts';
-import { dataPaths, loadConfig } from '../config/index.ts';
+import { dataPaths, loadConfig, maskUrlPassword } from '../config/index.ts';
 import { startDaemon } from '../daemon/daemon.ts';
 import { rejectHeld } from '../inventory/index.ts';
 import { createLogger } from '../log/logger.ts';
@@ -47,7 +47,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     const dataDir = mkdtempSync(join(tmpdir(), 'supplier-sync-demo-'));
     say('supplier-sync demo');
     say(`  simulator: ${sim.baseUrl} (1,000 seeded products, 3 active distribution centres)`);
-    say(`  redis:     ${redis.url} (${redis.origin})`);
+    say(`  redis:     ${maskUrlPassword(redis.url)} (${redis.origin})`);
     say(`  data dir:  ${dataDir}`);
     say();
 
@@ -62,6 +62,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
         SUPPLIER_EMAIL: DEFAULT_EMAIL,
         SUPPLIER_PASSWORD: DEFAULT_PASSWORD,
         REDIS_URL: redis.url,
+        REDIS_CLUSTER: String(redis.cluster),
         SYNC_DATA_DIR: dataDir,
         SYNC_QUEUE_PREFIX: `demo-${randomBytes(3).toString('hex')}`,
         INBOX_STABILITY_MS: '300',

@@ -1,7 +1,7 @@
 import { type JobsOptions, Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { fileNameProblem } from '../config/dataPaths.ts';
+import { queueKeyPrefix, type RedisClient } from './connection.ts';
 import type { RedisErrorSink } from './redisWatch.ts';
 
 const reason = z.string();
@@ -69,15 +69,19 @@ export const DEFAULT_JOB_OPTIONS: JobsOptions = {
 export type Queues = { readonly [N in QueueName]: Queue<JobPayloads[N]> };
 
 /**
- * The queues over one connection. `onError` hears each queue's `error` events: a BullMQ queue
+ * The queues over one connection (SYNC_QUEUE_PREFIX hash-tagged on a cluster: queueKeyPrefix). `onError` hears each queue's `error` events: a BullMQ queue
  * with no listener prints every one (each failed reconnect while Redis is down) as a
  * multi-line console.error dump.
  */
-export function createQueues(connection: Redis, prefix: string, onError: RedisErrorSink): Queues {
+export function createQueues(
+  connection: RedisClient,
+  prefix: string,
+  onError: RedisErrorSink,
+): Queues {
   const make = <N extends QueueName>(name: N) => {
     const queue = new Queue<JobPayloads[N]>(name, {
       connection,
-      prefix,
+      prefix: queueKeyPrefix(prefix, connection),
       defaultJobOptions: DEFAULT_JOB_OPTIONS,
     });
     queue.on('error', onError(`queue:${name}`));

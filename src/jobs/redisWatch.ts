@@ -1,5 +1,5 @@
-import type { Redis } from 'ioredis';
 import type { Logger } from '../log/logger.ts';
+import type { RedisClient } from './connection.ts';
 
 /** Whether Redis answers the daemon's own connection, since when, and why not. */
 export interface RedisState {
@@ -18,7 +18,7 @@ export interface RedisWatch {
    * The daemon's own connection: its `ready` says Redis is up, its `close` and `error` that it
    * is down. The one source of the state.
    */
-  connection(redis: Redis, source: string): void;
+  connection(redis: RedisClient, source: string): void;
   /** A listener for every other emitter of Redis errors (queues, workers): see watchRedis. */
   readonly onError: RedisErrorSink;
   state(): RedisState;

@@ -1,7 +1,7 @@
 import { DelayedError, type Job, RateLimitError, UnrecoverableError, Worker } from 'bullmq';
 import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
-import { redisConnection } from './connection.ts';
+import { queueKeyPrefix, type RedisTarget, redisConnection } from './connection.ts';
 import { JOB_PAYLOADS, type JobPayloads, type QueueName, type Queues } from './queues.ts';
 import type { RedisErrorSink } from './redisWatch.ts';
 
@@ -122,7 +122,8 @@ class LaneWorker<T> extends Worker<T> {
  * every FIX_CONFIG_RECHECK_MS (the work stays pending in state.db).
  */
 export function startWorkers(opts: {
-  readonly redisUrl: string;
+  /** Where Redis is (REDIS_URL, REDIS_CLUSTER): each worker opens its own connection. */
+  readonly redis: RedisTarget | string;
   readonly prefix: string;
   readonly queues: Queues;
   readonly processors: Processors;
@@ -141,7 +142,7 @@ export function startWorkers(opts: {
   const now = opts.now ?? Date.now;
   const connections = new Set<ReturnType<typeof redisConnection>>();
   const workers = (Object.keys(opts.processors) as QueueName[]).map((name) => {
-    const connection = redisConnection(opts.redisUrl);
+    const connection = redisConnection(opts.redis);
     // Its errors reach the watch through the worker's `error` event; this listener only keeps
     // ioredis from printing them after the worker lets go of the connection at close.
     connection.on('error', () => {});
@@ -167,7 +168,7 @@ export function startWorkers(opts: {
       },
       {
         connection,
-        prefix: opts.prefix,
+        prefix: queueKeyPrefix(opts.prefix, connection),
         concurrency: 1,
         lockDuration: opts.lockMs,
         stalledInterval: stalledCheckMs(opts.lockMs),

@@ -47,7 +47,7 @@ afterEach(async () => {
 function start(first: () => unknown, afterPush?: () => Promise<unknown>) {
   const noop = async () => undefined;
   workers = startWorkers({
-    redisUrl: box.redisUrl,
+    redis: box.redisUrl,
     prefix: box.prefix,
     queues,
     log: logs.logger,

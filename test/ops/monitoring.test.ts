@@ -165,7 +165,7 @@ describe('deploy/: alert rules and dashboard over the running daemon', () => {
 });
 
 describe('compose.yaml: the monitoring profile', () => {
-  const compose = parse(read('compose.yaml')) as {
+  const compose = parse(read('compose.yaml'), { merge: true }) as {
     services: Record<
       string,
       { profiles?: string[]; volumes?: string[]; environment?: Record<string, string> }

@@ -24,7 +24,7 @@ export const healthCommand: Command = {
     });
     const config = commandConfig(ctx, configFlags);
     const report = await checkHealth({
-      pingRedis: () => pingRedisUrl(config.redisUrl),
+      pingRedis: () => pingRedisUrl(config),
       readStatus: () => {
         const db = openExistingState(config);
         try {

@@ -28,7 +28,7 @@ Options:
 
 /** The status read, with the queue depths from Redis (a connection of the command's own). */
 async function withQueueDepths(config: Config, status: ReturnType<typeof readStatus>) {
-  const connection = redisConnection(config.redisUrl, {
+  const connection = redisConnection(config, {
     lazyConnect: true,
     maxRetriesPerRequest: 1,
     connectTimeout: 2000,

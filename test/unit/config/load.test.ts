@@ -189,6 +189,72 @@ describe('settings that cannot work together or at all (#13)', () => {
   });
 });
 
+describe('Redis Cluster settings (#31)', () => {
+  it('takes several comma-separated nodes with REDIS_CLUSTER=true, and refuses them without', () => {
+    const nodes = 'redis://:pw@10.0.0.1:6379, redis://:pw@10.0.0.2:6379';
+    const config = loadConfig({ env: { REDIS_URL: nodes, REDIS_CLUSTER: 'true' } });
+    expect(config.redisCluster).toBe(true);
+    expect(config.redisUrl).toBe(nodes);
+    const alone = configError(() => loadConfig({ env: { REDIS_URL: nodes } }));
+    expect(alone.message).toBe(
+      'REDIS_URL: names 2 Redis nodes: several are for a Redis Cluster (set REDIS_CLUSTER=true), one otherwise',
+    );
+    // One node of a cluster is enough (the client learns the others); a password with a comma
+    // keeps a single URL whole.
+    expect(
+      loadConfig({ env: { REDIS_URL: 'redis://redis-cluster:6379', REDIS_CLUSTER: 'yes' } })
+        .redisCluster,
+    ).toBe(true);
+    expect(loadConfig({ env: { REDIS_URL: 'redis://:a,b@h:6379' } }).redisUrl).toBe(
+      'redis://:a,b@h:6379',
+    );
+  });
+
+  it('refuses nodes that differ in scheme or password, a bad node, and a bad REDIS_CLUSTER', () => {
+    const mixed = configError(() =>
+      loadConfig({
+        env: {
+          REDIS_URL: 'redis://:one@10.0.0.1:6379,rediss://:one@10.0.0.2:6379',
+          REDIS_CLUSTER: 'true',
+        },
+      }),
+    );
+    expect(mixed.key).toBe('REDIS_URL');
+    expect(mixed.message).not.toContain('one@');
+    const bad = configError(() =>
+      loadConfig({
+        env: { REDIS_URL: 'redis://10.0.0.1:6379,10.0.0.2:6379', REDIS_CLUSTER: 'true' },
+      }),
+    );
+    expect(bad.message).toMatch(/^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(configError(() => loadConfig({ env: { REDIS_CLUSTER: 'maybe' } })).key).toBe(
+      'REDIS_CLUSTER',
+    );
+  });
+
+  it('masks and registers the password of every node', () => {
+    const config = loadConfig({
+      env: {
+        REDIS_URL: 'redis://:s3cret@10.0.0.1:6379,redis://:s3cret@10.0.0.2:6379',
+        REDIS_CLUSTER: 'true',
+      },
+    });
+    expect(describeConfig(config).REDIS_URL).toBe(
+      'redis://:***@10.0.0.1:6379,redis://:***@10.0.0.2:6379',
+    );
+    expect(configSecrets(config)).toEqual(['s3cret']);
+  });
+
+  it('lets SYNC_QUEUE_PREFIX carry one hash tag in braces, nothing else', () => {
+    for (const good of ['{acme}', 'sync-{acme}', 'acme', 'a.b_c-{d}-e'])
+      expect(loadConfig({ env: { SYNC_QUEUE_PREFIX: good } }).queuePrefix).toBe(good);
+    for (const bad of ['{}', '{a}{b}', '{a', 'a}', 'a:b', '{a{b}}']) {
+      const err = configError(() => loadConfig({ env: { SYNC_QUEUE_PREFIX: bad } }));
+      expect(err.message, bad).toMatch(/one hash tag in braces/);
+    }
+  });
+});
+
 describe('secrets of URL settings (#13)', () => {
   it('masks the password of every URL setting where the configuration is described', () => {
     const config = loadConfig({
