@@ -1,4 +1,11 @@
-import { DelayedError, type Job, RateLimitError, UnrecoverableError, Worker } from 'bullmq';
+import {
+  DelayedError,
+  ErrorCode,
+  type Job,
+  RateLimitError,
+  UnrecoverableError,
+  Worker,
+} from 'bullmq';
 import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import { queueKeyPrefix, type RedisTarget, redisConnection } from './connection.ts';
@@ -93,6 +100,25 @@ function payloadProblem(queue: QueueName, data: unknown): string | undefined {
   for (const key of issue?.path ?? []) value = (value as Record<PropertyKey, unknown>)?.[key];
   const shown = JSON.stringify(value) ?? String(value);
   return `${field} ${shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}: ${issue?.message ?? 'invalid'}`;
+}
+
+/**
+ * BullMQ's answer when a worker ends a job whose record is no longer its own: the job's key is
+ * gone (Redis restarted empty or was flushed while it ran), or its lock is gone or another
+ * worker's (it lapsed while the event loop was busy). Not a Redis fault: the work is in state.db
+ * and is asked for again (the recovery at Redis's return, the periodic one), and every job is
+ * safe to run twice. Logged as `job.lost` (info), kept out of the Redis watch: after an outage
+ * that emptied Redis, a job that ran through it must not read as an error while Redis answers.
+ */
+const LOST_JOB_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.JobNotExist,
+  ErrorCode.JobLockNotExist,
+  ErrorCode.JobLockMismatch,
+]);
+
+function isLostJob(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' && LOST_JOB_CODES.has(code);
 }
 
 export interface WorkerSet {
@@ -204,7 +230,17 @@ export function startWorkers(opts: {
     }
     // Errors of the worker and its connections (every failed reconnect during an outage): the
     // watch turns them into one redis.down line, or logs them at most once a minute.
-    worker.on('error', opts.onError(`worker:${name}`));
+    const toWatch = opts.onError(`worker:${name}`);
+    worker.on('error', (err) => {
+      if (!isLostJob(err)) {
+        toWatch(err);
+        return;
+      }
+      opts.log.info(
+        { event: 'job.lost', queue: name, error: err.message },
+        `${name}: ${err.message}: the job's record in Redis is gone or another worker's; its work is asked for again from state.db`,
+      );
+    });
     return worker;
   });
   return {
