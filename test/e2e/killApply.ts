@@ -1,6 +1,6 @@
 /**
  * What the two kill-during-apply tests share (killMidApply, killMidMerge): a daemon as a real
- * process that has applied a 100,000-row file, and state read with a read-only connection of
+ * process that has applied a 40,000-row file, and state read with a read-only connection of
  * its own, as an operator's tool would.
  */
 import { existsSync, readdirSync } from 'node:fs';
@@ -14,7 +14,8 @@ import {
 } from '../helpers/processHarness.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
-export const N = 100_000;
+/** Rows of each file: eight merge transactions of DEFAULT_CHUNK_ROWS (5,000) keys. */
+export const N = 40_000;
 export const csv = (quantity: number) =>
   `sku,stock_quantity\n${Array.from({ length: N }, (_, i) => `K${String(i).padStart(6, '0')},${quantity}`).join('\n')}\n`;
 

@@ -1,9 +1,10 @@
 /**
  * Issue #14: one file is applied all or nothing, also when the apply of a large file spans many
- * short transactions. The real daemon (a child process) ingests a 100,000-row file over an
- * earlier one with the same keys and is killed with SIGKILL while the rows are staged (before
- * the commit point); in the middle of the chunked merge (after it): killMidMerge.test.ts. State
- * is read with a read-only connection of its own, as an operator's tool would.
+ * short transactions. The real daemon (a child process) ingests a 40,000-row file (eight merge
+ * transactions) over an earlier one with the same keys and is killed with SIGKILL while the rows
+ * are staged (before the commit point); in the middle of the chunked merge (after it):
+ * killMidMerge.test.ts. State is read with a read-only connection of its own, as an operator's
+ * tool would.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProcessHarness as Harness } from '../helpers/processHarness.ts';

@@ -1,8 +1,8 @@
 /**
  * Issue #14: one file is applied all or nothing, also when the apply of a large file spans many
- * short transactions. The real daemon (a child process) ingests a 100,000-row file over an
- * earlier one with the same keys and is killed with SIGKILL in the middle of the chunked merge
- * (after the commit point); before it: killMidApply.test.ts.
+ * short transactions. The real daemon (a child process) ingests a 40,000-row file (eight merge
+ * transactions) over an earlier one with the same keys and is killed with SIGKILL in the middle of
+ * the chunked merge (after the commit point); before it: killMidApply.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProcessHarness as Harness } from '../helpers/processHarness.ts';
