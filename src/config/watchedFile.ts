@@ -45,6 +45,11 @@ const MAX_BYTES = 1024 * 1024;
 export interface WatchedFile<T> {
   /** The last good value. */
   current(): T;
+  /**
+   * Reads the file now, as the next interval would (after a read already under way): an edit is
+   * taken or, read the same twice, reported at once instead of within seconds.
+   */
+  check(): Promise<void>;
   stop(): void;
 }
 
@@ -108,12 +113,17 @@ export function watchJsonFile<T>(options: WatchedFileOptions<T>): WatchedFile<T>
     );
   };
 
+  // One read at a time, in order: a read asked for while the timer's is under way comes after it.
+  let reads: Promise<void> = Promise.resolve();
+  const checkInTurn = () => {
+    // check reports everything itself; nothing is to escape the loop
+    reads = reads.then(check).catch(() => {});
+    return reads;
+  };
   const schedule = () => {
     if (stopped) return;
     timer = setTimeout(() => {
-      check()
-        .catch(() => {}) // check reports everything itself; nothing is to escape the loop
-        .finally(schedule);
+      checkInTurn().finally(schedule);
     }, options.intervalMs ?? 2000);
     timer.unref();
   };
@@ -121,6 +131,7 @@ export function watchJsonFile<T>(options: WatchedFileOptions<T>): WatchedFile<T>
 
   return {
     current: () => value,
+    check: checkInTurn,
     stop() {
       stopped = true;
       clearTimeout(timer);

@@ -40,7 +40,33 @@ export interface DaemonOptions {
   readonly clock?: Clock;
 }
 
+/**
+ * Work the daemon does on its own at a schedule's tick, the inbox's periodic scan ('inbox-scan')
+ * or the look at its watched settings files every 2 s ('settings-files': INBOX_PROFILES_FILE and
+ * STOCK_RULES_FILE), by name.
+ */
+export type DaemonTask =
+  | 'shipments-poll'
+  | 'reconcile'
+  | 'failures'
+  | 'dc-refresh'
+  | 'shipments-watch'
+  | 'recover'
+  | 'shipments-deadline'
+  | 'retention'
+  | 'snapshot'
+  | 'inbox-scan'
+  | 'settings-files';
+
 export interface Daemon {
+  /**
+   * Does now, out of turn, what a schedule's next tick, the next inbox scan or the next look at
+   * the settings files would do (a tick only asks for work, deduplicated like any nudge);
+   * resolves once it is asked for (the scan and the settings files: once they have been read).
+   * The optional schedules (deadline, retention, snapshot) only when configured. For tools and
+   * tests that must not wait for a tick.
+   */
+  runNow(task: DaemonTask): Promise<void>;
   /** Graceful stop: no new work, the call in flight finishes, everything closes. */
   stop(reason: string): Promise<void>;
 }
@@ -195,7 +221,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   });
   const sources = await startSources({ config, db, log, clock, nudges, dcDirectory });
 
-  const schedules: Schedule[] = [
+  const schedules: Array<Schedule & { readonly name: DaemonTask }> = [
     {
       name: 'shipments-poll',
       expression: config.shipmentsPollCron,
@@ -307,6 +333,13 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
 
   let stopped: Promise<void> | undefined;
   return {
+    async runNow(task) {
+      if (stopped) throw new Error(`daemon stopped: cannot run ${task}`);
+      if (task === 'inbox-scan') await sources.scanInbox();
+      else if (task === 'settings-files')
+        await Promise.all([profiles?.check(), stockRules.check()]);
+      else await cron.run(task);
+    },
     stop(reason) {
       stopped ??= (async () => {
         const started = clock.now();

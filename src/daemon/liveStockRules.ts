@@ -24,6 +24,8 @@ export interface StockRulesSource {
    * keys a change made pending.
    */
   attach(db: StateDb, clock: Clock, onPending: (keys: number) => void): RederiveResult;
+  /** Reads the file now, as the next interval would (see WatchedFile.check). */
+  check(): Promise<void>;
   stop(): void;
 }
 
@@ -92,6 +94,9 @@ export function loadStockRules(config: Config, log: Logger): StockRulesSource {
     attach(db, clock, onPending) {
       attached = { db, clock, onPending };
       return apply(current(), 'start')!;
+    },
+    check: async () => {
+      await watched?.check();
     },
     stop() {
       watched?.stop();

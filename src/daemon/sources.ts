@@ -17,6 +17,8 @@ import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 
 export interface Sources {
+  /** Looks at every entry of inbox/ now, as the periodic scan does. */
+  scanInbox(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -107,6 +109,7 @@ export async function startSources(
   await snapshot?.start();
 
   return {
+    scanInbox: () => inbox.scan(),
     async stop() {
       await Promise.allSettled([inbox.stop(), snapshot?.stop()]);
     },

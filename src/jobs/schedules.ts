@@ -4,11 +4,21 @@ import type { Logger } from '../log/logger.ts';
 export interface Schedule {
   readonly name: string;
   readonly expression: string;
-  /** Called at each tick with the slot: the scheduled time to the second, the same in every daemon. */
-  readonly onTick: (slot: string) => Promise<unknown>;
+  /**
+   * Called at each tick with the slot: the scheduled time to the second, the same in every daemon.
+   * Without a slot when the work is asked for out of turn (Schedules.run): then it is deduplicated
+   * like any other nudge, not by slot.
+   */
+  readonly onTick: (slot: string | undefined) => Promise<unknown>;
 }
 
 export interface Schedules {
+  /**
+   * Does a schedule's work now, out of turn, as its tick would (a tick only asks for work, so
+   * this is cheap and safe at any time); resolves once it has been asked for. Unknown names are
+   * an error.
+   */
+  run(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -52,6 +62,11 @@ export function startSchedules(
     );
   });
   return {
+    async run(name) {
+      const s = list.find((x) => x.name === name);
+      if (s === undefined) throw new Error(`no schedule named ${name}`);
+      await s.onTick(undefined);
+    },
     async stop() {
       await Promise.allSettled(tasks.map(async (t) => t.destroy()));
     },

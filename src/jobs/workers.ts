@@ -1,4 +1,11 @@
-import { DelayedError, type Job, RateLimitError, UnrecoverableError, Worker } from 'bullmq';
+import {
+  DelayedError,
+  ErrorCode,
+  type Job,
+  RateLimitError,
+  UnrecoverableError,
+  Worker,
+} from 'bullmq';
 import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import { queueKeyPrefix, type RedisTarget, redisConnection } from './connection.ts';
@@ -95,8 +102,41 @@ function payloadProblem(queue: QueueName, data: unknown): string | undefined {
   return `${field} ${shown.length > 120 ? `${shown.slice(0, 120)}…` : shown}: ${issue?.message ?? 'invalid'}`;
 }
 
+/**
+ * BullMQ's answer when a worker ends a job whose record is no longer its own: the job's key is
+ * gone (Redis restarted empty or was flushed while it ran), or its lock is gone or another
+ * worker's (it lapsed while the event loop was busy). Not a Redis fault: the work is in state.db
+ * and is asked for again (the recovery at Redis's return, the periodic one), and every job is
+ * safe to run twice. Logged as `job.lost` (info), kept out of the Redis watch: after an outage
+ * that emptied Redis, a job that ran through it must not read as an error while Redis answers.
+ */
+const LOST_JOB_CODES: ReadonlySet<number> = new Set([
+  ErrorCode.JobNotExist,
+  ErrorCode.JobLockNotExist,
+  ErrorCode.JobLockMismatch,
+]);
+
+function isLostJob(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' && LOST_JOB_CODES.has(code);
+}
+
 export interface WorkerSet {
   close(): Promise<void>;
+}
+
+/**
+ * A BullMQ worker whose close never waits out a lane's pause. Closing aborts the pause the worker
+ * is waiting out, but a job that ends with the lane paused (RateLimitError: `wait` and
+ * `fix-config` above) lets the worker's loop start a new wait just after: a close asked for
+ * while such a job ran waited up to 30 s (BullMQ's longest single wait; the daemon's stop gave up
+ * after its 8 s grace, the call in flight long done). Once closing, there is nothing to wait for.
+ */
+class LaneWorker<T> extends Worker<T> {
+  override async delay(...args: Parameters<Worker['delay']>): Promise<void> {
+    if (this.closing !== undefined) return;
+    await super.delay(...args);
+  }
 }
 
 /**
@@ -134,7 +174,7 @@ export function startWorkers(opts: {
     connection.on('error', () => {});
     connections.add(connection);
     const process = opts.processors[name] as Processor<QueueName>;
-    const worker = new Worker<JobPayloads[QueueName]>(
+    const worker = new LaneWorker<JobPayloads[QueueName]>(
       name,
       async (job, token) => {
         const problem = payloadProblem(name, job.data);
@@ -190,7 +230,17 @@ export function startWorkers(opts: {
     }
     // Errors of the worker and its connections (every failed reconnect during an outage): the
     // watch turns them into one redis.down line, or logs them at most once a minute.
-    worker.on('error', opts.onError(`worker:${name}`));
+    const toWatch = opts.onError(`worker:${name}`);
+    worker.on('error', (err) => {
+      if (!isLostJob(err)) {
+        toWatch(err);
+        return;
+      }
+      opts.log.info(
+        { event: 'job.lost', queue: name, error: err.message },
+        `${name}: ${err.message}: the job's record in Redis is gone or another worker's; its work is asked for again from state.db`,
+      );
+    });
     return worker;
   });
   return {

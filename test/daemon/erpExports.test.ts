@@ -188,8 +188,12 @@ describe('ERP exports through the daemon', () => {
     const edited = structuredClone(PROFILES);
     edited.profiles[0]!.columns.stock_quantity = 'Bestand';
     writeFileSync(profilesPath, JSON.stringify(edited));
+    await d.runNow('settings-files'); // as the next look at the file (every 2 s) would
     await d.waitFor((l: LogLine) => l.event === 'profiles.reloaded', 10_000);
     writeFileSync(profilesPath, '{"profiles": [{"match": "LAGER_*.TXT", "decimal": ";"}]}');
+    // Reported once read the same twice (not a file caught half-written).
+    await d.runNow('settings-files');
+    await d.runNow('settings-files');
     await d.waitFor((l: LogLine) => l.event === 'profiles.invalid', 10_000);
     dropBytes(
       harness.box,

@@ -1,10 +1,5 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, type RedisServer, startRedisServer } from '../../src/demo/redisServer.ts';
-import { redisConnection } from '../../src/jobs/connection.ts';
-import { closeQueues, createQueues } from '../../src/jobs/queues.ts';
-import { mulberry32 } from '../../src/simulator/prng.ts';
 import { ACTIVE_DC_CODES } from '../../src/simulator/seed.ts';
 import {
   dcCsv,
@@ -14,206 +9,21 @@ import {
   startHarness,
 } from '../helpers/daemonHarness.ts';
 import { deleteKeys, waitUntil } from '../helpers/sandbox.ts';
-import { SEED } from '../reliability/fuzzSupport.ts';
+import {
+  converged,
+  dropInOrder,
+  expectEachFileDoneOnce,
+  expected,
+  stockFiles,
+  waitForEmptyInbox,
+} from '../helpers/stockFiles.ts';
 
 let h: Harness;
-/** Set by a failing test: its data dir (with the daemon's output) is left for a person to read. */
-let keepDataDir = false;
 afterEach(async () => {
-  await h?.cleanup({ keepDir: keepDataDir });
-  keepDataDir = false;
+  await h?.cleanup();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Files of factory stock, each setting 60 SKUs; later files overwrite some earlier SKUs. */
-function stockFiles(count: number, base: number) {
-  return Array.from({ length: count }, (_, f) => ({
-    name: `stock-${String(f).padStart(2, '0')}.csv`,
-    rows: Array.from(
-      { length: 60 },
-      (_, i) => [seededSku(f * 40 + i), base + f * 1000 + i] as const,
-    ),
-  }));
-}
-
-/** Modification times a second apart, ending now: the last is the newest. */
-function mtimesInOrder(count: number): Date[] {
-  const start = Date.now() - count * 1000;
-  return Array.from({ length: count }, (_, i) => new Date(start + i * 1000));
-}
-
-/** Drops the files with modification times a second apart, in order: the last is the newest. */
-function dropInOrder(h: Harness, files: ReturnType<typeof stockFiles>) {
-  const mtimes = mtimesInOrder(files.length);
-  for (const [i, f] of files.entries()) h.drop(f.name, factoryCsv(f.rows), mtimes[i]);
-}
-
-type StockFile = { name: string; rows: ReadonlyArray<readonly [string, number]> };
-
-/** What each kill of the crash test aims at, in order. */
-const KILL_PLAN = ['after-start', 'mid-file', 'after-start', 'mid-push', 'after-start'] as const;
-const BIG_FILE_NAME = 'stock-big.csv';
-
-/**
- * The files dropped before each kill of the crash test, quantities drawn from the seed: small
- * files of 60 rows (later ones overwrite some keys of earlier ones), and before the mid-file kill
- * a large one (40,000 rows over 100 keys, the last row of a key winning) that takes a while to read.
- */
-function crashRounds(random: () => number): StockFile[][] {
-  let n = 0;
-  const small = (): StockFile => {
-    const f = n++;
-    return {
-      name: `stock-${String(f).padStart(2, '0')}.csv`,
-      rows: Array.from(
-        { length: 60 },
-        (_, i) => [seededSku(f * 40 + i), Math.floor(random() * 10_000)] as const,
-      ),
-    };
-  };
-  const big: StockFile = {
-    name: BIG_FILE_NAME,
-    rows: Array.from(
-      { length: 40_000 },
-      (_, i) => [seededSku(400 + (i % 100)), Math.floor(random() * 10_000)] as const,
-    ),
-  };
-  return KILL_PLAN.map((aim) =>
-    aim === 'mid-file'
-      ? [small(), big, small()]
-      : aim === 'mid-push'
-        ? [small(), small(), small()]
-        : [small()],
-  );
-}
-
-/** What the portal should hold after all files: the newest file wins. */
-function expected(files: readonly StockFile[]) {
-  const want = new Map<string, number>();
-  for (const f of files) for (const [s, q] of f.rows) want.set(s, q);
-  return want;
-}
-
-const converged = (h: Harness, want: Map<string, number>) =>
-  [...want].every(([s, q]) => h.sim.store.factoryStock(s)?.stock_quantity === q);
-
-/**
- * The portal converges as soon as the newest file is pushed; an older file whose job was lost
- * with the queues is still in inbox/ until the next scan offers it again.
- */
-function waitForEmptyInbox(h: Harness) {
-  return waitUntil(
-    () => readdirSync(join(h.box.dataDir, 'inbox')).filter((n) => !n.startsWith('.')).length === 0,
-    { timeoutMs: 20_000, message: 'an empty inbox' },
-  );
-}
-
-function expectEachFileDoneOnce(h: Harness, names: readonly string[]) {
-  const dir = h.box.dataDir;
-  const inbox = readdirSync(join(dir, 'inbox')).filter((n) => !n.startsWith('.'));
-  const done = [...readdirSync(join(dir, 'processed')), ...readdirSync(join(dir, 'failed'))].filter(
-    (n) => !n.endsWith('.report.json'),
-  );
-  expect(inbox).toEqual([]);
-  for (const name of names)
-    expect(
-      done.filter((d) => d.endsWith(`-${name}`)),
-      name,
-    ).toHaveLength(1);
-}
-
 describe('the daemon converges through faults', { timeout: 120_000 }, () => {
-  it('survives SIGKILL at seeded moments — after a start, mid-file, mid-push — converging, each file done once', async () => {
-    const random = mulberry32(SEED);
-    const between = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
-    h = await startHarness('crash', { maxBulkItems: 20 }, { BULK_BATCH_SIZE: '20' });
-    const harness = h;
-    const rounds = crashRounds(random);
-    const files = rounds.flat();
-    const connection = redisConnection(harness.box.redisUrl);
-    const queues = createQueues(connection, harness.box.prefix, () => () => {});
-    const hits: string[] = [];
-    try {
-      // Slow portal answers: a push of a few files takes several hundred milliseconds.
-      harness.sim.faults.set({ slowMs: 40 });
-      let startedAt = Date.now();
-      await harness.start();
-      // Jobs this daemon took (a killed one's jobs stay active in Redis until their lock lapses).
-      const taken = async (queue: 'ingest' | 'push') =>
-        (await queues[queue].getActive())
-          .filter((j) => (j.processedOn ?? 0) >= startedAt)
-          .map((j) => String((j.data as { name?: string }).name ?? queue));
-      const mtimes = mtimesInOrder(files.length);
-      let dropped = 0;
-      for (const [kill, round] of rounds.entries()) {
-        const d = harness.daemon!;
-        const pushesBefore = d.lines.filter((l) => l.event === 'stock.pushed').length;
-        for (const f of round) harness.drop(f.name, factoryCsv(f.rows), mtimes[dropped++]);
-        const aim = KILL_PLAN[kill]!;
-        if (aim === 'mid-file') {
-          // The large file of this round is being read: its ingest job is active.
-          await waitUntil(async () => (await taken('ingest')).includes(BIG_FILE_NAME), {
-            timeoutMs: 30_000,
-            intervalMs: 5,
-            message: `kill ${kill}: the large file being read`,
-          });
-          await sleep(between(0, 20));
-        } else if (aim === 'mid-push') {
-          // A push job is active and has sent at least one batch of this round's keys.
-          await waitUntil(
-            async () =>
-              d.lines.filter((l) => l.event === 'stock.pushed').length > pushesBefore &&
-              (await taken('push')).length > 0,
-            { timeoutMs: 30_000, intervalMs: 5, message: `kill ${kill}: a push in progress` },
-          );
-          await sleep(between(0, 30));
-        } else {
-          await sleep(between(50, 450));
-        }
-        d.kill('SIGKILL');
-        await d.exited;
-        // What the dead daemon was doing stays visible: the jobs it took are still active.
-        const active = {
-          file: await taken('ingest'),
-          push: (await taken('push')).length,
-        };
-        if (aim === 'mid-file') {
-          expect(active.file, `kill ${kill} missed the large file`).toContain(BIG_FILE_NAME);
-          expect(existsSync(join(harness.box.dataDir, 'inbox', BIG_FILE_NAME))).toBe(true);
-        }
-        if (aim === 'mid-push') expect(active.push, `kill ${kill} missed the push`).toBe(1);
-        hits.push(`${aim}: files ${JSON.stringify(active.file)}, push ${active.push}`);
-        startedAt = Date.now();
-        await harness.start();
-      }
-      harness.sim.faults.clear();
-      const want = expected(files);
-      await waitUntil(() => converged(harness, want), {
-        timeoutMs: 60_000,
-        message: 'convergence after the kills',
-      });
-      await waitForEmptyInbox(harness);
-      expectEachFileDoneOnce(
-        harness,
-        files.map((f) => f.name),
-      );
-      expect(await harness.stop()).toBe(0);
-    } catch (err) {
-      // The evidence stays in the test's own temp dir, named in the failure with the seed.
-      const log = join(harness.box.dataDir, 'crash-out.log');
-      writeFileSync(log, harness.daemon?.output() ?? '');
-      keepDataDir = true;
-      throw new Error(
-        `${(err as Error).message}\n(seed ${SEED}: replay with RELIABILITY_SEED=${SEED}; kills so far: ${hits.join('; ') || 'none'}; daemon output in ${log})`,
-        { cause: err },
-      );
-    } finally {
-      await closeQueues(queues);
-      connection.disconnect();
-    }
-  });
-
   it('converges when Redis loses every key mid-run', async () => {
     h = await startHarness('flush', { maxBulkItems: 15 }, { BULK_BATCH_SIZE: '15' });
     h.sim.faults.set({ slowMs: 20 });
@@ -311,23 +121,5 @@ describe('the daemon converges through faults', { timeout: 120_000 }, () => {
     );
     expect(h.sim.stats().logins).toBeLessThanOrEqual(10);
     expect(await h.stop()).toBe(0);
-  });
-
-  it('stops gracefully on SIGTERM in the middle of a push, within 10 s, and converges after a restart', async () => {
-    h = await startHarness('sigterm', { maxBulkItems: 10 }, { BULK_BATCH_SIZE: '10' });
-    h.sim.faults.set({ slowMs: 150 });
-    await h.start();
-    const rows = Array.from({ length: 200 }, (_, i) => [seededSku(i), 60 + i] as const);
-    h.drop('big.csv', factoryCsv(rows));
-    await h.daemon!.waitForEvent('stock.pushed', 20_000);
-    const t0 = Date.now();
-    expect(await h.stop()).toBe(0);
-    expect(Date.now() - t0).toBeLessThan(10_000);
-    h.sim.faults.clear();
-    await h.start();
-    await waitUntil(
-      () => rows.every(([s, q]) => h.sim.store.factoryStock(s)?.stock_quantity === q),
-      { timeoutMs: 30_000 },
-    );
   });
 });

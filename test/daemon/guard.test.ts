@@ -27,19 +27,6 @@ const keys = (from: number, to: number) => Array.from({ length: to - from }, (_,
 const json = (output: string) => JSON.parse(output.slice(output.search(/[[{]/)));
 const folder = (name: string) => readdirSync(join(h.box.dataDir, name)).sort();
 
-/** Waits until no push or ingest job waits or runs. */
-async function waitForIdle(): Promise<void> {
-  await waitUntil(
-    async () => {
-      const s = json((await h.cli(['status', '--json'])).output);
-      return ['push', 'ingest'].every(
-        (q) => s.queues[q].waiting + s.queues[q].active + s.queues[q].prioritized === 0,
-      );
-    },
-    { timeoutMs: 15_000, intervalMs: 200, message: 'idle queues' },
-  );
-}
-
 /** 60 seeded keys at 100 + i, pushed: the portal is known to hold them. */
 async function establish(): Promise<void> {
   // Written two minutes ago: the files of the test come after it.
@@ -52,7 +39,7 @@ async function establish(): Promise<void> {
     timeoutMs: 20_000,
     message: 'the base file on the portal',
   });
-  await waitForIdle();
+  await h.waitForIdle();
 }
 
 const heldEvent = (file: string) => (l: { event?: string; file?: unknown }) =>
@@ -91,7 +78,7 @@ describe('guard rails in the running daemon', () => {
       },
     });
     expect(report.guard.examples).toHaveLength(20);
-    await waitForIdle();
+    await h.waitForIdle();
     expect(writeCalls(h)).toEqual([]);
     expect(portal(0)).toBe(100);
 
@@ -184,7 +171,7 @@ describe('guard rails in the running daemon', () => {
       timeoutMs: 15_000,
       message: 'the restocked range on the portal',
     });
-    await waitForIdle();
+    await h.waitForIdle();
     h.sim.resetStats();
     h.drop('zero-again.csv', factoryCsv(keys(0, 60).map((i) => [seededSku(i), 0] as const)));
     const second = await h.daemon!.waitFor(heldEvent('zero-again.csv'), 15_000, 'file.held');
@@ -204,7 +191,7 @@ describe('guard rails in the running daemon', () => {
       outcome: 'failed',
       reason: expect.stringMatching(/^rejected by an operator/),
     });
-    await waitForIdle();
+    await h.waitForIdle();
     expect(writeCalls(h)).toEqual([]);
     expect(portal(59)).toBe(259);
 
@@ -265,7 +252,7 @@ describe('guard rails in the running daemon', () => {
         timeoutMs: 15_000,
         message: 'the snapshot on the portal',
       });
-      await waitForIdle();
+      await h.waitForIdle();
       // The ERP's night job empties the table (a new file renamed over the old one).
       write(`${snapshot}.new`, []);
       renameSync(`${snapshot}.new`, snapshot);

@@ -76,14 +76,19 @@ describe('insight through the running daemon', () => {
   });
 
   it('warns once at the shipments deadline naming the unconfirmed orders, and names each late one once', async () => {
-    const zone = 'Asia/Kolkata';
+    // A zone other than UTC, not near its midnight ("today" must not end during the test).
+    const zone = ['Asia/Kolkata', 'America/New_York'].find(
+      (z) => !['23', '00'].includes(localClock(Date.now(), z).slice(0, 2)),
+    )!;
+    // Today's deadline has just passed (its tick will not come again today): the deadline's
+    // work is asked for out of turn once the confirmations have landed, as its tick would.
     h = await startHarness(
       'deadline',
       {},
       {
         SYNC_TIMEZONE: zone,
-        SHIPMENTS_DEADLINE: localClock(Date.now() + 12_000, zone),
-        SHIPMENTS_CONFIRM_WARN_MS: '1000',
+        SHIPMENTS_DEADLINE: localClock(Date.now() - 1000, zone),
+        SHIPMENTS_CONFIRM_WARN_MS: '60000',
       },
     );
     await h.start();
@@ -98,13 +103,18 @@ describe('insight through the running daemon', () => {
     );
     await h.daemon!.waitFor((l) => l.event === 'shipment.confirmed' && l.order_number === a);
 
-    const overdue = await h.daemon!.waitForEvent('shipments.overdue', 30_000);
+    await h.runNow('shipments-deadline');
+    const overdue = await h.daemon!.waitForEvent('shipments.overdue');
     const unconfirmed = handed.filter((o) => o !== a && o !== b).sort();
     expect(overdue.level).toBe('warn');
     expect([...(overdue.orders as string[])].sort()).toEqual(unconfirmed);
     expect(overdue.count).toBe(unconfirmed.length);
 
-    // Each late shipment is named once; a confirmed one never (the confirmations landed first).
+    // A minute later (the daemon's clock moved), each late shipment is named once; a confirmed
+    // one never (the watch's tick, every 5 s, asked for at once).
+    expect(h.daemon!.lines.filter((l) => l.event === 'shipments.unconfirmed')).toEqual([]);
+    h.clock.advance(61_000);
+    await h.runNow('shipments-watch');
     await waitUntil(
       () =>
         h

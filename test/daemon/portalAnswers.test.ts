@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
@@ -8,6 +10,19 @@ afterEach(async () => {
 });
 
 const json = (output: string) => JSON.parse(output.slice(output.indexOf('{')));
+/** When the daemon decided each login and sent it: its own record in state.db. */
+const loginAttempts = (h: Harness, since: number): number[] => {
+  const db = new Database(join(h.box.dataDir, 'state.db'), { readonly: true });
+  try {
+    return db
+      .prepare('SELECT at FROM login_attempts WHERE at >= ? ORDER BY id')
+      .pluck()
+      .all(since) as number[];
+  } finally {
+    db.close();
+  }
+};
+/** When each login reached the portal. */
 const loginTimes = (h: Harness) =>
   h.sim
     .stats()
@@ -40,13 +55,17 @@ describe('the running daemon against answers the spec leaves open', { timeout: 1
       timeoutMs: 30_000,
       message: 'four logins into the storm',
     });
-    const storm = loginTimes(h).slice(before);
+    const arrived = loginTimes(h).length - before;
+    const storm = loginAttempts(h, stormStart);
     const stormMs = Date.now() - stormStart;
+    // Each login the daemon sent reached the portal (one may still be on its way).
+    expect(storm.length - arrived).toBeGreaterThanOrEqual(0);
+    expect(storm.length - arrived).toBeLessThanOrEqual(1);
     // The first at once (the token had served calls), then gaps of at least 500 ms, 1 s, 2 s …
-    // (a queue's pause lasts a second at least, so the short ones may come later).
+    // (a queue's pause lasts a second at least, so the short ones may come later), as the daemon
+    // sent them (their arrival at the portal adds the jitter of a loaded event loop).
     const gaps = storm.slice(1).map((t, i) => t - storm[i]!);
-    for (const [i, gap] of gaps.entries())
-      expect(gap).toBeGreaterThanOrEqual(250 * 2 ** (i + 1) - 20);
+    for (const [i, gap] of gaps.entries()) expect(gap).toBeGreaterThanOrEqual(250 * 2 ** (i + 1));
     // However long this took under load, no more logins than the spacing allows in that time:
     // the k-th comes 250 ms × (2^k − 2) in at the earliest.
     const allowed = Math.floor(Math.log2(stormMs / 250 + 2));

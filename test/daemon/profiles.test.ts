@@ -1,8 +1,8 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCliInProcess } from '../helpers/cliInProcess.ts';
 import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
-import { runCliToEnd } from '../helpers/daemonProcess.ts';
 
 /** INBOX_PROFILES_FILE through the real daemon: exit 78 at start, re-read while it runs. */
 describe('inbox profiles file (real daemon)', () => {
@@ -19,12 +19,15 @@ describe('inbox profiles file (real daemon)', () => {
     h = await startHarness('profiles-bad');
     const file = join(h.box.dataDir, 'profiles.json');
     writeFileSync(file, JSON.stringify({ profiles: [{ match: 'LAGER_*.TXT', decimal: ';' }] }));
-    const r = await runCliToEnd(['run'], { ...h.env, INBOX_PROFILES_FILE: file });
+    const r = await runCliInProcess(['run'], { ...h.env, INBOX_PROFILES_FILE: file });
     expect(r.code).toBe(78);
     expect(r.output).toMatch(
       /configuration error: INBOX_PROFILES_FILE: .*profiles\.json: profiles\[0\] \(match "LAGER_\*\.TXT"\), decimal: /,
     );
-    const missing = await runCliToEnd(['run'], { ...h.env, INBOX_PROFILES_FILE: `${file}.nope` });
+    const missing = await runCliInProcess(['run'], {
+      ...h.env,
+      INBOX_PROFILES_FILE: `${file}.nope`,
+    });
     expect(missing.code).toBe(78);
     expect(missing.output).toMatch(/INBOX_PROFILES_FILE: cannot read .*ENOENT/);
   });
@@ -38,12 +41,17 @@ describe('inbox profiles file (real daemon)', () => {
     expect(loaded.profiles).toBe(1);
 
     writeFileSync(file, '{"profiles": [{"match": "X", "headerLine": "two"}]}'); // in place
+    // Reported once read the same twice (not a file caught half-written); read at once here
+    // instead of at the next looks (every 2 s).
+    await d.runNow('settings-files');
+    await d.runNow('settings-files');
     const invalid = await d.waitFor((l) => l.event === 'profiles.invalid', 10_000);
     expect(invalid.level).toBe('warn');
     expect(String(invalid.problem)).toMatch(/profiles\[0\] \(match "X"\), headerLine: /);
 
     writeFileSync(join(h.box.dataDir, '.profiles.json.tmp'), profiles('items-*.txt'));
     renameSync(join(h.box.dataDir, '.profiles.json.tmp'), file); // replaced by a rename
+    await d.runNow('settings-files');
     await d.waitFor((l) => l.event === 'profiles.reloaded', 10_000);
     expect(await h.stop()).toBe(0);
   });

@@ -1,16 +1,12 @@
 import { copyFileSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config/load.ts';
-import { type Daemon, startDaemon } from '../../src/daemon/daemon.ts';
-import { createLogger } from '../../src/log/logger.ts';
-import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
-import { makeSandbox, type Sandbox, waitUntil } from '../helpers/sandbox.ts';
+import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
+import { waitUntil } from '../helpers/sandbox.ts';
 
 /**
  * The real exports of test/fixtures/real/ (Magento, WooCommerce, PrestaShop, Odoo, iDempiere),
- * each read end to end by the daemon (started in this process) with its profile from
+ * each read end to end by the daemon (in this process, test/helpers/daemonHarness.ts) with its profile from
  * examples/profiles/ and pushed to the simulator; the portal's values are checked against what
  * each file means: quantities per source summed after the locations mapping, status rows,
  * fractions, parent rows and unmanaged stock, a file without a header.
@@ -41,19 +37,17 @@ const SKUS = [
   ...['Oak', 'Elm', 'PChair'],
 ];
 
-let box: Sandbox;
-let sim: Simulator;
-let daemon: Daemon | undefined;
+let h: Harness;
 
 beforeAll(async () => {
-  box = makeSandbox('real-exports');
-  sim = await startSimulator({ products: 20 });
-  const brand = sim.store.brands.list()[0]!.name;
-  for (const sku of SKUS) sim.store.addProduct({ sku, name: sku, brand });
+  h = await startHarness('real-exports', { products: 20 });
+  const store = h.sim.store;
+  const brand = store.brands.list()[0]!.name;
+  for (const sku of SKUS) store.addProduct({ sku, name: sku, brand });
   // What the portal holds before: a kept row (stock not managed) must leave it so.
-  sim.store.setFactoryStock('WOOALBUM', 42);
-  sim.store.setFactoryStock('PChair', 9);
-  sim.store.setDcStock('DC-MAN', 'SKU-1', 4);
+  store.setFactoryStock('WOOALBUM', 42);
+  store.setFactoryStock('PChair', 9);
+  store.setDcStock('DC-MAN', 'SKU-1', 4);
   const profiles = PROFILE_FILES.flatMap(
     (name) =>
       (
@@ -62,45 +56,32 @@ beforeAll(async () => {
         }
       ).profiles,
   );
-  const profilesFile = join(box.dataDir, 'profiles.json');
+  const dataDir = h.box.dataDir;
+  const profilesFile = join(dataDir, 'profiles.json');
   writeFileSync(profilesFile, JSON.stringify({ profiles }));
-  const rulesFile = join(box.dataDir, 'stock-rules.json');
+  const rulesFile = join(dataDir, 'stock-rules.json');
   copyFileSync(new URL('magento-stock-rules.json', examples), rulesFile);
-  const config = loadConfig({
-    env: {
-      SUPPLIER_API_URL: sim.baseUrl,
-      SUPPLIER_EMAIL: 'supplier@example.com',
-      SUPPLIER_PASSWORD: 'demo-password',
-      REDIS_URL: box.redisUrl,
-      SYNC_QUEUE_PREFIX: box.prefix,
-      SYNC_DATA_DIR: box.dataDir,
-      INBOX_STABILITY_MS: '50',
-      INBOX_SCAN_INTERVAL_MS: '1000',
-      INBOX_PROFILES_FILE: profilesFile,
-      STOCK_RULES_FILE: rulesFile,
-      LOG_LEVEL: 'warn',
-    },
+  await h.start({
+    INBOX_PROFILES_FILE: profilesFile,
+    STOCK_RULES_FILE: rulesFile,
+    INBOX_STABILITY_MS: '50',
+    LOG_LEVEL: 'info',
   });
-  daemon = await startDaemon({
-    config,
-    log: createLogger({ level: 'warn', destination: new PassThrough().resume() }),
-  });
+  // Copied byte for byte (some are not UTF-8), under a temporary name, then renamed.
   for (const name of FILES) {
-    const temp = join(box.dataDir, 'inbox', `.${name}.tmp`);
+    const temp = join(dataDir, 'inbox', `.${name}.tmp`);
     copyFileSync(new URL(name, real), temp);
-    renameSync(temp, join(box.dataDir, 'inbox', name));
+    renameSync(temp, join(dataDir, 'inbox', name));
   }
 }, 30_000);
 
 afterAll(async () => {
-  await daemon?.stop('test over');
-  await sim?.close();
-  await box?.cleanup();
+  await h?.cleanup();
 });
 
 /** The report of a file once it is in processed/. */
 async function report(name: string): Promise<Record<string, unknown>> {
-  const dir = join(box.dataDir, 'processed');
+  const dir = join(h.box.dataDir, 'processed');
   const file = await waitUntil(
     () => readdirSync(dir).find((f) => f.endsWith(`-${name}.report.json`)),
     { timeoutMs: 20_000, message: `the report of ${name}` },
@@ -108,8 +89,8 @@ async function report(name: string): Promise<Record<string, unknown>> {
   return JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
 }
 
-const factory = (sku: string) => sim.store.factoryStock(sku)?.stock_quantity;
-const dc = (code: string, sku: string) => sim.store.dcStock(code, sku)?.stock_quantity;
+const factory = (sku: string) => h.sim.store.factoryStock(sku)?.stock_quantity;
+const dc = (code: string, sku: string) => h.sim.store.dcStock(code, sku)?.stock_quantity;
 
 /** Waits until the portal holds what the file means. */
 async function portalHolds(

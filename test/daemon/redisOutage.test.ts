@@ -30,8 +30,12 @@ afterEach(async () => {
   box = undefined;
 });
 
-/** How long each outage lasts: long enough for a flood of ~10 lines a second to show. */
-const OUTAGE_MS = 6000;
+/**
+ * How long each outage lasts: long enough for a flood to show (ioredis retries several times a
+ * second; a line per retry would be dozens of lines), and for /healthz and /metrics to be asked
+ * more than ten times (a request every 100 ms).
+ */
+const OUTAGE_MS = 3000;
 
 /** Lines of raw output that are not JSON log lines (console.error dumps, stack traces). */
 const notJson = (text: string) =>

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ACTIVE_DC_CODES } from '../../src/simulator/seed.ts';
+import { runCliInProcess } from '../helpers/cliInProcess.ts';
 import {
   dcCsv,
   factoryCsv,
@@ -9,7 +10,6 @@ import {
   seededSku,
   startHarness,
 } from '../helpers/daemonHarness.ts';
-import { runCliToEnd } from '../helpers/daemonProcess.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 /** STOCK_RULES_FILE through the real daemon and the simulator (#17). */
@@ -35,20 +35,6 @@ const itemsWritten = (h: Harness, kind: 'factory' | 'dc') =>
     )
     .reduce((n, r) => n + (r.items ?? 0), 0);
 
-/** Waits until no push or ingest job waits or runs. */
-async function waitForIdle(h: Harness): Promise<void> {
-  await waitUntil(
-    async () => {
-      const r = await h.cli(['status', '--json']);
-      const s = JSON.parse(r.output.slice(r.output.indexOf('{')));
-      return ['push', 'ingest'].every(
-        (q) => s.queues[q].waiting + s.queues[q].active + s.queues[q].prioritized === 0,
-      );
-    },
-    { timeoutMs: 15_000, intervalMs: 200, message: 'idle queues' },
-  );
-}
-
 const factoryQty = (h: Harness, i: number) =>
   h.sim.store.factoryStock(seededSku(i))?.stock_quantity;
 
@@ -68,7 +54,7 @@ describe('stock rules (real daemon, simulator)', () => {
       file,
       JSON.stringify({ rules: [{ sku: 'A*' }, { sku: 'DISC-*', percent: 150 }] }),
     );
-    const r = await runCliToEnd(['run'], { ...h.env, STOCK_RULES_FILE: file });
+    const r = await runCliInProcess(['run'], { ...h.env, STOCK_RULES_FILE: file });
     expect(r.code).toBe(78);
     expect(r.output).toMatch(
       /configuration error: STOCK_RULES_FILE: .*rules\.json: rules\[1\] \(sku "DISC-\*"\), percent: percent must be from 0 to 100/,
@@ -119,7 +105,7 @@ describe('stock rules (real daemon, simulator)', () => {
         h!.sim.store.dcStock(DC1, seededSku(1))?.stock_quantity === 10,
       { timeoutMs: 20_000, message: 'offered quantities on the portal' },
     );
-    await waitForIdle(h);
+    await h.waitForIdle();
     expect(factoryQty(h, 9)).toBe(4321);
     expect(itemsWritten(h, 'factory')).toBe(3);
 
@@ -170,24 +156,28 @@ describe('stock rules (real daemon, simulator)', () => {
         factoryQty(h!, 0) === 99 && rows.slice(1).every(([, q], i) => factoryQty(h!, i + 1) === q),
       { timeoutMs: 20_000, message: 'first push' },
     );
-    await waitForIdle(h);
+    await h.waitForIdle();
     h.sim.resetStats();
 
     // Edited in place: one more key is capped.
     writeFileSync(file, rules([{ sku: seededSku(3), max: 50 }]));
+    await h.runNow('settings-files'); // as the next look at the file (every 2 s) would
     const applied = await d.waitFor(
       (l) => l.event === 'rules.applied' && l.reason === 'file changed',
       10_000,
     );
     expect(applied).toMatchObject({ offerChanged: 1, newlyPending: 1, keysChanged: 1 });
     await waitUntil(() => factoryQty(h!, 3) === 50, { timeoutMs: 15_000, message: 'cap pushed' });
-    await waitForIdle(h);
+    await h.waitForIdle();
     expect(itemsWritten(h, 'factory')).toBe(1);
     expect(factoryQty(h, 0)).toBe(99);
 
     // A bad edit (replaced by a rename) is logged and the last good rules stay.
     writeFileSync(join(h.box.dataDir, '.rules.tmp'), '{"rules": [{"sku": "X", "percent": 200}]}');
     renameSync(join(h.box.dataDir, '.rules.tmp'), file);
+    // Reported once read the same twice (not a file caught half-written).
+    await h.runNow('settings-files');
+    await h.runNow('settings-files');
     const invalid = await d.waitFor((l) => l.event === 'rules.invalid', 10_000);
     expect(invalid.level).toBe('warn');
     expect(String(invalid.problem)).toMatch(/rules\[0\] \(sku "X"\), percent: /);

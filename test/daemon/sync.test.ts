@@ -15,19 +15,6 @@ import { waitUntil } from '../helpers/sandbox.ts';
 
 let h: Harness;
 
-/** Waits until no push or ingest job waits or runs. */
-async function waitForIdle(h: Harness): Promise<void> {
-  await waitUntil(
-    async () => {
-      const r = await h.cli(['status', '--json']);
-      const s = JSON.parse(r.output.slice(r.output.indexOf('{')));
-      return ['push', 'ingest'].every(
-        (q) => s.queues[q].waiting + s.queues[q].active + s.queues[q].prioritized === 0,
-      );
-    },
-    { timeoutMs: 15_000, intervalMs: 200, message: 'idle queues' },
-  );
-}
 afterEach(async () => {
   await h?.cleanup();
 });
@@ -64,7 +51,7 @@ describe('the daemon keeps the portal in step with inbox files', () => {
     expect(writes(h, 'factory')).toHaveLength(Math.ceil(100 / 40));
     expect(writes(h, 'dc')).toHaveLength(Math.ceil(90 / 40));
     // The same content again (a duplicate), and the same values in a new file: no write call.
-    await waitForIdle(h);
+    await h.waitForIdle();
     h.sim.resetStats();
     const handled = () =>
       h.daemon!.lines.filter((l) => /^file\.(processed|duplicate)$/.test(String(l.event))).length;
@@ -76,7 +63,7 @@ describe('the daemon keeps the portal in step with inbox files', () => {
       message: 'the second pair of files to be handled',
       onTimeout: () => writeFileSync('/tmp/daemon-out.log', h.daemon!.output()),
     });
-    await waitForIdle(h);
+    await h.waitForIdle();
     expect(writes(h, 'factory')).toHaveLength(0);
     expect(writes(h, 'dc')).toHaveLength(0);
     expect(await h.stop()).toBe(0);
@@ -121,6 +108,12 @@ describe('the daemon keeps the portal in step with inbox files', () => {
         timeoutMs: 15_000,
         message: 'the retried items to land',
       },
+    );
+    // The portal holds them; the daemon records the answer (the failures go), then logs it.
+    await h.daemon!.waitFor(
+      (l) => l.event === 'stock.pushed' && l.updated === 2 && l.failed === 0,
+      15_000,
+      'the retried items recorded',
     );
     const after = await h.cli(['failures', '--json']);
     expect(JSON.parse(after.output.slice(after.output.indexOf('{'))).stock).toEqual([]);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -10,6 +10,7 @@ export interface Sandbox {
   readonly dataDir: string;
   /** A BullMQ prefix no other test uses. */
   readonly prefix: string;
+  /** The suite's Redis; reading it in a project without Redis (unit) is an error naming why. */
   readonly redisUrl: string;
   /** Removes the directory (unless `keepDir`: a failed test's evidence) and the Redis keys. */
   cleanup(options?: { keepDir?: boolean }): Promise<void>;
@@ -20,14 +21,20 @@ export function makeSandbox(label = 'test'): Sandbox {
   const id = randomBytes(4).toString('hex');
   const dataDir = mkdtempSync(join(tmpdir(), `supplier-sync-${label}-`));
   const prefix = `t-${label}-${id}`;
-  const redisUrl = inject('redisUrl');
+  const redisUrl: string | undefined = inject('redisUrl');
   return {
     dataDir,
     prefix,
-    redisUrl,
+    get redisUrl() {
+      if (redisUrl === undefined)
+        throw new Error(
+          'this test needs Redis, which its vitest project does not start: move it out of the unit project (vitest.config.ts)',
+        );
+      return redisUrl;
+    },
     async cleanup({ keepDir = false } = {}) {
       if (!keepDir) rmSync(dataDir, { recursive: true, force: true });
-      await deleteKeys(redisUrl, `${prefix}:*`);
+      if (redisUrl !== undefined) await deleteKeys(redisUrl, `${prefix}:*`);
     },
   };
 }
@@ -73,4 +80,14 @@ export async function waitUntil<T>(
     }
     await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/**
+ * A fresh temporary folder in memory (/dev/shm where the machine has it, else the usual temporary
+ * folder), for tests that create many short-lived SQLite files to check logic, where what reaches
+ * the disk (fsync) is not what is tested: the durability tests use real disk folders.
+ */
+export function memoryTempDir(prefix: string): string {
+  const base = existsSync('/dev/shm') && statSync('/dev/shm').isDirectory() ? '/dev/shm' : tmpdir();
+  return mkdtempSync(join(base, prefix));
 }

@@ -1,5 +1,3 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import {
   existsSync,
   mkdirSync,
@@ -13,17 +11,14 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { rejectHeld, releaseHeld } from '../../src/inventory/index.ts';
-import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
 import { HeldStore } from '../../src/state/inbox/heldStore.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
 import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
 import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
-import { runCliToEnd } from '../helpers/daemonProcess.ts';
+import { runCliInProcess } from '../helpers/cliInProcess.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
-const NODE = join(process.cwd(), 'node_modules/.bin/node');
-const FIXTURE = join(process.cwd(), 'test/fixtures/ingest-crash.ts');
 const guard = { zeroPercent: 50, dropPercent: 80, minKeys: 5 };
 let env: IngestEnv;
 let snapPath: string;
@@ -189,7 +184,7 @@ describe('guard rails on the snapshot source', () => {
     const rulesFile = join(env.dataDir, 'stock-rules.json');
     writeFileSync(rulesFile, JSON.stringify({ rules: [{ sku: 'S9', max: 30 }] }));
 
-    const r = await runCliToEnd(['release', '1', '--json'], {
+    const r = await runCliInProcess(['release', '1', '--json'], {
       SYNC_DATA_DIR: env.dataDir,
       STOCK_RULES_FILE: rulesFile,
       // No daemon to ask for a push: the command says so and still succeeds.
@@ -210,54 +205,6 @@ describe('guard rails on the snapshot source', () => {
     expect(new HeldStore(env.db).get(1)?.status).toBe('released');
     expect(applies()).toEqual([]);
     expect(scratchFiles()).toEqual([]);
-  });
-
-  it('a release while another process is in the middle of its merge leaves that apply to it; once the process is gone, the start finishes it', async () => {
-    writeSnapshot(rows(() => 5));
-    await readSnapshot(deps());
-    pushed();
-    writeSnapshot(rows(() => 0));
-    expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
-
-    // Another process (the daemon) has merged 2 of a file's 10 keys and is working on the rest.
-    env.drop(
-      'f.csv',
-      `sku,stock_quantity\n${Array.from({ length: 10 }, (_, i) => `F${i},3`).join('\n')}\n`,
-    );
-    const child = spawn(NODE, [FIXTURE, env.dataDir, 'f.csv', 'pause-after-chunk'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    const exited = once(child, 'exit');
-    try {
-      let out = '';
-      for await (const chunk of child.stdout) {
-        out += String(chunk);
-        if (out.includes('paused')) break;
-      }
-      expect(out).toContain('paused');
-      const theirs = applies();
-      expect(theirs).toHaveLength(1);
-      const fileKeys = () => env.desired().filter((r) => r.sku.startsWith('F')).length;
-      expect(fileKeys()).toBe(2);
-
-      const released = await releaseHeld(decide(), 1);
-      expect(released).toMatchObject({ source: 'snapshot', keys: 10, pendingKeys: 10 });
-      expect(quantities().filter((q) => q === 0)).toHaveLength(10);
-      // Theirs is untouched: not merged alongside them, its scratch file still there.
-      expect(applies()).toEqual(theirs);
-      expect(fileKeys()).toBe(2);
-      expect(scratchFiles()).toEqual([theirs[0]!.file]);
-
-      child.kill('SIGKILL');
-      await exited;
-      await recoverInbox(env.deps);
-      expect(applies()).toEqual([]);
-      expect(fileKeys()).toBe(10);
-      expect(scratchFiles()).toEqual([]);
-      expect(env.capture.events('ingest.apply_resumed')).toHaveLength(1);
-    } finally {
-      child.kill('SIGKILL');
-    }
   });
 
   it('with SNAPSHOT_ABSENT=zero, a truncated snapshot is held: the keys it omits count as named', async () => {

@@ -1,25 +1,15 @@
-/**
- * The staged apply (issue #14): rows staged in a scratch database, the "before apply" step, the
- * commit point and the chunked merge, proven against real files, a real state.db and real child
- * processes killed at the moments that matter.
- */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyRows, type BeforeApplyCheck } from '../../src/inventory/apply/applyStaged.ts';
 import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
-import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
 import { recordStagedApply } from '../../src/state/staging/stagedApply.ts';
 import { rederiveOffers, setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
-
-const NODE = join(process.cwd(), 'node_modules/.bin/node');
-const FIXTURE = join(process.cwd(), 'test/fixtures/ingest-crash.ts');
 
 let env: IngestEnv;
 beforeEach(() => {
@@ -49,14 +39,6 @@ function sources() {
 const scratchFiles = () =>
   existsSync(stagingDir(env.dataDir)) ? readdirSync(stagingDir(env.dataDir)) : [];
 const applies = () => env.db.prepare('SELECT COUNT(*) AS n FROM staged_applies').get();
-
-function crash(name: string, mode: 'after-chunk' | 'in-check') {
-  const child = spawnSync(NODE, [FIXTURE, env.dataDir, name, mode], {
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
-  expect(child.signal, child.stderr).toBe('SIGKILL');
-}
 
 describe('staged apply of a stock file', () => {
   it('merges in chunks: every key, last line wins, source file and line recorded, scratch removed', async () => {
@@ -196,61 +178,6 @@ describe('reports with many rejected rows', () => {
     expect(report.rejected).toHaveLength(bad);
     expect(report.rejectedOmitted).toBe(0);
     expect(scratchFiles()).toEqual([]);
-  });
-});
-
-describe('a kill at any point: all or nothing', () => {
-  it('killed in the before-apply step: nothing applied; at start the scratch file goes, the file is read again whole', async () => {
-    env.drop('s.csv', csv(ten));
-    crash('s.csv', 'in-check');
-    expect(env.desired()).toEqual([]);
-    expect(env.db.prepare('SELECT COUNT(*) AS n FROM inbox_files').get()).toEqual({ n: 0 });
-    expect(scratchFiles()).toHaveLength(1);
-
-    await recoverInbox(env.deps);
-    expect(scratchFiles()).toEqual([]);
-    const out = await env.process('s.csv');
-    expect(out.status).toBe('processed');
-    expect(env.desired()).toHaveLength(10);
-  });
-
-  it('killed mid-merge: the decided apply is finished at start, every key once, then the file moves', async () => {
-    env.drop('s.csv', csv(ten));
-    crash('s.csv', 'after-chunk');
-    // After the kill: the apply is decided (ledger row and staged_applies row), 2 of 10 merged.
-    const ledger = new InboxLedger(env.db);
-    expect(ledger.committed()).toHaveLength(1);
-    expect(applies()).toEqual({ n: 1 });
-    expect(env.desired()).toHaveLength(2);
-    expect(scratchFiles()).toHaveLength(1);
-
-    const result = await recoverInbox(env.deps);
-    expect(result.waiting).toEqual(['s.csv']);
-    expect(applies()).toEqual({ n: 0 });
-    expect(env.desired().map((r) => r.quantity)).toEqual(ten.map(([, q]) => q));
-    expect(scratchFiles()).toEqual([]);
-    expect(env.capture.events('ingest.apply_resumed')).toHaveLength(1);
-
-    const out = await env.process('s.csv');
-    expect(out).toMatchObject({ status: 'processed', ledgerId: 1 });
-    expect(env.report(out).stock).toMatchObject({ keys: 10, newlyPending: 10 });
-    expect(env.dirty()).toHaveLength(10);
-    expect(env.list('inbox')).toEqual([]);
-  });
-
-  it('killed mid-merge and the scratch file lost: the file is read again from the start', async () => {
-    env.drop('s.csv', csv(ten));
-    crash('s.csv', 'after-chunk');
-    for (const f of scratchFiles())
-      (await import('node:fs')).rmSync(join(stagingDir(env.dataDir), f));
-    const out = await env.process('s.csv');
-    expect(out.status).toBe('processed');
-    expect(env.desired()).toHaveLength(10);
-    expect(env.capture.events('ingest.apply_abandoned')).toHaveLength(1);
-    // The abandoned ledger row is gone; the file's new row is the only one.
-    expect(env.db.prepare('SELECT status FROM inbox_files').all()).toEqual([
-      { status: 'processed' },
-    ]);
   });
 });
 

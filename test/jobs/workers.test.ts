@@ -7,9 +7,10 @@ import {
 } from '../../src/api/portalErrors.ts';
 import { redisConnection } from '../../src/jobs/connection.ts';
 import { closeQueues, createQueues, pushDue, type Queues } from '../../src/jobs/queues.ts';
+import type { RedisErrorSink } from '../../src/jobs/redisWatch.ts';
 import { FIX_CONFIG_RECHECK_MS, startWorkers, type WorkerSet } from '../../src/jobs/workers.ts';
 import { LogCapture } from '../api/helpers.ts';
-import { makeSandbox, type Sandbox, waitUntil } from '../helpers/sandbox.ts';
+import { deleteKeys, makeSandbox, type Sandbox, waitUntil } from '../helpers/sandbox.ts';
 
 /**
  * The workers map the API's failure policy onto BullMQ (real Redis): final → failed at once,
@@ -43,8 +44,15 @@ afterEach(async () => {
   await box.cleanup();
 });
 
-/** Starts the workers with a push processor that throws `first()` on its first run. */
-function start(first: () => unknown, afterPush?: () => Promise<unknown>) {
+/**
+ * Starts the workers with a push processor that throws `first()` on its first run (or the given
+ * one), their Redis errors going to `onError` (ignored by default).
+ */
+function start(
+  first: () => unknown,
+  afterPush?: () => Promise<unknown>,
+  options: { push?: (job: Job) => Promise<unknown>; onError?: RedisErrorSink } = {},
+) {
   const noop = async () => undefined;
   workers = startWorkers({
     redis: box.redisUrl,
@@ -52,14 +60,16 @@ function start(first: () => unknown, afterPush?: () => Promise<unknown>) {
     queues,
     log: logs.logger,
     lockMs: 4000,
-    onError: ignoreRedisErrors,
+    onError: options.onError ?? ignoreRedisErrors,
     ...(afterPush === undefined ? {} : { afterJob: { push: afterPush } }),
     processors: {
-      push: async (_job: Job) => {
-        runs.push(Date.now());
-        if (runs.length === 1) throw first();
-        return 'done';
-      },
+      push:
+        options.push ??
+        (async (_job: Job) => {
+          runs.push(Date.now());
+          if (runs.length === 1) throw first();
+          return 'done';
+        }),
       shipments: noop,
       ingest: noop,
       reconcile: noop,
@@ -140,5 +150,45 @@ describe('workers apply the failure policy (real Redis)', () => {
     await waitUntil(() => seen.length === 2, { message: 'after the completed push' });
     expect(await state(done)).toBe('completed');
     expect(seen).toEqual([false, false]);
+  });
+
+  it('closes at once when asked while a job that stops its lane is running (no wait for the lane’s pause)', async () => {
+    // The close comes while the push is failing with fix-config: the worker must not start
+    // waiting out the lane's pause (5 min, in waits of up to 30 s) once it is closing.
+    let closed: Promise<void> | undefined;
+    start(() => {
+      closed = workers!.close();
+      return new PortalHttpError('POST /x: HTTP 403', { status: 403, apiMessage: 'No' });
+    });
+    await addPush();
+    await waitUntil(() => closed !== undefined, { message: 'the close asked for' });
+    await closed;
+    workers = undefined;
+    expect(logs.events('queue.fix_config')).toHaveLength(1);
+  }, 10_000);
+
+  it('a job whose record Redis lost while it ran (restarted empty, flushed) is logged as lost, not as a Redis error', async () => {
+    const redisErrors: string[] = [];
+    let release: (() => void) | undefined;
+    const running = new Promise<void>((r) => {
+      release = r;
+    });
+    let started = false;
+    start(() => undefined, undefined, {
+      push: async () => {
+        started = true;
+        await running;
+        return 'done';
+      },
+      onError: (source) => (err) => redisErrors.push(`${source}: ${err.message}`),
+    });
+    await addPush();
+    await waitUntil(() => started, { message: 'the push running' });
+    await deleteKeys(box.redisUrl, `${box.prefix}:*`); // the job's key and lock with it
+    release!();
+    const lost = await waitUntil(() => logs.events('job.lost')[0], { message: 'job.lost' });
+    expect(lost).toMatchObject({ level: 'info', queue: 'push' });
+    expect(String(lost.error)).toMatch(/^Missing (key|lock) for job /);
+    expect(redisErrors).toEqual([]);
   });
 });

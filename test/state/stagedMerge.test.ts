@@ -2,10 +2,10 @@
  * The two ways of merging a staged chunk (src/state/staging/stagedMerge.ts) agree: the plain one (no stock
  * rules) against the ruled one under a rule that matches nothing, from the same random state
  * (stored rows older and newer than the source, known remote quantities, pending keys, stored
- * failures) and the same staged set, in random chunk sizes. Real SQLite files on disk.
+ * failures) and the same staged set, in random chunk sizes. Real SQLite files, in memory (fsync is
+ * not what is tested here).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,9 @@ import {
 import { StagingFile } from '../../src/state/staging/stagingFile.ts';
 import type { ApplyResult } from '../../src/state/stock/desiredStock.ts';
 import { setStockRules } from '../../src/state/stock/ruleOffers.ts';
+import { memoryTempDir } from '../helpers/sandbox.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'staged-merge-'));
+const dir = memoryTempDir('staged-merge-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const SOURCE_AT = 1_000;

@@ -2,18 +2,17 @@
  * The scratch database of a staged set (src/state/staging/stagingFile.ts), written in the reading thread and,
  * past `workerAfterRows`, by a real worker thread: the same rows, duplicates and rejections either
  * way, the reader held back while the worker is behind, the worker's errors surfaced, and a
- * discarded set leaving no file behind. Real SQLite files in a temporary folder.
+ * discarded set leaving no file behind. Real SQLite files in a temporary folder in memory.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StockKind } from '../../src/domain/stock.ts';
 import { StagingFile } from '../../src/state/staging/stagingFile.ts';
+import { memoryTempDir } from '../helpers/sandbox.ts';
 
-const dir = mkdtempSync(join(tmpdir(), 'staging-'));
+const dir = memoryTempDir('staging-');
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ROWS = 30_000;

@@ -117,4 +117,26 @@ describe('watched JSON settings file (profiles)', () => {
     writeFileSync(path, valid('Z*'));
     await waitUntil(() => firstMatch(watched) === 'Z*', { message: 'the file back' });
   });
+
+  it('check() reads at once: an edit taken, a broken one reported on the second read', async () => {
+    const { path, log } = setup(valid('A*'));
+    const watched = watchProfilesFile(path, log, 3_600_000); // its own timer never comes
+    watchers.push(watched);
+    writeFileSync(path, valid('B*'));
+    await watched.check();
+    expect(firstMatch(watched)).toBe('B*');
+    expect(log.events('profiles.reloaded')).toHaveLength(1);
+
+    writeFileSync(path, '{"profiles": [');
+    await watched.check();
+    expect(log.events('profiles.invalid')).toHaveLength(0); // perhaps caught half-written
+    await watched.check();
+    expect(log.events('profiles.invalid')).toHaveLength(1);
+    expect(firstMatch(watched)).toBe('B*');
+    // Reads asked for together run one after the other: the edit is taken once.
+    writeFileSync(path, valid('C*'));
+    await Promise.all([watched.check(), watched.check(), watched.check()]);
+    expect(firstMatch(watched)).toBe('C*');
+    expect(log.events('profiles.reloaded')).toHaveLength(2);
+  });
 });

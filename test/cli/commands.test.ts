@@ -1,46 +1,51 @@
+/**
+ * The command line in this process: `main(argv, …)` as the installed command calls it (argument
+ * parsing, configuration, the exit code it returns and what it prints). That the process exits
+ * with that code is shown once per code by test/e2e/exitCodes.test.ts.
+ */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commands } from '../../src/cli/commands/index.ts';
-import { runCliToEnd } from '../helpers/daemonProcess.ts';
+import { runCliInProcess } from '../helpers/cliInProcess.ts';
 
 const env = () => ({ SYNC_DATA_DIR: mkdtempSync(join(tmpdir(), 'supplier-sync-cli-')) });
 
-describe('command line (real child processes)', () => {
+describe('command line (main, in-process)', () => {
   it('prints help for the tool and for every command, exit 0', async () => {
-    const top = await runCliToEnd(['--help'], env());
+    const top = await runCliInProcess(['--help'], env());
     expect(top.code).toBe(0);
     for (const c of commands) expect(top.output).toContain(c.name);
-    // Four at a time: a child per command all at once starves a loaded machine past the timeout.
-    const each: Awaited<ReturnType<typeof runCliToEnd>>[] = [];
-    for (let i = 0; i < commands.length; i += 4) {
-      const group = commands.slice(i, i + 4);
-      each.push(...(await Promise.all(group.map((c) => runCliToEnd([c.name, '--help'], env())))));
+    for (const c of commands) {
+      const r = await runCliInProcess([c.name, '--help'], env());
+      expect(r.code, c.name).toBe(0);
+      expect(r.stdout).toContain(`supplier-sync ${c.name}`);
+      expect(r.stderr, c.name).toBe('');
     }
-    each.forEach((r, i) => {
-      expect(r.code, commands[i]!.name).toBe(0);
-      expect(r.output).toContain(`supplier-sync ${commands[i]!.name}`);
-    });
-  }, 120_000);
+    // No command at all: the help, as a usage error.
+    expect((await runCliInProcess([], env())).code).toBe(2);
+  });
 
   it('exits 2 on an unknown command or option', async () => {
-    expect((await runCliToEnd(['frobnicate'], env())).code).toBe(2);
-    const r = await runCliToEnd(['failures', '--frob'], env());
+    const unknown = await runCliInProcess(['frobnicate'], env());
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^supplier-sync: unknown command 'frobnicate'/);
+    const r = await runCliInProcess(['failures', '--frob'], env());
     expect(r.code).toBe(2);
-    expect(r.output).toMatch(/--frob/);
+    expect(r.stderr).toMatch(/--frob/);
   });
 
   it('exits 78 with one line naming the key of a bad setting', async () => {
-    const bad = await runCliToEnd(['failures'], { ...env(), API_REQUESTS_PER_HOUR: 'lots' });
+    const bad = await runCliInProcess(['failures'], { ...env(), API_REQUESTS_PER_HOUR: 'lots' });
     expect(bad.code).toBe(78);
-    expect(bad.output.trim()).toBe(
-      'supplier-sync: configuration error: API_REQUESTS_PER_HOUR: must be a whole number',
+    expect(bad.output).toBe(
+      'supplier-sync: configuration error: API_REQUESTS_PER_HOUR: must be a whole number\n',
     );
-    const flag = await runCliToEnd(['failures', '--log-level', 'loud'], env());
+    const flag = await runCliInProcess(['failures', '--log-level', 'loud'], env());
     expect(flag.code).toBe(78);
     expect(flag.output).toMatch(/LOG_LEVEL/);
-    const unknown = await runCliToEnd(['failures'], { ...env(), SYNC_DATADIR: '/x' });
+    const unknown = await runCliInProcess(['failures'], { ...env(), SYNC_DATADIR: '/x' });
     expect(unknown.code).toBe(78);
     expect(unknown.output).toMatch(/SYNC_DATADIR: unknown setting/);
   });
@@ -63,21 +68,18 @@ describe('command line (real child processes)', () => {
       ],
       [{ HTTP_HOST: 'not a host' }, /^supplier-sync: configuration error: HTTP_HOST: /],
     ];
-    const runs = await Promise.all(
-      cases.map(([bad]) => runCliToEnd(['run'], { ...env(), ...base, ...bad })),
-    );
-    runs.forEach((r, i) => {
-      const [bad, want] = cases[i]!;
+    for (const [bad, want] of cases) {
+      const r = await runCliInProcess(['run'], { ...env(), ...base, ...bad });
       expect(r.code, JSON.stringify(bad)).toBe(78);
       const lines = r.output.trim().split('\n');
       expect(lines, JSON.stringify(bad)).toHaveLength(1);
       expect(lines[0]).toMatch(want);
-    });
+    }
   });
 
   it('exits 1 at run time when there is no state to read', async () => {
-    const r = await runCliToEnd(['failures'], env());
+    const r = await runCliInProcess(['failures'], env());
     expect(r.code).toBe(1);
-    expect(r.output).toMatch(/no state.db/);
+    expect(r.stderr).toMatch(/no state.db/);
   });
 });

@@ -48,6 +48,10 @@ function run(data: string): Promise<{ code: number | null; stdout: string; stder
       SUPPLIER_EMAIL: 'ops@example.com',
       SUPPLIER_PASSWORD: 'pw-never-used',
       REDIS_URL: 'redis://127.0.0.1:1',
+      // The suite's compile cache (vitest.config.ts), read-only for another user: a quicker start.
+      ...(process.env.NODE_COMPILE_CACHE
+        ? { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }
+        : {}),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),

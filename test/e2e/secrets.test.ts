@@ -1,19 +1,22 @@
 /**
- * Secrets never leak (issue #8): the real daemon runs with a distinctive password through
- * logins, token invalidations and re-logins, portal faults, rejected items, shipment exports and
- * confirmations, then a second run with a wrong password read from SUPPLIER_PASSWORD_FILE. Every
- * log line, report, outbox file and the status/failures/health outputs are scanned for both
- * passwords and for every token the simulator issued. Redis is a private redis-server with a
- * password (#13): the REDIS_URL password (as written, percent-encoded, and decoded) and a wrong
- * one tried by `health` must not appear either.
+ * Secrets never leak (issue #8): the real daemon (a child process: everything it writes, in and
+ * outside its log, is scanned, and its scrubber knows only its own secrets) runs with a
+ * distinctive password through logins, token invalidations and re-logins, portal faults, rejected
+ * items, shipment exports and confirmations, then a second run with a wrong password read from
+ * SUPPLIER_PASSWORD_FILE. Every log line, report, outbox file and the status/failures/health
+ * outputs (each command a process of its own) are scanned for both passwords and for every token
+ * the simulator issued. Redis is a private redis-server with a password (#13): the REDIS_URL
+ * password (as written, percent-encoded, and decoded) and a wrong one tried by `health` must not
+ * appear either.
  */
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type RedisServer, startRedisServer } from '../../src/demo/redisServer.ts';
-import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
+import { factoryCsv, seededSku } from '../helpers/daemonHarness.ts';
 import { runCliToEnd } from '../helpers/daemonProcess.ts';
+import { type ProcessHarness as Harness, startProcessHarness } from '../helpers/processHarness.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 let h: Harness | undefined;
@@ -60,7 +63,7 @@ describe('secrets', { timeout: 90_000 }, () => {
   it('neither password nor any token appears in logs, reports, outbox files or CLI output', async () => {
     redis = await startRedisServer({ password: REDIS_PASSWORD });
     expect(redis.url).toContain(encodeURIComponent(REDIS_PASSWORD));
-    h = await startHarness(
+    h = await startProcessHarness(
       'secrets',
       { password: PASSWORD, maxBulkItems: 20, shipments: 6 },
       { SUPPLIER_PASSWORD: PASSWORD, BULK_BATCH_SIZE: '20', REDIS_URL: redis.url },
@@ -127,18 +130,21 @@ describe('secrets', { timeout: 90_000 }, () => {
       message: 'two confirmations sent',
     });
 
+    // The commands as processes of their own: in this process the scrubber would know the
+    // daemon's tokens and hide a command that printed one. Run side by side.
     const cliOutputs: string[] = [];
-    for (const args of [
+    const commands = [
       ['status', '--json'],
       ['failures', '--json'],
       ['status'],
       ['failures'],
       ['health', '--json'],
-    ]) {
-      const r = await h.cli(args);
-      expect(r.code, args.join(' ')).toBe(0);
+    ];
+    const runs = await Promise.all(commands.map((args) => runCliToEnd(args, h!.env)));
+    runs.forEach((r, i) => {
+      expect(r.code, commands[i]!.join(' ')).toBe(0);
       cliOutputs.push(r.output);
-    }
+    });
     // Redis answered the status read through the password (queue depths, not an error).
     expect(JSON.parse(cliOutputs[0]!.slice(cliOutputs[0]!.indexOf('{'))).queues.error).toBe(
       undefined,
@@ -148,9 +154,13 @@ describe('secrets', { timeout: 90_000 }, () => {
       encodeURIComponent(REDIS_PASSWORD),
       encodeURIComponent(REDIS_WRONG),
     );
-    for (const args of [['health'], ['status']]) {
-      const r = await runCliToEnd(args, { ...h.env, REDIS_URL: wrongRedis });
-      expect(r.output, args.join(' ')).toMatch(/WRONGPASS|NOAUTH|invalid (username-)?password/i);
+    const wrong = await Promise.all(
+      [['health'], ['status']].map((args) =>
+        runCliToEnd(args, { ...h!.env, REDIS_URL: wrongRedis }),
+      ),
+    );
+    for (const r of wrong) {
+      expect(r.output).toMatch(/WRONGPASS|NOAUTH|invalid (username-)?password/i);
       cliOutputs.push(r.output);
     }
     expect(JSON.parse(cliOutputs[1]!.slice(cliOutputs[1]!.indexOf('{'))).stock.length).toBe(1);
@@ -165,15 +175,13 @@ describe('secrets', { timeout: 90_000 }, () => {
     h.drop('wrong-password.csv', factoryCsv([[seededSku(0), 1]]));
     const rejected = await run2.waitForEvent('api.login_rejected', 20_000);
     expect(rejected.status).toBe(401);
-    for (const args of [
-      ['status', '--json'],
-      ['failures', '--json'],
-    ]) {
-      const r = await runCliToEnd(args, { ...h.env, ...fileEnv });
-      cliOutputs.push(r.output);
-    }
-    // Both set at once: a configuration error naming the key, not the value.
-    const both = await runCliToEnd(['status'], { ...h.env, SUPPLIER_PASSWORD_FILE: passwordFile });
+    const [status2, failures2, both] = await Promise.all([
+      runCliToEnd(['status', '--json'], { ...h.env, ...fileEnv }),
+      runCliToEnd(['failures', '--json'], { ...h.env, ...fileEnv }),
+      // Both set at once: a configuration error naming the key, not the value.
+      runCliToEnd(['status'], { ...h.env, SUPPLIER_PASSWORD_FILE: passwordFile }),
+    ]);
+    cliOutputs.push(status2.output, failures2.output);
     expect(both.code).toBe(78);
     cliOutputs.push(both.output);
     await h.stop();

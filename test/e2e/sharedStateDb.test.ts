@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/index.ts';
-import { type Harness, harness, simulator } from './helpers.ts';
+import { type Harness, harness, simulator } from '../api/helpers.ts';
 
 let sim: Simulator;
 let h: Harness;
@@ -16,7 +16,7 @@ function burst(args: string[]): Promise<{ ok: number; budget: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [join(import.meta.dirname, 'fixtures/burst.ts'), ...args],
+      [join(import.meta.dirname, '../fixtures/burst.ts'), ...args],
       {
         stdio: ['ignore', 'pipe', 'pipe'],
       },
