@@ -303,10 +303,10 @@ describe('extractConfigFlags', () => {
   });
 });
 
-describe('README settings table', () => {
+describe('docs/configuration.md settings table', () => {
   it('lists every setting with its default (regenerate with node scripts/write-default-config.ts)', () => {
-    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
-    expect(readme).toBe(withSettingsTable(readme));
+    const doc = readFileSync(new URL('../../../docs/configuration.md', import.meta.url), 'utf8');
+    expect(doc).toBe(withSettingsTable(doc));
   });
 });
 
