@@ -122,6 +122,7 @@ async function readAndCommit(
   format: InboxFormat,
 ): Promise<FileOutcome> {
   const { deps, name } = ctx;
+  deps.beforeRead?.(st);
   let lastProgress = ctx.clock.now();
   const collected = await collectFile(handle.createReadStream({ start: 0, autoClose: false }), {
     format,
