@@ -92,3 +92,14 @@ export function brokenLinks(root: string, doc: string): string[] {
   }
   return broken;
 }
+
+/** Paths of the project's own files a document names in backticks (`src/…`, `test/…`) that do not exist. */
+export function missingPaths(root: string, doc: string): string[] {
+  const text = readFileSync(join(root, doc), 'utf8');
+  const named = text.matchAll(
+    /`((?:src|test|bench|scripts|deploy)\/[\w./-]+\.(?:ts|md|json|ya?ml|sh))`/g,
+  );
+  return [...new Set([...named].map((m) => m[1] ?? ''))]
+    .filter((path) => !existsSync(join(root, path)))
+    .map((path) => `${doc}: ${path}`);
+}

@@ -5,6 +5,7 @@ import {
   brokenLinks,
   CONTENTS_START,
   LONG_DOC_LINES,
+  missingPaths,
   projectDocs,
   slug,
   withContents,
@@ -25,6 +26,10 @@ describe('the documents', () => {
 
   it('link only to files and headings that exist', () => {
     expect(docs.flatMap((doc) => brokenLinks(root, doc))).toEqual([]);
+  });
+
+  it('name only source and test files that exist', () => {
+    expect(docs.flatMap((doc) => missingPaths(root, doc))).toEqual([]);
   });
 
   it('keep the README short enough to read (about 250 lines)', () => {
