@@ -4,7 +4,7 @@ import type { ByteTap } from './byteTap.ts';
 import { detectDelimiter, isBlankLine } from './dialect.ts';
 import { DecodeStream, type EncodingChoice, type TextEncoding } from './encoding.ts';
 import { headerColumns, isBlankRow, positionalColumns } from './header.ts';
-import { readBatches } from './recordBatches.ts';
+import { readBatches, SMALL_BATCH } from './recordBatches.ts';
 import {
   DEFAULT_MAX_RECORD_BYTES,
   FileFormatError,
@@ -104,7 +104,7 @@ export async function* readDelimited(
     // Every record ends with one line feed (LF or CRLF), blank lines are records too, and a
     // record spans more lines only by the line feeds inside its quoted fields.
     let nextLine = head.line;
-    for await (const records of readBatches<string[]>(out, weight)) {
+    for await (const records of readBatches<string[]>(out, weight, SMALL_BATCH)) {
       const events: RecordEvent[] = [];
       for (const record of records) {
         const line = nextLine;
@@ -251,13 +251,20 @@ function lineFeedsIn(record: readonly string[]): number {
   return n;
 }
 
-/** The bytes already read, then the rest of the chunks. */
+/**
+ * Bytes handed to the CSV parser at once: it turns a whole piece into records before any is
+ * taken, and a 64 KiB chunk of short rows is 20,000 records alive at once.
+ */
+const FEED = 4096;
+
+/** The bytes already read, then the rest of the chunks, in pieces of at most FEED bytes. */
 async function* continueWith(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
-  if (first.length > 0) yield first;
+  for (let at = 0; at < first.length; at += FEED) yield first.subarray(at, at + FEED);
   for (;;) {
     const next = await rest.next();
     if (next.done) return;
-    yield next.value;
+    const chunk = next.value;
+    for (let at = 0; at < chunk.length; at += FEED) yield chunk.subarray(at, at + FEED);
   }
 }
 

@@ -25,6 +25,7 @@ export const SMALL_BATCH = 1024;
 export async function* readBatches<T>(
   stream: Readable,
   weigh?: (item: T) => number,
+  most = BATCH,
 ): AsyncGenerator<T[]> {
   let error: unknown;
   let ended = false;
@@ -50,7 +51,7 @@ export async function* readBatches<T>(
       if (error !== undefined) throw error;
       const batch: T[] = [];
       let weight = 0;
-      while (batch.length < BATCH && weight < BATCH_BYTES) {
+      while (batch.length < most && weight < BATCH_BYTES) {
         const item = stream.read() as T | null;
         if (item === null) break;
         batch.push(item);
