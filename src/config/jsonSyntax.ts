@@ -119,16 +119,12 @@ export function findJsonFault(text: string): JsonSyntaxFault | undefined {
         expect("',' or ']'");
       }
     }
-    if (c === '"') return string();
-    if (c === 't') return literal('true');
-    if (c === 'f') return literal('false');
-    if (c === 'n') return literal('null');
+    const word = c === 't' ? 'true' : c === 'f' ? 'false' : c === 'n' ? 'null' : undefined;
     NUMBER.lastIndex = i;
-    if (c !== undefined && /[-0-9]/.test(c) && NUMBER.test(text)) {
-      i = NUMBER.lastIndex;
-      return;
-    }
-    expect('a value');
+    if (c === '"') string();
+    else if (word !== undefined) literal(word);
+    else if (c !== undefined && /[-0-9]/.test(c) && NUMBER.test(text)) i = NUMBER.lastIndex;
+    else expect('a value');
   };
   try {
     value(0);
