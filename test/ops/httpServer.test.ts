@@ -338,7 +338,7 @@ describe('/metrics', () => {
       expect(sample(first.text, 'supplier_sync_heartbeat_age_seconds')).toBe(0);
       const oneRead = selects;
       expect(oneRead).toBeGreaterThan(0);
-      const texts = await Promise.all(Array.from({ length: 50 }, () => get('/metrics')));
+      const texts = await Promise.all(Array.from({ length: 100 }, () => get('/metrics')));
       expect(texts.every((r) => r.status === 200 && r.text === first.text)).toBe(true);
       expect(selects).toBe(oneRead);
     } finally {
