@@ -2,6 +2,7 @@
 import { realpathSync } from 'node:fs';
 import { ConfigError } from '../config/index.ts';
 import { scrubString } from '../log/redact.ts';
+import { endQuietlyOnClosedPipe } from './closedPipe.ts';
 import { type Command, type CommandContext, ExitCode } from './command.ts';
 import { commands } from './commands/index.ts';
 import { UsageError } from './usage.ts';
@@ -73,6 +74,8 @@ if (isEntryPoint()) {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // `status | head -3`: the reader went away; stop as on a signal, without a word.
+  endQuietlyOnClosedPipe([process.stdout, process.stderr], () => controller.abort('EPIPE'));
   const code = await main(process.argv.slice(2), {
     env: process.env,
     stdout: process.stdout,
