@@ -75,7 +75,11 @@ export async function establishRemote(
         kv.set(kvKey.established(kind), true);
       }
     } else {
-      kv.set(kvKey.established(kind), true);
+      // The push of every row is the kind's starting point: the idle lane's next pass of it is
+      // due one RECONCILE_MIN_INTERVAL_MS from now, not at once.
+      const now = deps.clock.now();
+      kv.set(kvKey.established(kind), true, now);
+      kv.set(kvKey.pushedWhole(kind), now, now);
     }
     choices.push(choice);
   }
