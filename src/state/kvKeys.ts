@@ -52,6 +52,8 @@ const learntBatchSize = z.object({
   maxAccepted: z.number().nullable(),
   minRejected: z.number(),
   learntAt: epochMs.optional(),
+  /** A size above an accepted one was refused: the search is over (absent: not yet). */
+  settled: z.boolean().optional(),
 });
 
 /** A key the portal changed behind the daemon's back, as logged in `reconcile.drift`. */

@@ -70,9 +70,12 @@ async function pushKind(kind: StockKind, deps: PushDeps, totals: PushTotals): Pr
     batch.push(...decision.send);
     const exhausted = keys.length < size;
     for (;;) {
-      const take = nextBatchLength(kind, batch, size);
+      // Re-read before every batch: after the portal refused one as too large, what remains of
+      // the push is cut at the size learnt then.
+      const fit = deps.writer.maxBatchSize(kind);
+      const take = nextBatchLength(kind, batch, fit);
       // A batch goes once it cannot grow (full, or the next row would repeat a SKU), or at the end.
-      const closed = take === size || take < batch.length;
+      const closed = take === fit || take < batch.length;
       if (take === 0 || !(closed || exhausted)) break;
       if (deps.signal?.aborted) return;
       const rows = batch.slice(0, take);
