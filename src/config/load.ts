@@ -66,6 +66,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (typeof out.stockRulesFile === 'string') out.stockRulesFile = resolve(cwd, out.stockRulesFile);
   if (typeof out.consolePasswordFile === 'string')
     out.consolePasswordFile = resolve(cwd, out.consolePasswordFile);
+  if (typeof out.notifyWebhookSecretFile === 'string')
+    out.notifyWebhookSecretFile = resolve(cwd, out.notifyWebhookSecretFile);
   out.configFile = sources.configFile ? resolve(cwd, sources.configFile) : undefined;
 
   for (const name of sources.require ?? []) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notifySettings } from './notifySettings.ts';
 import {
   apiUrl,
   bool,
@@ -346,6 +347,7 @@ export const settings = {
     text,
     'File holding the console password (8 to 1024 characters; trailing newline ignored), read at start. Set: every console page and /api/ route asks for it and the console can release, reject and retry. Unset: the console is read-only, and served only when HTTP_HOST is a loopback address.',
   ),
+  ...notifySettings,
 } as const;
 
 export type SettingName = keyof typeof settings;

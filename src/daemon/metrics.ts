@@ -5,6 +5,7 @@ import { type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { StateDb } from '../state/db.ts';
 import { FILE_OUTCOMES } from '../state/inbox/fileHistory.ts';
+import { notifyMetrics } from './notifyMetrics.ts';
 import { readQueueDepths, readStatus, type StatusSettings } from './status.ts';
 
 export interface MetricsDeps {
@@ -168,6 +169,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'metrics_refreshed_timestamp_seconds',
     'Unix time these figures were read from state.db (they are read on a timer, not per scrape).',
   );
+  const notifications = notifyMetrics(registry);
   const redisUp = queues
     ? gauge('redis_up', '1 when Redis answered the queue-depth query of this scrape.')
     : undefined;
@@ -239,6 +241,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     for (const outcome of FILE_OUTCOMES) files.set({ outcome }, s.files.counts[outcome]);
     rowsRejected.set(s.files.rowsRejected);
     fileProblems.set(s.files.problemCount);
+    notifications(db, t);
     refreshedAt.set(t / 1000);
 
     if (depths !== undefined && queueJobs && redisUp) {
