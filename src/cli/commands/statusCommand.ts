@@ -1,6 +1,6 @@
 import type { Config } from '../../config/index.ts';
 import { type Assessment, assess } from '../../daemon/assess.ts';
-import { readQueueDepths, readStatus } from '../../daemon/status.ts';
+import { readQueueDepths, readStatus, type Status } from '../../daemon/status.ts';
 import { statusView } from '../../daemon/views.ts';
 import { when, zoneName } from '../../domain/humanTime.ts';
 import { redisConnection } from '../../jobs/connection.ts';
@@ -138,9 +138,15 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
       .map(([lane, n]) => `${lane} ${n}`)
       .join(
         ', ',
-      )}); left now: shipments ${b.remainingByLane.shipments}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}` +
+      )}); left now: shipments ${b.remainingByLane.shipments}, polls ${b.remainingByLane.poll}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}` +
       (b.freesAt === null ? '' : `; next slot frees ${at(b.freesAt)}`),
   );
+  for (const starved of starvedLanes(s)) {
+    row(
+      'starved',
+      `${LANE_WORDS[starved.lane]}: no call before ${at(starved.until)}: ${starved.reason}`,
+    );
+  }
   row(
     'token',
     (s.token === null ? 'none yet' : `obtained ${at(s.token.obtainedAt)}`) +
@@ -224,4 +230,23 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
   );
   row('times', zoneName(tz, now));
   return out;
+}
+
+const LANE_WORDS: Record<string, string> = {
+  shipments: 'shipment confirmations',
+  poll: 'shipment polls',
+  operator: 'operator calls',
+  stock: 'stock pushes',
+  reconcile: 'reconciliation reads',
+};
+
+/**
+ * The lanes worth a line when the budget holds them: stock pushes while differences wait, and
+ * shipment calls (reading spends its whole share by design; the operator's lane is the stock's).
+ */
+function starvedLanes(s: Status) {
+  const pending = s.pendingDifferences.factory + s.pendingDifferences.dc;
+  return s.budget.starved.filter(
+    (l) => l.lane === 'shipments' || l.lane === 'poll' || (l.lane === 'stock' && pending > 0),
+  );
 }
