@@ -79,8 +79,8 @@ const statements = perConnection((db) => ({
     `INSERT INTO notify_outbox (uuid, event, body, created_at, next_at) VALUES (?, ?, ?, ?, ?)`,
   ),
   heads: db.prepare<[], Row>(
-    `SELECT o.* FROM notify_outbox o
-      WHERE o.id = (SELECT MIN(id) FROM notify_outbox WHERE event = o.event) ORDER BY o.id`,
+    `SELECT * FROM notify_outbox
+      WHERE id IN (SELECT MIN(id) FROM notify_outbox GROUP BY event) ORDER BY id`,
   ),
   head: db.prepare<[string], Row>(
     'SELECT * FROM notify_outbox WHERE event = ? ORDER BY id LIMIT 1',
