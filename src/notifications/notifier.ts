@@ -33,7 +33,10 @@ export interface NotifierDeps {
 }
 
 export interface Notifier {
-  /** Looks at the outbox now and sends what is due; resolves once that pass is done. */
+  /**
+   * Looks at the outbox now and sends what is due; resolves once every kind under way is done
+   * (what was due is delivered, or waits its back-off).
+   */
   runNow(): Promise<void>;
   /** No new attempt; the one in flight is aborted; resolves once the loop has ended. */
   stop(): Promise<void>;
@@ -121,52 +124,55 @@ export function startNotifier(deps: NotifierDeps): Notifier {
     }
   };
 
-  const pass = async (asked: boolean): Promise<void> => {
-    if (stopping.signal.aborted) return;
+  // The kinds being sent now: a kind is sent by one chain at a time, and a kind whose POST hangs
+  // (up to NOTIFY_TIMEOUT_MS) holds back neither the other kinds nor the timer.
+  const inFlight = new Map<string, Promise<void>>();
+  const pass = (asked: boolean): Promise<void> => {
+    if (stopping.signal.aborted) return Promise.resolve();
     try {
       deps.beforePass?.(asked);
     } catch (err) {
       log.warn({ event: 'notify.watch_failed', err }, 'could not read the status verdict');
     }
     const now = clock.now();
-    const due = outbox.heads().filter((h) => h.nextAt <= now);
-    await Promise.all(
-      due.map((head) =>
-        deliverKind(head).catch((err) =>
+    for (const head of outbox.heads()) {
+      if (head.nextAt > now || inFlight.has(head.event)) continue;
+      const chain = deliverKind(head)
+        .catch((err) =>
           log.warn(
             { event: 'notify.error', notification: head.event, err },
             'notification delivery failed',
           ),
-        ),
-      ),
+        )
+        .finally(() => inFlight.delete(head.event));
+      inFlight.set(head.event, chain);
+    }
+    // Resolves once every kind under way (started now or before) is done.
+    return Promise.all(inFlight.values()).then(() => {});
+  };
+  const safePass = (asked: boolean) =>
+    pass(asked).catch((err) =>
+      log.warn({ event: 'notify.error', err }, 'notification pass failed'),
     );
-  };
 
-  // One pass at a time; a pass asked for while one runs comes after it.
-  let passes: Promise<void> = Promise.resolve();
-  const inTurn = (asked: boolean) => {
-    passes = passes
-      .then(() => pass(asked))
-      .catch((err) => log.warn({ event: 'notify.error', err }, 'notification pass failed'));
-    return passes;
-  };
   let timer: NodeJS.Timeout | undefined;
   const schedule = () => {
     if (stopping.signal.aborted) return;
     timer = setTimeout(() => {
-      inTurn(false).finally(schedule);
+      void safePass(false);
+      schedule();
     }, deps.everyMs ?? NOTIFY_EVERY_MS);
     timer.unref();
   };
   schedule();
 
   return {
-    runNow: () => inTurn(true),
+    runNow: () => safePass(true),
     async stop() {
       stopping.abort();
       clearTimeout(timer);
       disableNotifications(db);
-      await passes;
+      await Promise.all(inFlight.values());
     },
   };
 }
