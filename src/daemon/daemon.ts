@@ -34,6 +34,7 @@ import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
+import { startFilesApplied } from './startFiles.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -164,6 +165,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     signal: stopping.signal,
     nudges,
     pushDue: () => pushDue(queues),
+    startFilesApplied: startFilesApplied(paths.inbox, clock.now),
     writer: stockWriter(client),
     reader: stockReader(client),
     shipments: shipmentsPort(client),

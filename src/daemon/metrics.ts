@@ -1,4 +1,5 @@
 import { Counter, Gauge, Registry } from 'prom-client';
+import { VERSION } from '../config/version.ts';
 import { oneAtATime } from '../domain/timeout.ts';
 import { type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
@@ -62,6 +63,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const gauge = <L extends string = never>(name: string, help: string, labelNames: L[] = []) =>
     new Gauge<L>({ name: P + name, help, labelNames, registers: [registry] });
 
+  gauge(
+    'build_info',
+    'Always 1; its labels name the build: version (package.json) and node (the Node.js version).',
+    ['version', 'node'],
+  ).set({ version: VERSION, node: process.versions.node }, 1);
   const calls = gauge(
     'api_calls_last_hour',
     'Portal calls (all but login) in the last rolling hour.',
