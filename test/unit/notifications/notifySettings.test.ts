@@ -33,7 +33,7 @@ describe('notification settings', () => {
     expect(bad.message).toMatch(/^NOTIFY_WEBHOOK_URL: must be an http\(s\) URL$/);
     expect(
       configError(() =>
-        loadConfig({ env: { NOTIFY_RETRY_BASE_MS: '7200000', NOTIFY_RETRY_MAX_MS: '3600000' } }),
+        loadConfig({ env: { NOTIFY_RETRY_BASE_MS: '3000000', NOTIFY_RETRY_MAX_MS: '1000000' } }),
       ).message,
     ).toMatch(/^NOTIFY_RETRY_BASE_MS: .*must not exceed NOTIFY_RETRY_MAX_MS/);
   });
