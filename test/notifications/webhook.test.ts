@@ -169,7 +169,12 @@ describe('notifications by webhook', () => {
   it('backs off, doubling, then drops a notification after 24 h with a log line; the next of its kind still goes', async () => {
     receiver = await startReceiver(SECRET);
     receiver.status = 503;
-    h = await startHarness('notify-drop', { products: 20 }, notifyEnv(receiver));
+    const port = await freePort();
+    h = await startHarness(
+      'notify-drop',
+      { products: 20 },
+      notifyEnv(receiver, { HTTP_PORT: String(port) }),
+    );
     const d = await h.start();
     h.drop('x-unknown.csv', unknownFile);
     await d.waitFor((l) => l.event === 'file.failed' && l.file === 'x-unknown.csv');
@@ -198,6 +203,16 @@ describe('notifications by webhook', () => {
     expect(dropped).toMatchObject({ notification: 'file.failed', attempts: 4, error: 'HTTP 503' });
     expect(attempts()).toBe(4);
     expect((await h.statusJson()).notifications).toEqual({ queued: 0, oldestAt: null });
+    await waitUntil(
+      async () => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return (
+          /supplier_sync_notifications_dropped_total\{event="file.failed"\} 1/.test(text) &&
+          /supplier_sync_notification_attempts_failed_total\{event="file.failed"\} 4/.test(text)
+        );
+      },
+      { timeoutMs: 20_000, message: 'the drop in /metrics' },
+    );
 
     // The kind is not stuck: the next failed file is told once the receiver takes it.
     receiver.status = 204;
