@@ -35,8 +35,8 @@ export const notifySettings = {
   ),
   notifyRetryMaxMs: setting(
     'NOTIFY_RETRY_MAX_MS',
-    ms(100, 86_400_000),
+    ms(100, 21_600_000),
     3_600_000,
-    'Longest wait between two attempts of a notification, in milliseconds. At most 86,400,000 (a day).',
+    'Longest wait between two attempts of a notification, in milliseconds. At most 21,600,000 (6 hours).',
   ),
 } as const;
