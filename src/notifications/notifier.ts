@@ -51,7 +51,7 @@ export const NOTIFY_EVERY_MS = 1000;
  * POSTs it; kinds go side by side, a kind's notifications one after the other, so that each kind
  * arrives in order. A delivered row is deleted; a failed one waits its back-off (retryPolicy.ts)
  * and holds back the later ones of its kind; after 24 h of failures it is dropped with a
- * `notify.dropped` line. A row is claimed before it is sent (its next try pushed past the
+ * `notify.dropped` line, and the later ones of its kind that are 24 h old too go with it. A row is claimed before it is sent (its next try pushed past the
  * timeout), so that two daemons on one state.db do not both send it.
  */
 export function startNotifier(deps: NotifierDeps): Notifier {
@@ -103,13 +103,17 @@ export function startNotifier(deps: NotifierDeps): Notifier {
         };
         if (next.drop) {
           outbox.dropped(row);
+          // Those of its kind that waited behind it for 24 h as well go with it, untried.
+          const expired = outbox.dropExpired(row.event, clock.now() - deps.retry.giveUpAfterMs);
           log.error(
             {
               event: 'notify.dropped',
               ...fields,
               createdAt: new Date(row.createdAt).toISOString(),
+              alsoDropped: expired,
             },
-            `${row.event} notification dropped: ${receiver} did not take it for 24 h (${result.error})`,
+            `${row.event} notification dropped: ${receiver} did not take it for 24 h (${result.error})` +
+              (expired > 0 ? `; ${expired} more of its kind, as old, dropped with it` : ''),
           );
         } else {
           outbox.attemptFailed(row, next.nextAt, result.error);

@@ -197,17 +197,25 @@ describe('notifications by webhook', () => {
     await h.runNow('notifications');
     expect(attempts()).toBe(3);
 
+    // A second one waits behind it; a day on, the first gets its last attempt and both go.
+    h.drop('x2-unknown.csv', unknownFile);
+    await d.waitFor((l) => l.event === 'file.failed' && l.file === 'x2-unknown.csv');
     h.clock.advance(24 * 60 * MINUTE);
     await h.runNow('notifications');
     const dropped = await d.waitFor((l) => l.event === 'notify.dropped');
-    expect(dropped).toMatchObject({ notification: 'file.failed', attempts: 4, error: 'HTTP 503' });
+    expect(dropped).toMatchObject({
+      notification: 'file.failed',
+      attempts: 4,
+      error: 'HTTP 503',
+      alsoDropped: 1,
+    });
     expect(attempts()).toBe(4);
     expect((await h.statusJson()).notifications).toEqual({ queued: 0, oldestAt: null });
     await waitUntil(
       async () => {
         const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
         return (
-          /supplier_sync_notifications_dropped_total\{event="file.failed"\} 1/.test(text) &&
+          /supplier_sync_notifications_dropped_total\{event="file.failed"\} 2/.test(text) &&
           /supplier_sync_notification_attempts_failed_total\{event="file.failed"\} 4/.test(text)
         );
       },

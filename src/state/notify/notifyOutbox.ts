@@ -90,6 +90,13 @@ const statements = perConnection((db) => ({
     'UPDATE notify_outbox SET next_at = ? WHERE id = ? AND next_at = ?',
   ),
   setNext: db.prepare<[number, number]>('UPDATE notify_outbox SET next_at = ? WHERE id = ?'),
+  expire: db.prepare<[string, number]>(
+    'DELETE FROM notify_outbox WHERE event = ? AND created_at <= ?',
+  ),
+  countMany: db.prepare<[string, NotifyOutcome, number, number]>(
+    `INSERT INTO notify_totals (event, outcome, count) VALUES (?, ?, ?)
+     ON CONFLICT (event, outcome) DO UPDATE SET count = count + ?`,
+  ),
   failed: db.prepare<[number, string, number]>(
     'UPDATE notify_outbox SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE id = ?',
   ),
@@ -187,6 +194,18 @@ export class NotifyOutbox {
       this.#s.remove.run(row.id);
       this.#s.count.run(row.event, 'failed_attempts');
       this.#s.count.run(row.event, 'dropped');
+    })();
+  }
+
+  /**
+   * Drops, untried, the notifications of a kind written at or before `createdBefore` (their 24 h
+   * spent waiting behind one the receiver kept refusing); returns how many, counted as dropped.
+   */
+  dropExpired(event: string, createdBefore: number): number {
+    return this.#db.transaction(() => {
+      const n = this.#s.expire.run(event, createdBefore).changes;
+      if (n > 0) this.#s.countMany.run(event, 'dropped', n, n);
+      return n;
     })();
   }
 
