@@ -279,4 +279,22 @@ describe('notifications by webhook', () => {
     ]);
     expect(d2.lines.filter((l) => l.event === 'notify.failed')).toEqual([]);
   });
+
+  it('turned off, a restart discards what was left undelivered, saying so', async () => {
+    receiver = await startReceiver(SECRET);
+    receiver.status = 500;
+    h = await startHarness('notify-off', { products: 20 }, notifyEnv(receiver));
+    const d = await h.start();
+    h.drop('a-unknown.csv', unknownFile);
+    await d.waitFor((l) => l.event === 'file.failed' && l.file === 'a-unknown.csv');
+    expect((await h.statusJson()).notifications.queued).toBe(1);
+    expect(await h.stop()).toBe(0);
+
+    const off = await h.start({ NOTIFY_WEBHOOK_URL: '' });
+    expect(await off.waitForEvent('notify.discarded')).toMatchObject({ count: 1 });
+    expect((await h.statusJson()).notifications).toEqual({ queued: 0, oldestAt: null });
+    h.drop('b-unknown.csv', unknownFile);
+    await off.waitFor((l) => l.event === 'file.failed' && l.file === 'b-unknown.csv');
+    expect((await h.statusJson()).notifications.queued).toBe(0);
+  });
 });

@@ -209,6 +209,11 @@ export class NotifyOutbox {
     })();
   }
 
+  /** Empties the outbox (notifications turned off); returns how many were discarded. */
+  discardAll(): number {
+    return this.#db.prepare('DELETE FROM notify_outbox').run().changes;
+  }
+
   depth(): OutboxDepth {
     const r = this.#s.depth.get()!;
     return { queued: r.queued, oldestAt: r.oldest };
