@@ -18,7 +18,7 @@ import {
 /**
  * Every setting of the daemon, in one table: its name (the environment variable, the key in a
  * JSON config file, and, in kebab case, the command-line flag), how it is checked, its default,
- * and what it means. The loader, `config/default.json` and the README's table all come from here.
+ * and what it means. The loader, `config/default.json` and the settings table of docs/configuration.md all come from here.
  */
 export const settings = {
   apiUrl: optional(
