@@ -174,6 +174,8 @@ export const KV_KEYS = {
   'snapshot.last_rows': z.object({ factory: z.number(), dc: z.number() }),
   /** The stock rules desired_stock's offered quantities were last worked out with (#17). */
   'stock_rules.fingerprint': z.string(),
+  /** Pushes paused by an operator (`pause`): since when, why; absent when not paused. */
+  'sync.paused': z.object({ since: epochMs, reason: z.string().nullable() }),
 } as const;
 
 export type KvKey = keyof typeof KV_KEYS;

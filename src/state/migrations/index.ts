@@ -11,6 +11,7 @@ import { heldTables } from './014-held.ts';
 import { stockRules } from './016-stock-rules.ts';
 import { fileCounts } from './017-file-counts.ts';
 import { stagedApplyIds } from './020-staged-apply-ids.ts';
+import { oneWriter } from './021-one-writer.ts';
 
 export interface Migration {
   readonly version: number;
@@ -33,4 +34,5 @@ export const migrations: readonly Migration[] = [
   { version: 16, name: 'stock-rules', sql: stockRules },
   { version: 17, name: 'file-counts', sql: fileCounts },
   { version: 20, name: 'staged-apply-ids', sql: stagedApplyIds },
+  { version: 21, name: 'one-writer', sql: oneWriter },
 ];
