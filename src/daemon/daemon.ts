@@ -9,7 +9,6 @@ import {
 } from '../config/index.ts';
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { withTimeout } from '../domain/timeout.ts';
 import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
 import { redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
@@ -25,16 +24,19 @@ import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
+import type { WriterLock } from '../state/lock/writerLock.ts';
 import { readWholeKind } from '../sync/readKind.ts';
 import { readConsolePassword } from './console/consoleAuth.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { startHttpServer } from './httpServer.ts';
 import { loadStockRules } from './liveStockRules.ts';
+import { daemonNotifications } from './notifyWiring.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
-import { lockDataDir } from './writerStart.ts';
+import { startFilesApplied } from './startFiles.ts';
+import { daemonActions, lockDataDir } from './writerStart.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -58,7 +60,8 @@ export type DaemonTask =
   | 'retention'
   | 'snapshot'
   | 'inbox-scan'
-  | 'settings-files';
+  | 'settings-files'
+  | 'notifications';
 
 export interface Daemon {
   /**
@@ -91,13 +94,25 @@ const STOP_GRACE_MS = 8000;
  * the schedules and the heartbeat — started in that order, stopped in reverse.
  */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const held: { lock?: WriterLock } = {};
+  try {
+    return await startLocked(options, held);
+  } catch (err) {
+    held.lock?.release(); // a start that failed half way lets go of the data dir
+    throw err;
+  }
+}
+
+async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }): Promise<Daemon> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   for (const secret of configSecrets(config)) registerSecret(secret);
+  // NOTIFY_WEBHOOK_SECRET_FILE read first too; the invalid settings files below also notify.
+  const notifications = daemonNotifications(config, log);
   // First, so that a broken profiles file stops the start (exit 78) before anything is opened.
   // Watched from here on; each inbox file is read with the profiles in force when it is taken.
   const profiles = config.inboxProfilesFile
-    ? watchProfilesFile(config.inboxProfilesFile, log)
+    ? watchProfilesFile(config.inboxProfilesFile, notifications.watchLog)
     : undefined;
   if (profiles && config.inboxProfilesFile) {
     log.info(
@@ -115,286 +130,268 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     : undefined;
   if (consolePassword !== undefined) registerSecret(consolePassword);
   // Likewise for the stock rules (#17); taken by the apply once state.db is open.
-  const stockRules = loadStockRules(config, log);
+  const stockRules = loadStockRules(config, log, notifications.watchLog);
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
-  // One writer per data dir: before anything is written (a second daemon exits 78 here).
-  const lock = await lockDataDir(config.dataDir, db, log).catch((err) => {
-    db.close();
-    throw err;
-  });
-  try {
-    const client = createPortalClient(
-      portalClientOptions(config, { db, log, clock, lane: 'operator' }),
-    );
-    const stopping = new AbortController();
+  // One writer per data dir, before anything is written: a second daemon exits 78 here.
+  const lock = (held.lock = await lockDataDir(config.dataDir, db, log));
+  notifications.start(db, clock); // before any work that may notify
+  const client = createPortalClient(
+    portalClientOptions(config, { db, log, clock, lane: 'operator' }),
+  );
+  const stopping = new AbortController();
 
-    const connection = redisConnection(config);
-    // One line when Redis goes away and one when it is back, however many parts report it.
-    const redis = watchRedis({ log, now: clock.now });
-    redis.connection(connection, 'daemon');
-    const queues = createQueues(connection, config.queuePrefix, redis.onError);
-    const nudges = new Nudges(queues);
-    // Stored keys worked out again if the rules differ from the last run's; at every change too.
-    stockRules.attach(db, clock, (keys) => {
-      nudges
-        .push(`stock rules changed (${keys} keys)`)
-        .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue a push'));
-    });
-
-    const dcDirectory = createDcDirectory({
-      db,
-      log,
-      clock,
-      fetchDistributionCentres: () =>
-        client.reference.distributionCentres({ lane: 'stock', signal: stopping.signal }),
-    });
-    const retry = {
-      baseMs: config.failureBackoffBaseMs,
-      maxMs: config.failureBackoffMaxMs,
-      notFoundMs: config.notFoundRetryMs,
-    };
-    const outbox = { db, outboxDir: paths.outbox, format: config.outboxFormat, clock, log };
-    // A full export (absent: "zero", SNAPSHOT_ABSENT=zero) of a kind the portal was never read of.
-    const readPortalStock = (kind: 'factory' | 'dc') =>
-      readWholeKind(kind, { db, reader: stockReader(client), log, clock, signal: stopping.signal });
-
-    const deps: JobDeps = {
-      config,
-      db,
-      log,
-      clock,
-      signal: stopping.signal,
-      nudges,
-      pushDue: () => pushDue(queues),
-      writer: stockWriter(client),
-      reader: stockReader(client),
-      shipments: shipmentsPort(client),
-      retry,
-      ingestFile: async (name): Promise<IngestResult> => {
-        const outcome = await ingestInboxFile(inboxFilePath(paths, name), {
-          db,
-          log,
-          dataDir: config.dataDir,
-          dcDirectory,
-          clock,
-          maxSkuLength: config.maxSkuLength,
-          maxRecordBytes: config.inboxMaxRecordBytes,
-          locations: () => stockRules.current().locations,
-          guard: guardThresholds(config),
-          ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
-          readPortalStock,
-        });
-        return {
-          status: outcome.status,
-          stockChanged: (outcome.pendingKeys ?? 0) > 0,
-          confirmationsAdded: (outcome.confirmations?.new ?? 0) > 0,
-        };
-      },
-      readSnapshot: () =>
-        readSnapshotSource({
-          config,
-          db,
-          log,
-          clock,
-          dcDirectory,
-          readPortalStock,
-          locations: () => stockRules.current().locations,
-        }),
-      refreshDistributionCentres: () => dcDirectory.refresh(),
-      updateConfirmationReports: (fileIds) =>
-        updateConfirmationReports(db, config.dataDir, fileIds, log),
-    };
-
-    await recoverOutbox(outbox);
-    // Before the workers look at their queues (a worker that met a pause sleeps it out): a
-    // restart after a configuration fix works at once. Bounded, so a Redis that is down does not
-    // hold the start.
-    await Promise.race([
-      liftPauses(queues).catch((err) =>
-        log.warn({ event: 'queue.error', err }, 'could not lift the queues’ pauses'),
-      ),
-      new Promise((r) => setTimeout(r, LIFT_PAUSES_WAIT_MS).unref()),
-    ]);
-    const workers = startWorkers({
-      redis: config,
-      prefix: config.queuePrefix,
-      queues,
-      processors: processors(deps),
-      afterJob: afterJobs(deps),
-      lockMs: config.jobLockMs,
-      onError: redis.onError,
-      log,
-      now: clock.now,
-    });
-    const sources = await startSources({ config, db, log, clock, nudges, dcDirectory });
-
-    const schedules: Array<Schedule & { readonly name: DaemonTask }> = [
-      {
-        name: 'shipments-poll',
-        expression: config.shipmentsPollCron,
-        onTick: (slot) => nudges.poll('schedule', slot),
-      },
-      {
-        name: 'reconcile',
-        expression: config.reconcileCron,
-        onTick: (slot) => nudges.reconcile('schedule', slot),
-      },
-      {
-        name: 'failures',
-        expression: config.failureRetryCron,
-        onTick: (slot) => nudges.maintenance('recover', 'failure retry schedule', slot),
-      },
-      {
-        name: 'dc-refresh',
-        expression: config.dcRefreshCron,
-        onTick: (slot) => nudges.maintenance('dc-refresh', 'schedule', slot),
-      },
-      {
-        name: 'shipments-watch',
-        expression: SHIPMENTS_WATCH_CRON,
-        onTick: (slot) => nudges.maintenance('shipments-watch', 'schedule', slot),
-      },
-      {
-        name: 'recover',
-        expression: RECOVER_CRON,
-        // While Redis is down its nudges would only wait in the connection's queue; the 'ready'
-        // below re-derives the work once it is back.
-        onTick: async () => {
-          if (redis.state().up) await recoverWork(deps, 'periodic recovery');
-        },
-      },
-    ];
-    const deadline = config.shipmentsDeadline;
-    if (deadline !== undefined) {
-      schedules.push({
-        name: 'shipments-deadline',
-        expression: deadlineCron(deadline),
-        onTick: (slot) => nudges.maintenance('deadline', 'SHIPMENTS_DEADLINE', slot),
-      });
-    }
-    if (config.retentionDays > 0) {
-      schedules.push({
-        name: 'retention',
-        expression: RETENTION_CRON,
-        onTick: (slot) => nudges.maintenance('prune', 'schedule', slot),
-      });
-    }
-    if (config.snapshotDb) {
-      schedules.push({
-        name: 'snapshot',
-        expression: config.snapshotCron,
-        onTick: (slot) => nudges.maintenance('snapshot', 'schedule', slot),
-      });
-    }
-    const cron = startSchedules(schedules, config.timezone, log);
-    const heartbeat = startHeartbeat(db, clock.now, (err) =>
-      log.warn({ event: 'heartbeat.failed', err }, 'could not write the heartbeat'),
-    );
-    const staleWatch = startStaleWatch({
-      db,
-      log,
-      staleAfterMs: config.staleAfterMs,
-      everyMs: STALE_CHECK_MS,
-      now: clock.now,
-    });
-    // The operator actions (the console's buttons, the commands' requests) ask for their work
-    // over the daemon's own queues; bounded, as Redis may be away (the periodic recovery finds it).
-    const actions = {
-      db,
-      config,
-      now: clock.now,
-      log,
-      nudge: (ask: (n: Nudges) => Promise<unknown>) =>
-        withTimeout(ask(nudges), 3000, 'nudge').then(
-          () => true,
-          () => false,
-        ),
-    };
-    const http =
-      config.httpPort > 0
-        ? await startHttpServer({
-            port: config.httpPort,
-            host: config.httpHost,
-            db,
-            config,
-            queues,
-            redis,
-            log,
-            now: clock.now,
-            consolePassword,
-            nudge: actions.nudge,
-          })
-        : undefined;
-
-    // Work that was pending when the daemon last stopped (or that Redis lost) is asked for again.
-    const recoverOnReady = () => {
-      recoverWork(deps, 'redis ready').catch((err) =>
-        log.warn({ event: 'recover.failed', err }, 'could not re-enqueue pending work'),
-      );
-    };
-    connection.on('ready', recoverOnReady);
-    // Not awaited: with Redis down these wait for it, and the daemon must start (and stop) anyway.
+  const connection = redisConnection(config);
+  // One line when Redis goes away and one when it is back, however many parts report it.
+  const redis = watchRedis({ log, now: clock.now });
+  redis.connection(connection, 'daemon');
+  const queues = createQueues(connection, config.queuePrefix, redis.onError);
+  const nudges = new Nudges(queues);
+  // Stored keys worked out again if the rules differ from the last run's; at every change too.
+  stockRules.attach(db, clock, (keys) => {
     nudges
-      .poll('start')
-      .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue the first poll'));
-    if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
-    if (config.retentionDays > 0) nudges.maintenance('prune', 'start').catch(() => {});
+      .push(`stock rules changed (${keys} keys)`)
+      .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue a push'));
+  });
 
-    // What commands ask of this daemon instead of writing beside it (release, reject, pause, …).
-    const requests = serveRequests(actions);
+  const dcDirectory = createDcDirectory({
+    db,
+    log,
+    clock,
+    fetchDistributionCentres: () =>
+      client.reference.distributionCentres({ lane: 'stock', signal: stopping.signal }),
+  });
+  const retry = {
+    baseMs: config.failureBackoffBaseMs,
+    maxMs: config.failureBackoffMaxMs,
+    notFoundMs: config.notFoundRetryMs,
+  };
+  const outbox = { db, outboxDir: paths.outbox, format: config.outboxFormat, clock, log };
+  // A full export (absent: "zero", SNAPSHOT_ABSENT=zero) of a kind the portal was never read of.
+  const readPortalStock = (kind: 'factory' | 'dc') =>
+    readWholeKind(kind, { db, reader: stockReader(client), log, clock, signal: stopping.signal });
 
-    log.info(
-      { event: 'daemon.started', pid: process.pid, config: describeConfig(config) },
-      `supplier-sync running on ${config.dataDir}`,
-    );
+  const deps: JobDeps = {
+    config,
+    db,
+    log,
+    clock,
+    signal: stopping.signal,
+    nudges,
+    pushDue: () => pushDue(queues),
+    startFilesApplied: startFilesApplied(paths.inbox, clock.now),
+    writer: stockWriter(client),
+    reader: stockReader(client),
+    shipments: shipmentsPort(client),
+    retry,
+    ingestFile: async (name): Promise<IngestResult> => {
+      const outcome = await ingestInboxFile(inboxFilePath(paths, name), {
+        db,
+        log,
+        dataDir: config.dataDir,
+        dcDirectory,
+        clock,
+        maxSkuLength: config.maxSkuLength,
+        maxRecordBytes: config.inboxMaxRecordBytes,
+        locations: () => stockRules.current().locations,
+        guard: guardThresholds(config),
+        ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
+        readPortalStock,
+      });
+      return {
+        status: outcome.status,
+        stockChanged: (outcome.pendingKeys ?? 0) > 0,
+        confirmationsAdded: (outcome.confirmations?.new ?? 0) > 0,
+      };
+    },
+    readSnapshot: () =>
+      readSnapshotSource({
+        config,
+        db,
+        log,
+        clock,
+        dcDirectory,
+        readPortalStock,
+        locations: () => stockRules.current().locations,
+      }),
+    refreshDistributionCentres: () => dcDirectory.refresh(),
+    updateConfirmationReports: (fileIds) =>
+      updateConfirmationReports(db, config.dataDir, fileIds, log),
+  };
 
-    let stopped: Promise<void> | undefined;
-    return {
-      async runNow(task) {
-        if (stopped) throw new Error(`daemon stopped: cannot run ${task}`);
-        if (task === 'inbox-scan') await sources.scanInbox();
-        else if (task === 'settings-files')
-          await Promise.all([profiles?.check(), stockRules.check()]);
-        else await cron.run(task);
+  await recoverOutbox(outbox);
+  // Before the workers look at their queues (a worker that met a pause sleeps it out): a
+  // restart after a configuration fix works at once. Bounded, so a Redis that is down does not
+  // hold the start.
+  await Promise.race([
+    liftPauses(queues).catch((err) =>
+      log.warn({ event: 'queue.error', err }, 'could not lift the queues’ pauses'),
+    ),
+    new Promise((r) => setTimeout(r, LIFT_PAUSES_WAIT_MS).unref()),
+  ]);
+  const workers = startWorkers({
+    redis: config,
+    prefix: config.queuePrefix,
+    queues,
+    processors: processors(deps),
+    afterJob: afterJobs(deps),
+    lockMs: config.jobLockMs,
+    onError: redis.onError,
+    log,
+    now: clock.now,
+  });
+  const sources = await startSources({ config, db, log, clock, nudges, dcDirectory });
+
+  const schedules: Array<Schedule & { readonly name: DaemonTask }> = [
+    {
+      name: 'shipments-poll',
+      expression: config.shipmentsPollCron,
+      onTick: (slot) => nudges.poll('schedule', slot),
+    },
+    {
+      name: 'reconcile',
+      expression: config.reconcileCron,
+      onTick: (slot) => nudges.reconcile('schedule', slot),
+    },
+    {
+      name: 'failures',
+      expression: config.failureRetryCron,
+      onTick: (slot) => nudges.maintenance('recover', 'failure retry schedule', slot),
+    },
+    {
+      name: 'dc-refresh',
+      expression: config.dcRefreshCron,
+      onTick: (slot) => nudges.maintenance('dc-refresh', 'schedule', slot),
+    },
+    {
+      name: 'shipments-watch',
+      expression: SHIPMENTS_WATCH_CRON,
+      onTick: (slot) => nudges.maintenance('shipments-watch', 'schedule', slot),
+    },
+    {
+      name: 'recover',
+      expression: RECOVER_CRON,
+      // While Redis is down its nudges would only wait in the connection's queue; the 'ready'
+      // below re-derives the work once it is back.
+      onTick: async () => {
+        if (redis.state().up) await recoverWork(deps, 'periodic recovery');
       },
-      stop(reason) {
-        stopped ??= (async () => {
-          const started = clock.now();
-          log.info(
-            { event: 'daemon.stopping', reason },
-            'stopping: no new work, finishing the call in flight',
-          );
-          connection.off('ready', recoverOnReady);
-          await cron.stop();
-          await requests.stop();
-          profiles?.stop();
-          stockRules.stop();
-          await sources.stop();
-          stopping.abort(new Error(`daemon stopping (${reason})`));
-          const closed = await Promise.race([
-            workers.close().then(() => true),
-            new Promise<false>((r) => setTimeout(() => r(false), STOP_GRACE_MS).unref()),
-          ]);
-          client.close();
-          heartbeat.stop();
-          staleWatch.stop();
-          await http?.close();
-          redis.stop();
-          await closeQueues(queues);
-          connection.disconnect();
-          lock.release();
-          db.close();
-          log.info(
-            { event: 'daemon.stopped', reason, ms: clock.now() - started, clean: closed },
-            'stopped',
-          );
-        })();
-        return stopped;
-      },
-    };
-  } catch (err) {
-    lock.release();
-    throw err;
+    },
+  ];
+  const deadline = config.shipmentsDeadline;
+  if (deadline !== undefined) {
+    schedules.push({
+      name: 'shipments-deadline',
+      expression: deadlineCron(deadline),
+      onTick: (slot) => nudges.maintenance('deadline', 'SHIPMENTS_DEADLINE', slot),
+    });
   }
+  if (config.retentionDays > 0) {
+    schedules.push({
+      name: 'retention',
+      expression: RETENTION_CRON,
+      onTick: (slot) => nudges.maintenance('prune', 'schedule', slot),
+    });
+  }
+  if (config.snapshotDb) {
+    schedules.push({
+      name: 'snapshot',
+      expression: config.snapshotCron,
+      onTick: (slot) => nudges.maintenance('snapshot', 'schedule', slot),
+    });
+  }
+  const cron = startSchedules(schedules, config.timezone, log);
+  const heartbeat = startHeartbeat(db, clock.now, (err) =>
+    log.warn({ event: 'heartbeat.failed', err }, 'could not write the heartbeat'),
+  );
+  const staleWatch = startStaleWatch({
+    db,
+    log,
+    staleAfterMs: config.staleAfterMs,
+    everyMs: STALE_CHECK_MS,
+    now: clock.now,
+  });
+  const actions = daemonActions({ db, config, now: clock.now, log }, nudges);
+  const http =
+    config.httpPort > 0
+      ? await startHttpServer({
+          port: config.httpPort,
+          host: config.httpHost,
+          db,
+          config,
+          queues,
+          redis,
+          log,
+          now: clock.now,
+          consolePassword,
+          nudge: actions.nudge,
+        })
+      : undefined;
+
+  // Work that was pending when the daemon last stopped (or that Redis lost) is asked for again.
+  const recoverOnReady = () => {
+    recoverWork(deps, 'redis ready').catch((err) =>
+      log.warn({ event: 'recover.failed', err }, 'could not re-enqueue pending work'),
+    );
+  };
+  connection.on('ready', recoverOnReady);
+  // Not awaited: with Redis down these wait for it, and the daemon must start (and stop) anyway.
+  nudges
+    .poll('start')
+    .catch((err) => log.warn({ event: 'queue.error', err }, 'could not enqueue the first poll'));
+  if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
+  if (config.retentionDays > 0) nudges.maintenance('prune', 'start').catch(() => {});
+
+  const requests = serveRequests(actions); // what commands ask instead of writing beside it
+  log.info(
+    { event: 'daemon.started', pid: process.pid, config: describeConfig(config) },
+    `supplier-sync running on ${config.dataDir}`,
+  );
+
+  let stopped: Promise<void> | undefined;
+  return {
+    async runNow(task) {
+      if (stopped) throw new Error(`daemon stopped: cannot run ${task}`);
+      if (task === 'inbox-scan') await sources.scanInbox();
+      else if (task === 'settings-files')
+        await Promise.all([profiles?.check(), stockRules.check()]);
+      else if (task === 'notifications') await notifications.runNow();
+      else await cron.run(task);
+    },
+    stop(reason) {
+      stopped ??= (async () => {
+        const started = clock.now();
+        log.info(
+          { event: 'daemon.stopping', reason },
+          'stopping: no new work, finishing the call in flight',
+        );
+        connection.off('ready', recoverOnReady);
+        await cron.stop();
+        await requests.stop();
+        profiles?.stop();
+        stockRules.stop();
+        await sources.stop();
+        stopping.abort(new Error(`daemon stopping (${reason})`));
+        const closed = await Promise.race([
+          workers.close().then(() => true),
+          new Promise<false>((r) => setTimeout(() => r(false), STOP_GRACE_MS).unref()),
+        ]);
+        client.close();
+        await notifications.stop();
+        heartbeat.stop();
+        staleWatch.stop();
+        await http?.close();
+        redis.stop();
+        await closeQueues(queues);
+        connection.disconnect();
+        lock.release();
+        db.close();
+        log.info(
+          { event: 'daemon.stopped', reason, ms: clock.now() - started, clean: closed },
+          'stopped',
+        );
+      })();
+      return stopped;
+    },
+  };
 }

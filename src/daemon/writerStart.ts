@@ -1,4 +1,7 @@
-import { ConfigError } from '../config/index.ts';
+import type { ActionDeps } from '../actions/operator.ts';
+import { type Config, ConfigError } from '../config/index.ts';
+import { withTimeout } from '../domain/timeout.ts';
+import type { Nudges } from '../jobs/nudges.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { describeHolder, type WriterLock, waitForWriterLock } from '../state/lock/writerLock.ts';
@@ -10,8 +13,8 @@ const DAEMON_WAIT_MS = 2000;
 
 /**
  * The daemon's writer lock on its data dir (src/state/lock/writerLock.ts), taken before anything
- * is written. Held by another daemon: a ConfigError naming it (exit 78). Held by a command
- * working alone: waited for, up to a minute.
+ * is written. Held by another daemon: a ConfigError naming it (exit 78), state.db closed. Held by
+ * a command working alone: waited for, up to a minute.
  */
 export async function lockDataDir(dataDir: string, db: StateDb, log: Logger): Promise<WriterLock> {
   const started = Date.now();
@@ -31,8 +34,28 @@ export async function lockDataDir(dataDir: string, db: StateDb, log: Logger): Pr
     },
   });
   if (attempt.lock) return attempt.lock;
+  db.close();
   throw new ConfigError(
     'SYNC_DATA_DIR',
     `${dataDir} is in use: ${describeHolder(attempt.heldBy)} holds its writer lock (one daemon per data dir)`,
   );
+}
+
+/**
+ * The operator actions as the daemon does them (its console's buttons, the commands' requests):
+ * the work that follows is asked for over the daemon's own queues, bounded, as Redis may be away
+ * (the periodic recovery finds the work anyway).
+ */
+export function daemonActions(
+  deps: Pick<ActionDeps, 'db' | 'now'> & { readonly config: Config; readonly log: Logger },
+  nudges: Nudges,
+): ActionDeps & { readonly log: Logger } {
+  return {
+    ...deps,
+    nudge: (ask) =>
+      withTimeout(ask(nudges), 3000, 'nudge').then(
+        () => true,
+        () => false,
+      ),
+  };
 }

@@ -1,7 +1,7 @@
 import type { StateDb } from '../db.ts';
 
 /**
- * The work a command asks of the daemon that holds the writer lock (migration 21): one row per
+ * The work a command asks of the daemon that holds the writer lock (migration 31): one row per
  * request, taken by the daemon (`taken_at`), answered (`answer`, JSON, `done_at`), or cancelled by
  * the command before it was taken (it gave up waiting, or found the daemon gone and does the work
  * itself). Times are the wall clock of the process that writes them.

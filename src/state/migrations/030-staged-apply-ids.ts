@@ -2,7 +2,7 @@
  * `staged_applies` again (issue #28), with AUTOINCREMENT: an id is never given twice, so a writer
  * that still names an apply finished (and deleted) meanwhile cannot take another's row for its
  * own. `held_id` names the held snapshot read whose release the apply is (a second `release` of
- * it finishes that apply). (Versions 18 and 19 are left to other branches' migrations.)
+ * it finishes that apply). (Versions 18–29 are left to other branches' migrations.)
  */
 export const stagedApplyIds = `
 CREATE TABLE staged_applies_new (
