@@ -134,7 +134,8 @@ async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }):
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
   // One writer per data dir, before anything is written: a second daemon exits 78 here.
-  const lock = (held.lock = await lockDataDir(config.dataDir, db, log));
+  const lock = await lockDataDir(config.dataDir, db, log);
+  held.lock = lock;
   notifications.start(db, clock); // before any work that may notify
   const client = createPortalClient(
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
