@@ -110,6 +110,7 @@ describe('/healthz', () => {
       redis: 'ok',
       stateDb: 'ok',
       heartbeatAgeMs: 5000,
+      paused: null,
       checkedAt: new Date(NOW).toISOString(),
     });
 

@@ -1,4 +1,5 @@
-import { parseFailureKeys, retryFailures } from '../../actions/operator.ts';
+import { parseFailureKeys } from '../../actions/operator.ts';
+import { performAsWriter } from '../../actions/requests.ts';
 import { failuresView } from '../../daemon/views.ts';
 import { timesLine, when } from '../../domain/humanTime.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
@@ -41,7 +42,11 @@ export const failuresCommand: Command = {
         const parsed = parseFailureKeys(keys);
         if (parsed.invalid.length > 0)
           throw new UsageError(`not a failure key: '${parsed.invalid[0]}'`);
-        const result = await retryFailures(commandActions(config, db), values.all ? 'all' : parsed);
+        const result = await performAsWriter(
+          commandActions(config, db),
+          { action: 'retry', target: values.all ? 'all' : parsed },
+          { dataDir: config.dataDir, signal: ctx.signal },
+        );
         const { stock: stockFound, confirmations: confirmFound, daemonNudged: nudged } = result;
         if (values.json) println(ctx.stdout, JSON.stringify(result));
         else {

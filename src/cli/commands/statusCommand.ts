@@ -109,6 +109,8 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
       ? 'no heartbeat yet'
       : `heartbeat ${at(s.daemon.at)}, running since ${at(s.daemon.startedAt)}`,
   );
+  if (s.paused !== null)
+    row('paused', `since ${at(s.paused.since)}${s.paused.reason ? `: ${s.paused.reason}` : ''}`);
   const p = s.pendingDifferences;
   row(
     'pending',
