@@ -10,7 +10,7 @@ import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
 import { withTimeout } from '../domain/timeout.ts';
 import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
-import { redisConnection } from '../jobs/connection.ts';
+import { laneConnectionName, redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { afterJobs, processors } from '../jobs/processors/index.ts';
@@ -121,7 +121,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   );
   const stopping = new AbortController();
 
-  const connection = redisConnection(config);
+  const connection = redisConnection(config, {
+    connectionName: laneConnectionName(config.queuePrefix, 'daemon'),
+  });
   // One line when Redis goes away and one when it is back, however many parts report it.
   const redis = watchRedis({ log, now: clock.now });
   redis.connection(connection, 'daemon');
@@ -210,6 +212,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   ]);
   const workers = startWorkers({
     redis: config,
+    connection,
     prefix: config.queuePrefix,
     queues,
     processors: processors(deps),
