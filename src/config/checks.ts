@@ -17,6 +17,12 @@ export function checkCombinations(config: Config): void {
       'FAILURE_BACKOFF_BASE_MS',
       'FAILURE_BACKOFF_MAX_MS',
     ],
+    [
+      config.notifyRetryBaseMs,
+      config.notifyRetryMaxMs,
+      'NOTIFY_RETRY_BASE_MS',
+      'NOTIFY_RETRY_MAX_MS',
+    ],
   ] as const) {
     if (base > max) {
       throw new ConfigError(

@@ -47,6 +47,18 @@ export const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
         .max(max, `must be at most ${max}`),
     );
 
+/** The longest delay a Node timer takes (2^31 − 1 ms, about 24.8 days): a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A duration in milliseconds between `min` and `max`: every duration setting has a bound (an
+ * overflowing setTimeout fires at once, so a huge value would mean "no wait at all").
+ */
+export const ms = (min: number, max: number) => {
+  if (max > MAX_TIMER_MS) throw new Error(`a duration bound above ${MAX_TIMER_MS} ms`);
+  return int(min, max);
+};
+
 export const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');

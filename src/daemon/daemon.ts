@@ -29,10 +29,12 @@ import { readConsolePassword } from './console/consoleAuth.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { startHttpServer } from './httpServer.ts';
 import { loadStockRules } from './liveStockRules.ts';
+import { daemonNotifications } from './notifyWiring.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
+import { startFilesApplied } from './startFiles.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -56,7 +58,8 @@ export type DaemonTask =
   | 'retention'
   | 'snapshot'
   | 'inbox-scan'
-  | 'settings-files';
+  | 'settings-files'
+  | 'notifications';
 
 export interface Daemon {
   /**
@@ -92,10 +95,12 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   for (const secret of configSecrets(config)) registerSecret(secret);
+  // NOTIFY_WEBHOOK_SECRET_FILE read first too; the invalid settings files below also notify.
+  const notifications = daemonNotifications(config, log);
   // First, so that a broken profiles file stops the start (exit 78) before anything is opened.
   // Watched from here on; each inbox file is read with the profiles in force when it is taken.
   const profiles = config.inboxProfilesFile
-    ? watchProfilesFile(config.inboxProfilesFile, log)
+    ? watchProfilesFile(config.inboxProfilesFile, notifications.watchLog)
     : undefined;
   if (profiles && config.inboxProfilesFile) {
     log.info(
@@ -113,9 +118,10 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     : undefined;
   if (consolePassword !== undefined) registerSecret(consolePassword);
   // Likewise for the stock rules (#17); taken by the apply once state.db is open.
-  const stockRules = loadStockRules(config, log);
+  const stockRules = loadStockRules(config, log, notifications.watchLog);
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
+  notifications.start(db, clock); // before any work that may notify
   const client = createPortalClient(
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
   );
@@ -161,6 +167,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     signal: stopping.signal,
     nudges,
     pushDue: () => pushDue(queues),
+    startFilesApplied: startFilesApplied(paths.inbox, clock.now),
     writer: stockWriter(client),
     reader: stockReader(client),
     shipments: shipmentsPort(client),
@@ -341,6 +348,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
       if (task === 'inbox-scan') await sources.scanInbox();
       else if (task === 'settings-files')
         await Promise.all([profiles?.check(), stockRules.check()]);
+      else if (task === 'notifications') await notifications.runNow();
       else await cron.run(task);
     },
     stop(reason) {
@@ -361,6 +369,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           new Promise<false>((r) => setTimeout(() => r(false), STOP_GRACE_MS).unref()),
         ]);
         client.close();
+        await notifications.stop();
         heartbeat.stop();
         staleWatch.stop();
         await http?.close();

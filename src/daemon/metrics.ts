@@ -1,9 +1,11 @@
 import { Counter, Gauge, Registry } from 'prom-client';
+import { VERSION } from '../config/version.ts';
 import { oneAtATime } from '../domain/timeout.ts';
 import { type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { StateDb } from '../state/db.ts';
 import { FILE_OUTCOMES } from '../state/inbox/fileHistory.ts';
+import { notifyMetrics } from './notifyMetrics.ts';
 import { readQueueDepths, readStatus, type StatusSettings } from './status.ts';
 
 export interface MetricsDeps {
@@ -61,6 +63,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const gauge = <L extends string = never>(name: string, help: string, labelNames: L[] = []) =>
     new Gauge<L>({ name: P + name, help, labelNames, registers: [registry] });
 
+  gauge(
+    'build_info',
+    'Always 1; its labels name the build: version (package.json) and node (the Node.js version).',
+    ['version', 'node'],
+  ).set({ version: VERSION, node: process.versions.node }, 1);
   const calls = gauge(
     'api_calls_last_hour',
     'Portal calls (all but login) in the last rolling hour.',
@@ -162,6 +169,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'metrics_refreshed_timestamp_seconds',
     'Unix time these figures were read from state.db (they are read on a timer, not per scrape).',
   );
+  const notifications = notifyMetrics(registry);
   const redisUp = queues
     ? gauge('redis_up', '1 when Redis answered the queue-depth query of this scrape.')
     : undefined;
@@ -233,6 +241,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     for (const outcome of FILE_OUTCOMES) files.set({ outcome }, s.files.counts[outcome]);
     rowsRejected.set(s.files.rowsRejected);
     fileProblems.set(s.files.problemCount);
+    notifications(db, t);
     refreshedAt.set(t / 1000);
 
     if (depths !== undefined && queueJobs && redisUp) {

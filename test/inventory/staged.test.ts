@@ -150,16 +150,17 @@ describe('reports with many rejected rows', () => {
   const body = (good: number) =>
     `sku,stock_quantity\n${Array.from({ length: bad }, (_, i) => `B${i},x`).join('\n')}\n${Array.from({ length: good }, (_, i) => `G${i},1`).join('\n')}\n`;
 
-  it('name every rejected row in the report file, streamed; the ledger keeps the first ones', async () => {
+  it('list the first MAX_REJECTED_LISTED rejected rows in the report and the ledger, the rest counted (#28 point 3)', async () => {
     env.drop('s.csv', body(3));
     const out = await env.process('s.csv');
     expect(out.status).toBe('processed');
     const report = env.report(out);
-    expect(report).toMatchObject({ rowsRejected: bad, rowsAccepted: 3, rejectedOmitted: 0 });
-    expect(report.rejected).toHaveLength(bad);
+    expect(report).toMatchObject({ rowsRejected: bad, rowsAccepted: 3, rejectedOmitted: 500 });
+    expect(report.rejected).toHaveLength(MAX_REJECTED_LISTED);
+    expect(report.rejected[0]).toMatchObject({ line: 2, key: 'factory:B0' });
     expect(report.rejected.at(-1)).toEqual({
-      line: bad + 1,
-      key: `factory:B${bad - 1}`,
+      line: MAX_REJECTED_LISTED + 1,
+      key: `factory:B${MAX_REJECTED_LISTED - 1}`,
       field: 'stock_quantity',
       reason: 'not a whole number ≥ 0',
       value: 'x',
@@ -175,8 +176,8 @@ describe('reports with many rejected rows', () => {
     const out = await env.process('s.csv');
     expect(out.status).toBe('failed');
     const report = env.report(out);
-    expect(report.rejected).toHaveLength(bad);
-    expect(report.rejectedOmitted).toBe(0);
+    expect(report.rejected).toHaveLength(MAX_REJECTED_LISTED);
+    expect(report.rejectedOmitted).toBe(500);
     expect(scratchFiles()).toEqual([]);
   });
 });

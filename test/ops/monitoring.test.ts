@@ -119,7 +119,7 @@ describe('deploy/: alert rules and dashboard over the running daemon', () => {
     expect(new Set(all.map((r) => r.alert)).size).toBe(all.length);
     const missing = [...names].filter((m) => !PROMETHEUS_SERIES.has(m) && !exposed.has(m));
     expect(missing).toEqual([]);
-    // The README's "alert on" list: failures, budget, logins, staleness, health.
+    // The "alert on" list of docs/logs.md: failures, budget, logins, staleness, health.
     for (const m of [
       'supplier_sync_stock_failures',
       'supplier_sync_api_budget_remaining',

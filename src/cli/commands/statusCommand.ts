@@ -167,6 +167,12 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
       ? 'nothing held by the guard rails'
       : `${s.held.files} file(s) and ${s.held.snapshots} snapshot read(s) held since ${at(s.held.oldestAt)}: \`supplier-sync held\``,
   );
+  const n = s.notifications;
+  if (n.queued > 0)
+    row(
+      'notifications',
+      `${n.queued} waiting to be delivered to NOTIFY_WEBHOOK_URL, the oldest since ${at(n.oldestAt)}`,
+    );
   const counted = Object.entries(s.files.counts).filter(([, n]) => n > 0);
   row(
     'files 24 h',

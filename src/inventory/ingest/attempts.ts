@@ -13,32 +13,57 @@ import {
   processInboxFile,
 } from './process.ts';
 
-/** Tries of one file that end in an error that is not an I/O error before it goes to failed/. */
+/** Tries of one file that end in a crash or an error that is not an I/O error before it goes to failed/. */
 export const MAX_FILE_ATTEMPTS = 3;
 
+/** What an attempt is recorded as before the file is read: what it stays if the process dies. */
+export const CRASHED_WHILE_READING =
+  'the process stopped while reading this file (killed, or out of memory)';
+
 /**
- * Handles one inbox file as processInboxFile does, and counts the attempts that end in an error
- * other than an I/O error (a bug, a runtime limit met by this file): durably, in state.db, by
- * the file's identity. At the MAX_FILE_ATTEMPTS-th such error the file goes to failed/ at once,
- * with the error as its reason, instead of being offered again for ever. I/O errors,
- * FileChangedError and DcListUnavailableError are passing troubles of the machine or the
- * portal: never counted, the file waits in inbox/ for them to pass.
+ * Handles one inbox file as processInboxFile does, and counts its failed attempts durably, in
+ * state.db, by the file's identity. An attempt is recorded before the file's rows are read (as
+ * a crash: CRASHED_WHILE_READING) and taken back once the reading ends in this process, so that a
+ * reading the process does not survive (SIGKILL, an out-of-memory abort, the kernel's OOM
+ * killer) counts; so does an error other than an I/O error (a bug, a runtime limit met by this
+ * file). At the MAX_FILE_ATTEMPTS-th the file goes to failed/ with the reason, unread: at once
+ * for an error, at the next offer (the daemon's start) for a crash. I/O errors, FileChangedError
+ * and DcListUnavailableError are passing troubles of the machine or the portal: never counted,
+ * the file waits in inbox/ for them to pass.
  */
 export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<FileOutcome> {
   const clock = deps.clock ?? systemClock;
   const name = basename(path);
   const attempts = new InboxAttempts(deps.db);
+  // The identity of the file whose reading was recorded ahead as an attempt, if one began.
+  let begun: string | undefined;
   const withGiveUp: IngestDeps = {
     ...deps,
     giveUp: (st) => {
       const a = attempts.get(identityOf(name, st));
       return a !== undefined && a.attempts >= MAX_FILE_ATTEMPTS ? giveUpReason(a) : undefined;
     },
+    beforeRead: (st) => {
+      const identity = identityOf(name, st);
+      if (begun === identity) return;
+      if (begun !== undefined) attempts.undo(begun);
+      begun = identity;
+      const n = attempts.record(identity, name, CRASHED_WHILE_READING, clock.now());
+      if (n > 1) {
+        deps.log.warn(
+          { event: 'file.reading_again', file: name, attempt: n, of: MAX_FILE_ATTEMPTS },
+          `${name}: reading it again, attempt ${n} of ${MAX_FILE_ATTEMPTS} (an earlier one failed or did not finish)`,
+        );
+      }
+    },
   };
   let outcome: FileOutcome;
   try {
     outcome = await processInboxFile(path, withGiveUp);
   } catch (err) {
+    // The reading ended here, not in a crash: the attempt counted ahead is taken back.
+    if (begun !== undefined) attempts.undo(begun);
+    begun = undefined;
     if (!countsAsAttempt(err)) throw err;
     const st = await lstat(path).catch(() => undefined);
     if (st === undefined || !st.isFile()) throw err;
@@ -63,6 +88,9 @@ function identityOf(name: string, st: Pick<Stats, 'ino' | 'size' | 'mtimeMs'>): 
 }
 
 function giveUpReason(a: { attempts: number; lastError: string }): string {
+  if (a.lastError === CRASHED_WHILE_READING) {
+    return `the reading of this file ended in a crash ${a.attempts} times (the process stopped while reading it: killed, or out of memory); it is not read again`;
+  }
   return `${a.attempts} attempts at this file failed with an error that is not an I/O error; the last: ${a.lastError}`;
 }
 

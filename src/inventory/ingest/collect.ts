@@ -24,8 +24,18 @@ import {
 } from './rowHandlers.ts';
 import { StockRows } from './stockRows.ts';
 
-/** Most rejected rows listed in a report; the rest are counted in `rejectedOmitted`. */
+/**
+ * Most rejected rows listed in a report (and by `plan`): the first ones, in file order; the rest
+ * are counted in `rejectedOmitted`. A report is read by a person fixing the export: the first
+ * thousand show what is wrong, a million would only make the report as large as the file.
+ */
 export const MAX_REJECTED_LISTED = 1000;
+/**
+ * Most bytes of the rejected rows listed (as JSON): the list ends at whichever of this and
+ * MAX_REJECTED_LISTED comes first. With values cut to 100 characters a row takes 100–400 bytes,
+ * so the cap holds a report under 512 KiB even for rows with long SKUs and reasons.
+ */
+export const MAX_REJECTED_BYTES = 256 * 1024;
 /** Most ignored columns listed in a report, each cut like a rejected value (100 characters). */
 const MAX_IGNORED_COLUMNS = 50;
 
@@ -138,6 +148,7 @@ class Collector {
   rowsRead = 0;
   rowsRejected = 0;
   readonly rejected: RejectedRow[] = [];
+  #rejectedBytes = 0;
   /** Keys named only by rejected rows, when nothing is staged (a full export keeps them). */
   readonly namedByRejected = new StockRows();
   readonly #ignored = new Set<string>();
@@ -255,18 +266,25 @@ class Collector {
     }
   }
 
-  /** Every rejected row is counted and staged; the first MAX_REJECTED_LISTED are kept here. */
+  /**
+   * Every rejected row is counted and staged; the first are kept here, up to MAX_REJECTED_LISTED
+   * rows and MAX_REJECTED_BYTES.
+   */
   reject(line: number, e: RowError): void {
     this.rowsRejected++;
     this.staged?.reject({ line, key: e.key, field: e.field, reason: e.reason, value: e.value });
-    if (this.rejected.length >= MAX_REJECTED_LISTED) return;
-    this.rejected.push({
+    if (this.rejected.length >= MAX_REJECTED_LISTED || this.#rejectedBytes >= MAX_REJECTED_BYTES) {
+      return;
+    }
+    const row: RejectedRow = {
       line,
       ...(e.key === undefined ? {} : { key: e.key }),
       field: e.field,
       reason: e.reason,
       ...(e.value === undefined ? {} : { value: e.value }),
-    });
+    };
+    this.#rejectedBytes += JSON.stringify(row).length;
+    this.rejected.push(row);
   }
 
   /**

@@ -3,10 +3,9 @@ import {
   type ConfirmationResult,
   storeConfirmations,
 } from '../../state/shipments/confirmations.ts';
-import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import type { CollectedFile } from './collect.ts';
 import type { FileContext, FileOutcome } from './fileContext.ts';
-import { afterCommit, allRejections } from './finishFile.ts';
+import { afterCommit } from './finishFile.ts';
 import { commit } from './ledgerCommit.ts';
 
 /** A confirmations file: its rows stored in the commit transaction itself. */
@@ -15,7 +14,6 @@ export async function commitConfirmations(
   st: Stats,
   hash: string,
   c: CollectedFile,
-  staged: StagingFile | undefined,
 ): Promise<FileOutcome> {
   let results: ConfirmationResult[] = [];
   const committed = commit(
@@ -29,7 +27,7 @@ export async function commitConfirmations(
       return { type: 'confirmations', read: c, results };
     },
   );
-  const outcome = await afterCommit(ctx, committed, st, allRejections(staged, c));
+  const outcome = await afterCommit(ctx, committed, st);
   for (const r of results) {
     for (const old of r.replaced ?? []) {
       ctx.deps.log.info(

@@ -54,6 +54,11 @@ export interface IngestDeps {
   };
   /** A reason to send the file to failed/ unread (attempts.ts: too many failed attempts). */
   readonly giveUp?: (st: Stats) => string | undefined;
+  /**
+   * Called right before the file's rows are read (attempts.ts records the attempt durably first,
+   * so that a reading the process does not survive is counted).
+   */
+  readonly beforeRead?: (st: Stats) => void;
 }
 
 /** held: a check of the "before apply" step held the file; nothing was applied. */

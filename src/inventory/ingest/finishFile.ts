@@ -3,26 +3,20 @@ import { join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import type { LedgerEntry } from '../../state/inbox/inboxLedger.ts';
 import { stagedApplyOfFile } from '../../state/staging/stagedApply.ts';
-import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { resumeStagedApplies } from '../apply/applyStaged.ts';
 import { moveInboxEntry } from '../inbox/inboxMove.ts';
 import { folderFor, reportPathFor } from '../inbox/storedNames.ts';
-import type { RejectedRow } from './collect.ts';
 import { applyDepsOf, type FileContext, type FileOutcome, notHandled } from './fileContext.ts';
+import { finishWithNotice } from './finishNotice.ts';
 import type { CommitResult } from './ledgerCommit.ts';
 import type { FileReport } from './report.ts';
 import { writeReportFile } from './writeReport.ts';
 
 /** Continues after commit: moves the file, or defers to whoever got there first. */
-export function afterCommit(
-  ctx: FileContext,
-  done: CommitResult,
-  st: Stats,
-  rejections?: Iterable<RejectedRow>,
-): Promise<FileOutcome> {
+export function afterCommit(ctx: FileContext, done: CommitResult, st: Stats): Promise<FileOutcome> {
   if (done === 'gone') return Promise.resolve(notHandled('missing', 'no longer in inbox/'));
   if (done === 'raced') return ctx.again();
-  return finishMove(ctx, done.entry, done.report, st, rejections);
+  return finishMove(ctx, done.entry, done.report, st);
 }
 
 /**
@@ -46,16 +40,6 @@ export async function finishCommitted(
   return finishMove(ctx, current, report, st);
 }
 
-/** Every rejected row, from the scratch database, when more were rejected than kept in memory. */
-export function allRejections(
-  staged: StagingFile | undefined,
-  counts: { readonly rowsRejected?: number; readonly rejected?: readonly unknown[] },
-): Iterable<RejectedRow> | undefined {
-  if (staged === undefined) return undefined;
-  if ((counts.rowsRejected ?? 0) <= (counts.rejected?.length ?? 0)) return undefined;
-  return staged.rejections();
-}
-
 /**
  * Report first (temp + rename), then the file, then the ledger: a crash anywhere leaves the file
  * in inbox/ with its ledger row 'committed' (finished on the next pass), or done.
@@ -65,16 +49,19 @@ async function finishMove(
   entry: LedgerEntry,
   report: FileReport,
   st: Stats,
-  rejections?: Iterable<RejectedRow>,
 ): Promise<FileOutcome> {
   const { deps, ledger } = ctx;
   const paths = dataPaths(deps.dataDir);
   const folder = folderFor(paths, report.outcome);
   const destination = join(folder, entry.destName!);
   const reportPath = reportPathFor(destination);
-  await writeReportFile(reportPath, report, rejections);
+  await writeReportFile(reportPath, report);
   await moveIfSame(ctx, destination, st);
-  ledger.finish(entry.id, report.outcome, ctx.clock.now());
+  finishWithNotice(deps.db, ledger, entry, report.outcome, report, {
+    now: ctx.clock.now(),
+    dataDir: deps.dataDir,
+    reportPath,
+  });
   logFinished(ctx, entry, report);
   return {
     status: report.outcome,

@@ -122,6 +122,7 @@ async function readAndCommit(
   format: InboxFormat,
 ): Promise<FileOutcome> {
   const { deps, name } = ctx;
+  deps.beforeRead?.(st);
   let lastProgress = ctx.clock.now();
   const collected = await collectFile(handle.createReadStream({ start: 0, autoClose: false }), {
     format,
@@ -149,15 +150,15 @@ async function readAndCommit(
     throw new FileChangedError(name);
   }
   try {
-    if (!collected.ok) return await commitUnreadable(ctx, st, hash, collected, staged);
+    if (!collected.ok) return await commitUnreadable(ctx, st, hash, collected);
     const reason = nothingToApply(collected);
     if (reason !== undefined) {
-      return await commitUnreadable(ctx, st, hash, { ...collected, ok: false, reason }, staged);
+      return await commitUnreadable(ctx, st, hash, { ...collected, ok: false, reason });
     }
     if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
       return await commitStock(ctx, st, hash, collected, staged);
     }
-    return await commitConfirmations(ctx, st, hash, collected, staged);
+    return await commitConfirmations(ctx, st, hash, collected);
   } finally {
     staged?.discard();
   }

@@ -15,7 +15,7 @@ import {
   stockKindOf,
 } from './fileContext.ts';
 import { fileSourceTime } from './fileSourceTime.ts';
-import { afterCommit, allRejections } from './finishFile.ts';
+import { afterCommit } from './finishFile.ts';
 import { commitHeld } from './heldCommit.ts';
 import { PortalStockUnknownError } from './ingestErrors.ts';
 import { type CommitResult, type Committed, commitRows } from './ledgerCommit.ts';
@@ -99,7 +99,6 @@ export async function commitStock(
     ctx,
     { entry: fresh, report: JSON.parse(fresh.report!) as FileReport },
     st,
-    allRejections(staged, c),
   );
   return { ...outcome, pendingKeys: out.totals.differing };
 }

@@ -1,11 +1,10 @@
 import type { Stats } from 'node:fs';
 import type { LedgerEntry } from '../../state/inbox/inboxLedger.ts';
-import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { formatOf } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import { specialReason } from './entryChecks.ts';
 import type { FileContext, FileOutcome } from './fileContext.ts';
-import { afterCommit, allRejections } from './finishFile.ts';
+import { afterCommit } from './finishFile.ts';
 import { commit } from './ledgerCommit.ts';
 import type { FileReport, UnreadableRead } from './report.ts';
 
@@ -19,14 +18,13 @@ export async function commitUnreadable(
   st: Stats,
   hash: string,
   read: UnreadableRead,
-  staged?: StagingFile,
 ): Promise<FileOutcome> {
   const committed = commit(
     ctx,
     { kind: read.kind ?? null, hash, size: st.size, ino: st.ino },
     () => ({ type: 'unreadable', read }),
   );
-  return afterCommit(ctx, committed, st, allRejections(staged, read));
+  return afterCommit(ctx, committed, st);
 }
 
 export async function commitDuplicate(

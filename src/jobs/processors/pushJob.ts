@@ -27,7 +27,7 @@ export function pushProcessor(deps: JobDeps) {
     const kv = new KeyValueStore(deps.db);
     const started = deps.clock.now();
     try {
-      await establishRemote({ ...deps });
+      await establishRemote({ ...deps, mayDecide: deps.startFilesApplied });
       const totals = await pushPending({ ...deps });
       if (totals.calls > 0) {
         deps.log.info(

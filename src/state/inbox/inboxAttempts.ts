@@ -58,6 +58,18 @@ export class InboxAttempts {
     return r!.attempts;
   }
 
+  /** Takes back one attempt counted ahead (record) that did not end the way it was counted as. */
+  undo(identity: string): void {
+    this.#db.transaction(() => {
+      this.#db
+        .prepare('UPDATE inbox_attempts SET attempts = attempts - 1 WHERE identity = ?')
+        .run(identity);
+      this.#db
+        .prepare('DELETE FROM inbox_attempts WHERE identity = ? AND attempts <= 0')
+        .run(identity);
+    })();
+  }
+
   /** Forgets the attempts at every file of this name (it was handled, or is gone). */
   clear(name: string): void {
     this.#db.prepare('DELETE FROM inbox_attempts WHERE name = ?').run(name);

@@ -68,6 +68,7 @@ function status(over: Partial<Status> = {}): Status {
     stale: false,
     files: noFiles,
     held: { files: 0, snapshots: 0, oldestAt: null },
+    notifications: { queued: 0, oldestAt: null },
     reconcile: {
       minIntervalMs: 900_000,
       lastFullRead: { factory: null, dc: null },

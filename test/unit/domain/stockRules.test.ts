@@ -23,8 +23,8 @@ describe('offeredQuantity (effects)', () => {
     ['max 0 offers nothing', { max: 0 }, 17, 0],
     ['buffer first, then percent', { buffer: 5, percent: 50 }, 17, 6],
     ['then max', { buffer: 5, percent: 50, max: 5 }, 17, 5],
-    ['the README example on 300', { buffer: 5, percent: 50, max: 100 }, 300, 100],
-    ['the README example on 15', { buffer: 5, percent: 50, max: 100 }, 15, 5],
+    ['the docs/stock-rules.md example on 300', { buffer: 5, percent: 50, max: 100 }, 300, 100],
+    ['the docs/stock-rules.md example on 15', { buffer: 5, percent: 50, max: 100 }, 15, 5],
   ] as const)('%s', (_, rule: StockRule, q, offered) => {
     expect(offeredQuantity(rule, q)).toBe(offered);
   });
