@@ -25,9 +25,7 @@ import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
 import { readWholeKind } from '../sync/readKind.ts';
-import { readConsolePassword } from './console/consoleAuth.ts';
 import { startHeartbeat } from './heartbeat.ts';
-import { startHttpServer } from './httpServer.ts';
 import { loadStockRules } from './liveStockRules.ts';
 import { daemonNotifications } from './notifyWiring.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
@@ -114,7 +112,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   // The console password too (CONSOLE_PASSWORD_FILE): unreadable or too short stops the start.
   const consolePassword = config.consolePasswordFile
-    ? readConsolePassword(config.consolePasswordFile)
+    ? (await import('./console/consoleAuth.ts')).readConsolePassword(config.consolePasswordFile)
     : undefined;
   if (consolePassword !== undefined) registerSecret(consolePassword);
   // Likewise for the stock rules (#17); taken by the apply once state.db is open.
@@ -300,9 +298,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     everyMs: STALE_CHECK_MS,
     now: clock.now,
   });
+  // The HTTP server, the console and the metrics are loaded only when HTTP_PORT asks for them:
+  // a daemon without them does not hold their modules (density, docs/benchmarks.md).
   const http =
     config.httpPort > 0
-      ? await startHttpServer({
+      ? await (await import('./httpServer.ts')).startHttpServer({
           port: config.httpPort,
           host: config.httpHost,
           db,
