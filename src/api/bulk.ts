@@ -81,7 +81,12 @@ export async function bulkUpdate<I extends FactoryStockItem>(
     answered.add(item);
   };
 
-  const send = async (batch: readonly I[]): Promise<void> => {
+  /**
+   * Sends one batch. 'too large': refused as such (the size is learnt, nothing answered);
+   * a number: the index of the one item the refusal named (refused; the others to send again);
+   * 'done': every item answered.
+   */
+  const send = async (batch: readonly I[]): Promise<'done' | 'too large' | number> => {
     requests++;
     const response = await deps.caller.send(
       { method: 'POST', path, json: batch, resend: 'always' },
@@ -105,18 +110,22 @@ export async function bulkUpdate<I extends FactoryStockItem>(
         );
       }
       for (const item of batch) answered.add(item);
-      return;
+      return 'done';
     }
     const details = errorDetails(response.raw);
     if (batch.length > 1 && saysTooLarge(status, details)) {
       deps.sizes.rejected(kind, batch.length, deps.now());
-      const into = Math.min(deps.sizes.max(kind), Math.ceil(batch.length / 2));
       deps.logger.info(
-        { event: 'api.bulk_split', kind, size: batch.length, status, into },
-        'bulk update refused as too large; sending it in smaller batches',
+        {
+          event: 'api.bulk_split',
+          kind,
+          size: batch.length,
+          status,
+          into: Math.min(deps.sizes.max(kind), batch.length - 1),
+        },
+        'bulk update refused as too large; what remains is sent in smaller batches',
       );
-      await sendAll(batch, batch.length - 1);
-      return;
+      return 'too large';
     }
     // 403, 404, 408 are not about the items: the failure policy decides on them.
     if (!refusesContent(status)) throw httpError(where, response.raw, false);
@@ -128,8 +137,7 @@ export async function bulkUpdate<I extends FactoryStockItem>(
         { event: 'api.bulk_item_refused', kind, size: batch.length, status, field: details.field },
         'bulk update refused for one item; sending the others again',
       );
-      await sendAll(batch.filter((_, i) => i !== index));
-      return;
+      return index!;
     }
     // Refused as a whole, naming no item: a failure of this batch, with the portal's words.
     for (const item of batch) refuse(item, status, details);
@@ -139,18 +147,28 @@ export async function bulkUpdate<I extends FactoryStockItem>(
         `bulk update refused (HTTP ${status}) without naming an item: its ${batch.length} items fail`,
       );
     }
+    return 'done';
   };
 
   /**
-   * Sends items in batches of the size learnt so far, re-read before every batch: it shrinks when
-   * the portal refuses one (a refused batch is never resent whole: `below` caps the parts) and
-   * grows while the search between accepted and refused goes on.
+   * Sends every item in batches of the size learnt so far, re-read before every batch: after a
+   * refusal as too large, all that remains (the refused batch and everything after it) is cut
+   * again at the new size, so no tail of small leftovers costs calls of its own; a refused size
+   * is never sent again whole (`below`). An item refused by name leaves the queue and the rest
+   * of its batch is cut again with what follows.
    */
-  async function sendAll(batch: readonly I[], below = Number.POSITIVE_INFINITY): Promise<void> {
-    for (let i = 0; i < batch.length; ) {
-      const part = batch.slice(i, i + Math.max(1, Math.min(deps.sizes.max(kind), below)));
-      await send(part);
-      i += part.length;
+  async function sendAll(all: readonly I[]): Promise<void> {
+    const queue = [...all];
+    let below = Number.POSITIVE_INFINITY;
+    for (let at = 0; at < queue.length; ) {
+      const part = queue.slice(at, at + Math.max(1, Math.min(deps.sizes.max(kind), below)));
+      const outcome = await send(part);
+      if (outcome === 'too large') below = part.length - 1;
+      else if (typeof outcome === 'number') queue.splice(at + outcome, 1);
+      else {
+        below = Number.POSITIVE_INFINITY;
+        at += part.length;
+      }
     }
   }
 

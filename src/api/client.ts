@@ -28,6 +28,7 @@ export type PortalSettings = Pick<
   | 'loginsPerHour'
   | 'stockReserve'
   | 'reconcileReserve'
+  | 'pollReserve'
   | 'requestTimeoutMs'
   | 'retryLimit'
   | 'backoffBaseMs'
@@ -66,7 +67,7 @@ export interface PortalClient {
   ensureToken(): Promise<void>;
   /** Largest batch the bulk update of `kind` sends: min(bulkBatchSize, learnt size). */
   maxBatchSize(kind: BulkKind): number;
-  /** Forgets a learnt batch size (the portal raised its limit). */
+  /** Forgets the learnt batch size, of both kinds (one kind's starts the other's). */
   forgetBatchSize(kind: BulkKind): void;
   /** When the batch size of `kind` was last learnt from a refusal; null when nothing is learnt. */
   batchSizeLearntAt(kind: BulkKind): number | null;
@@ -148,7 +149,7 @@ export function createPortalClient(options: PortalClientOptions): PortalClient {
       await session.token();
     },
     maxBatchSize: (kind) => sizes.max(kind),
-    forgetBatchSize: (kind) => sizes.forget(kind),
+    forgetBatchSize: () => sizes.forget(),
     batchSizeLearntAt: (kind) => sizes.learntAt(kind),
     budget: () => budgetStatus(db, settings, clock.now(), options.serverProbe),
     close: () => {

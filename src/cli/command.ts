@@ -27,4 +27,8 @@ export const ExitCode = {
   failure: 1,
   usage: 2,
   config: 78,
+  /** `plan`: the file would be held by the guard rails (nothing applied until released). */
+  planWouldHold: 3,
+  /** `plan`: the file would go to failed/ (nothing applied). */
+  planWouldFail: 4,
 } as const;

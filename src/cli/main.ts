@@ -1,7 +1,9 @@
 #!/usr/bin/env -S node --max-semi-space-size=16
 import { realpathSync } from 'node:fs';
 import { ConfigError } from '../config/index.ts';
+import { VERSION } from '../config/version.ts';
 import { scrubString } from '../log/redact.ts';
+import { endQuietlyOnClosedPipe } from './closedPipe.ts';
 import { type Command, type CommandContext, ExitCode } from './command.ts';
 import { commands } from './commands/index.ts';
 import { UsageError } from './usage.ts';
@@ -9,6 +11,7 @@ import { UsageError } from './usage.ts';
 const HELP = `supplier-sync — keeps the Supplier Portal in step with the ERP
 
 Usage: supplier-sync <command> [options]
+       supplier-sync --version
 
 Commands:
 ${commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
@@ -23,6 +26,10 @@ export async function main(
   io: Omit<CommandContext, 'argv'>,
 ): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V') {
+    io.stdout.write(`supplier-sync ${VERSION}\n`);
+    return ExitCode.ok;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout.write(`${HELP}\n`);
     return name === undefined ? ExitCode.usage : ExitCode.ok;
@@ -73,6 +80,8 @@ if (isEntryPoint()) {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  // `status | head -3`: the reader went away; stop as on a signal, without a word.
+  endQuietlyOnClosedPipe([process.stdout, process.stderr], () => controller.abort('EPIPE'));
   const code = await main(process.argv.slice(2), {
     env: process.env,
     stdout: process.stdout,

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { checkCombinations } from './checks.ts';
 import { ConfigError } from './configError.ts';
+import { jsonSyntaxProblem } from './jsonSyntax.ts';
 import { maskUrlPassword } from './secrets.ts';
 import { type Config, type SettingName, settings } from './settings.ts';
 
@@ -65,6 +66,8 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (typeof out.stockRulesFile === 'string') out.stockRulesFile = resolve(cwd, out.stockRulesFile);
   if (typeof out.consolePasswordFile === 'string')
     out.consolePasswordFile = resolve(cwd, out.consolePasswordFile);
+  if (typeof out.notifyWebhookSecretFile === 'string')
+    out.notifyWebhookSecretFile = resolve(cwd, out.notifyWebhookSecretFile);
   out.configFile = sources.configFile ? resolve(cwd, sources.configFile) : undefined;
 
   for (const name of sources.require ?? []) {
@@ -95,8 +98,9 @@ function readConfigFile(path: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
-  } catch (err) {
-    throw new ConfigError('--config', `${path} is not valid JSON: ${(err as Error).message}`);
+  } catch {
+    // Never the engine's message: it quotes the text, which may hold a password.
+    throw new ConfigError('--config', `${path}: ${jsonSyntaxProblem(text)}`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ConfigError('--config', `${path} must hold one JSON object of settings`);

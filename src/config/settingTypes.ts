@@ -47,6 +47,18 @@ export const int = (min: number, max = Number.MAX_SAFE_INTEGER) =>
         .max(max, `must be at most ${max}`),
     );
 
+/** The longest delay a Node timer takes (2^31 − 1 ms, about 24.8 days): a longer one fires at once. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * A duration in milliseconds between `min` and `max`: every duration setting has a bound (an
+ * overflowing setTimeout fires at once, so a huge value would mean "no wait at all").
+ */
+export const ms = (min: number, max: number) => {
+  if (max > MAX_TIMER_MS) throw new Error(`a duration bound above ${MAX_TIMER_MS} ms`);
+  return int(min, max);
+};
+
 export const bool = z
   .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'yes', 'no'])])
   .transform((v) => v === true || v === 'true' || v === '1' || v === 'yes');
@@ -120,3 +132,28 @@ export const listenHost = text.refine(
 );
 
 export const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/** A reserve of the hourly call budget: calls an hour, or a share of it (`8.33%`). */
+export type Reserve = number | `${number}%`;
+
+/**
+ * A reserve: a whole number of calls an hour, or a percentage of API_REQUESTS_PER_HOUR (`25%`,
+ * decimals allowed), which scales with the budget; see reserveCalls.
+ */
+export const reserve = z.union([z.number(), z.string()]).transform((v, ctx): Reserve => {
+  const raw = typeof v === 'number' ? String(v) : v.trim();
+  if (/^\d+$/.test(raw)) return Number.parseInt(raw, 10);
+  const share = /^(\d+(?:\.\d+)?)\s*%$/.exec(raw);
+  if (share && Number(share[1]) <= 100) return `${Number(share[1])}%`;
+  ctx.addIssue({
+    code: 'custom',
+    message:
+      'must be a whole number of calls an hour, or a share of API_REQUESTS_PER_HOUR such as 25%',
+  });
+  return z.NEVER;
+});
+
+/** A reserve in calls at a budget of `perHour` calls an hour (a share is rounded to the nearest call). */
+export function reserveCalls(r: Reserve, perHour: number): number {
+  return typeof r === 'number' ? r : Math.round((perHour * Number.parseFloat(r)) / 100);
+}

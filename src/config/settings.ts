@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { notifySettings } from './notifySettings.ts';
 import {
   apiUrl,
   bool,
@@ -6,9 +7,11 @@ import {
   int,
   level,
   listenHost,
+  ms,
   optional,
   queuePrefix,
   redisUrl,
+  reserve,
   type Setting,
   setting,
   text,
@@ -95,21 +98,27 @@ export const settings = {
   ),
   stockReserve: setting(
     'API_STOCK_RESERVE',
-    int(0),
-    300,
-    'Calls of the hourly budget that stock pushes leave for shipments.',
+    reserve,
+    '8.33%',
+    'What stock pushes leave of the hourly budget for shipment confirmations: a share of API_REQUESTS_PER_HOUR (8.33% is 300 of 3,600) or a whole number of calls. A value that leaves pushes nothing stops the start (exit 78).',
+  ),
+  pollReserve: setting(
+    'API_POLL_RESERVE',
+    reserve,
+    '16.67%',
+    'What shipment polls leave of the hourly budget for stock pushes, on top of API_STOCK_RESERVE: a share of API_REQUESTS_PER_HOUR (16.67% is 600 of 3,600) or a whole number of calls. However often polls run, they never take the whole budget.',
   ),
   reconcileReserve: setting(
     'API_RECONCILE_RESERVE',
-    int(0),
-    900,
-    'Calls of the hourly budget that reconciliation reads leave for shipments and pushes.',
+    reserve,
+    '25%',
+    'What reconciliation reads leave of the hourly budget for shipments and pushes: a share of API_REQUESTS_PER_HOUR (25% is 900 of 3,600) or a whole number of calls. A value that leaves reading nothing stops the start (exit 78).',
   ),
   requestTimeoutMs: setting(
     'API_TIMEOUT_MS',
-    int(100),
+    ms(100, 600_000),
     30_000,
-    'Timeout of one HTTP request, in milliseconds.',
+    'Timeout of one HTTP request, in milliseconds. At most 600,000 (10 minutes).',
   ),
   retryLimit: setting(
     'API_RETRY_LIMIT',
@@ -119,27 +128,27 @@ export const settings = {
   ),
   backoffBaseMs: setting(
     'API_BACKOFF_BASE_MS',
-    int(1),
+    ms(1, 3_600_000),
     1000,
-    'First wait after a 429 or a 5xx, in milliseconds; it doubles on each further retry.',
+    'First wait after a 429 or a 5xx, in milliseconds; it doubles on each further retry. At most 3,600,000 (an hour).',
   ),
   backoffMaxMs: setting(
     'API_BACKOFF_MAX_MS',
-    int(1),
+    ms(1, 3_600_000),
     60_000,
-    'Longest back-off wait of our own, in milliseconds. A longer Retry-After is honoured: the call ends and its job waits until then.',
+    'Longest back-off wait of our own, in milliseconds. A longer Retry-After is honoured: the call ends and its job waits until then. At most 3,600,000 (an hour).',
   ),
   reloginBaseMs: setting(
     'API_RELOGIN_BASE_MS',
-    int(1),
+    ms(1, 3_600_000),
     30_000,
-    'While the portal refuses fresh tokens, the n-th re-login since the last good call is followed by a gap of this × 2^n milliseconds (60 s, 2 min, 4 min … up to 1 h), so an hour of refused tokens costs at most 6 logins.',
+    'While the portal refuses fresh tokens, the n-th re-login since the last good call is followed by a gap of this × 2^n milliseconds (60 s, 2 min, 4 min … up to 1 h), so an hour of refused tokens costs at most 6 logins. At most 3,600,000 (an hour).',
   ),
   heldTokenRetryMs: setting(
     'API_TOKEN_RETRY_MS',
-    int(1),
+    ms(1, 3_600_000),
     60_000,
-    'While a re-login waits its turn, work is retried with the token held this often, in milliseconds, so it resumes within this long once the portal accepts tokens again.',
+    'While a re-login waits its turn, work is retried with the token held this often, in milliseconds, so it resumes within this long once the portal accepts tokens again. At most 3,600,000 (an hour).',
   ),
   bulkBatchSize: setting(
     'BULK_BATCH_SIZE',
@@ -150,9 +159,9 @@ export const settings = {
 
   jobLockMs: setting(
     'JOB_LOCK_MS',
-    int(1000, 600_000),
+    ms(1_000, 600_000),
     20_000,
-    'Lock of a running job, in milliseconds, renewed while it runs; after a crash its jobs run again once it lapses.',
+    'Lock of a running job, in milliseconds, renewed while it runs; after a crash its jobs run again once it lapses. At most 600,000 (10 minutes).',
   ),
   shipmentsPollCron: setting(
     'SHIPMENTS_POLL_CRON',
@@ -168,9 +177,9 @@ export const settings = {
   ),
   reconcileMinIntervalMs: setting(
     'RECONCILE_MIN_INTERVAL_MS',
-    int(0),
+    ms(0, 604_800_000),
     900_000,
-    "Budget left idle by shipments and pushes re-reads the portal stock page by page, to find and push back what changed behind the daemon's back: each kind's pass starts at most once per this many milliseconds (factory, cheap to read, up to 5 times as often as DC). 0 turns idle re-reading off (RECONCILE_CRON only).",
+    "Budget left idle by shipments and pushes re-reads the portal stock page by page, to find and push back what changed behind the daemon's back: each kind's pass starts at most once per this many milliseconds (factory, cheap to read, up to 5 times as often as DC). 0 turns idle re-reading off (RECONCILE_CRON only). At most 604,800,000 (7 days).",
   ),
   failureRetryCron: setting(
     'FAILURE_RETRY_CRON',
@@ -186,28 +195,28 @@ export const settings = {
   ),
   failureBackoffBaseMs: setting(
     'FAILURE_BACKOFF_BASE_MS',
-    int(1),
+    ms(1, 86_400_000),
     60_000,
-    'First retry delay of an item the portal rejected, in milliseconds; doubles per attempt.',
+    'First retry delay of an item the portal rejected, in milliseconds; doubles per attempt. At most 86,400,000 (a day).',
   ),
   failureBackoffMaxMs: setting(
     'FAILURE_BACKOFF_MAX_MS',
-    int(1),
+    ms(1, 604_800_000),
     6 * 3_600_000,
-    'Longest retry delay of a rejected item, in milliseconds.',
+    'Longest retry delay of a rejected item, in milliseconds. At most 604,800,000 (7 days).',
   ),
   notFoundRetryMs: setting(
     'NOT_FOUND_RETRY_MS',
-    int(1),
+    ms(1, 604_800_000),
     6 * 3_600_000,
-    'Retry delay of an item rejected as "Product not found" (also retried when reconciliation finds the SKU).',
+    'Retry delay of an item rejected as "Product not found" (also retried when reconciliation finds the SKU). At most 604,800,000 (7 days).',
   ),
 
   inboxStabilityMs: setting(
     'INBOX_STABILITY_MS',
-    int(0),
+    ms(0, 3_600_000),
     2000,
-    'A file is read once its size and mtime have not changed for this long, in milliseconds.',
+    'A file is read once its size and mtime have not changed for this long, in milliseconds. At most 3,600,000 (an hour).',
   ),
   inboxPolling: setting(
     'INBOX_POLLING',
@@ -217,15 +226,15 @@ export const settings = {
   ),
   inboxPollIntervalMs: setting(
     'INBOX_POLL_INTERVAL_MS',
-    int(50),
+    ms(50, 60_000),
     1000,
-    'Polling interval when INBOX_POLLING is on, in milliseconds.',
+    'Polling interval when INBOX_POLLING is on, in milliseconds. At most 60,000 (a minute).',
   ),
   inboxScanIntervalMs: setting(
     'INBOX_SCAN_INTERVAL_MS',
-    int(1000),
+    ms(1_000, 3_600_000),
     30_000,
-    'Periodic full scan of inbox/ that catches anything an event missed, in milliseconds.',
+    'Periodic full scan of inbox/ that catches anything an event missed, in milliseconds. At most 3,600,000 (an hour).',
   ),
   inboxProfilesFile: optional(
     'INBOX_PROFILES_FILE',
@@ -312,15 +321,15 @@ export const settings = {
   ),
   shipmentsConfirmWarnMs: setting(
     'SHIPMENTS_CONFIRM_WARN_MS',
-    int(1000),
+    ms(1_000, 604_800_000),
     4 * 3_600_000,
-    'A shipment handed to the ERP this long ago without a confirmation is named once in a shipments.unconfirmed warning, in milliseconds.',
+    'A shipment handed to the ERP this long ago without a confirmation is named once in a shipments.unconfirmed warning, in milliseconds. At most 604,800,000 (7 days).',
   ),
   staleAfterMs: setting(
     'SYNC_STALE_AFTER_MS',
-    int(60_000),
+    ms(60_000, 604_800_000),
     6 * 3_600_000,
-    'Warn (sync.stale) when pending differences have seen no successful push for this long, in milliseconds.',
+    'Warn (sync.stale) when pending differences have seen no successful push for this long, in milliseconds. At most 604,800,000 (7 days).',
   ),
   retentionDays: setting(
     'RETENTION_DAYS',
@@ -345,6 +354,7 @@ export const settings = {
     text,
     'File holding the console password (8 to 1024 characters; trailing newline ignored), read at start. Set: every console page and /api/ route asks for it and the console can release, reject and retry. Unset: the console is read-only, and served only when HTTP_HOST is a loopback address.',
   ),
+  ...notifySettings,
 } as const;
 
 export type SettingName = keyof typeof settings;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { z } from 'zod';
 import { ConfigError } from './configError.ts';
+import { jsonSyntaxProblem } from './jsonSyntax.ts';
 
 /**
  * A JSON settings file the daemon reads at start and again whenever it changes: the inbox
@@ -156,12 +157,13 @@ export function parseJsonFile<T>(
 ): Parsed<T> {
   if (bytes.length > MAX_BYTES) return { ok: false, problem: `larger than ${MAX_BYTES} bytes` };
   let input: unknown;
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
-    let text = bytes.toString('utf8');
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     input = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, problem: `not valid JSON: ${(err as Error).message}` };
+  } catch {
+    // Never the engine's message: it quotes the text, which may hold a secret.
+    return { ok: false, problem: jsonSyntaxProblem(text) };
   }
   const result = options.schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };

@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.ts';
 import { type StockRulesFile, watchStockRulesFile } from '../config/stockRulesFile.ts';
-import type { WatchedFile } from '../config/watchedFile.ts';
+import type { WatchedFile, WatchLog } from '../config/watchedFile.ts';
 import type { Clock } from '../domain/clock.ts';
 import { NO_STOCK_RULES, type StockRuleSet } from '../domain/stockRules.ts';
 import type { Logger } from '../log/logger.ts';
@@ -29,7 +29,12 @@ export interface StockRulesSource {
   stop(): void;
 }
 
-export function loadStockRules(config: Config, log: Logger): StockRulesSource {
+/** `watchLog` gets the file watch's lines (rules.reloaded, rules.invalid); `log` by default. */
+export function loadStockRules(
+  config: Config,
+  log: Logger,
+  watchLog: WatchLog = log,
+): StockRulesSource {
   const path = config.stockRulesFile;
   let attached: { db: StateDb; clock: Clock; onPending: (keys: number) => void } | undefined;
 
@@ -61,7 +66,7 @@ export function loadStockRules(config: Config, log: Logger): StockRulesSource {
   };
 
   const watched: WatchedFile<StockRulesFile> | undefined = path
-    ? watchStockRulesFile(path, log, (file) => {
+    ? watchStockRulesFile(path, watchLog, (file) => {
         try {
           const result = apply(file, 'file changed');
           if (result && result.newlyPending > 0) attached?.onPending(result.newlyPending);

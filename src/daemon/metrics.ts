@@ -1,9 +1,11 @@
 import { Counter, Gauge, Registry } from 'prom-client';
+import { VERSION } from '../config/version.ts';
 import { oneAtATime } from '../domain/timeout.ts';
 import { type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { StateDb } from '../state/db.ts';
 import { FILE_OUTCOMES } from '../state/inbox/fileHistory.ts';
+import { notifyMetrics } from './notifyMetrics.ts';
 import { readQueueDepths, readStatus, type StatusSettings } from './status.ts';
 
 export interface MetricsDeps {
@@ -61,6 +63,11 @@ export function createMetrics(deps: MetricsDeps): Metrics {
   const gauge = <L extends string = never>(name: string, help: string, labelNames: L[] = []) =>
     new Gauge<L>({ name: P + name, help, labelNames, registers: [registry] });
 
+  gauge(
+    'build_info',
+    'Always 1; its labels name the build: version (package.json) and node (the Node.js version).',
+    ['version', 'node'],
+  ).set({ version: VERSION, node: process.versions.node }, 1);
   const calls = gauge(
     'api_calls_last_hour',
     'Portal calls (all but login) in the last rolling hour.',
@@ -130,6 +137,10 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'Stock files and snapshot reads the guard rails hold until an operator releases or rejects them (file.held, snapshot.held).',
     ['source'],
   );
+  const paused = gauge(
+    'paused',
+    '1 while pushes are paused by an operator (pause; resume ends it): nothing is written to the portal.',
+  );
   const heldAge = gauge(
     'held_oldest_age_seconds',
     'Age of the oldest held file or snapshot read; absent when nothing is held.',
@@ -162,6 +173,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'metrics_refreshed_timestamp_seconds',
     'Unix time these figures were read from state.db (they are read on a timer, not per scrape).',
   );
+  const notifications = notifyMetrics(registry);
   const redisUp = queues
     ? gauge('redis_up', '1 when Redis answered the queue-depth query of this scrape.')
     : undefined;
@@ -214,6 +226,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     for (const [task, at] of Object.entries(successes))
       if (at !== null) lastSuccess.set({ task }, at / 1000);
     stale.set(s.stale ? 1 : 0);
+    paused.set(s.paused === null ? 0 : 1);
     held.reset();
     held.set({ source: 'file' }, s.held.files);
     held.set({ source: 'snapshot' }, s.held.snapshots);
@@ -233,6 +246,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     for (const outcome of FILE_OUTCOMES) files.set({ outcome }, s.files.counts[outcome]);
     rowsRejected.set(s.files.rowsRejected);
     fileProblems.set(s.files.problemCount);
+    notifications(db, t);
     refreshedAt.set(t / 1000);
 
     if (depths !== undefined && queueJobs && redisUp) {

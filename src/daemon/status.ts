@@ -23,6 +23,7 @@ import { FileHistory, type FileWindow } from '../state/inbox/fileHistory.ts';
 import { HeldStore } from '../state/inbox/heldStore.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { type Heartbeat, type KvValue, kvKey, type ReconcilePass } from '../state/kvKeys.ts';
+import { NotifyOutbox, type OutboxDepth } from '../state/notify/notifyOutbox.ts';
 import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
 import { PendingStock } from '../state/stock/pendingStock.ts';
@@ -114,6 +115,10 @@ export interface Status {
    * and the files that failed or were processed with rejected rows (`files` lists them all).
    */
   readonly files: FileWindow;
+  /** Notifications still to be delivered to NOTIFY_WEBHOOK_URL (the outbox in state.db). */
+  readonly notifications: OutboxDepth;
+  /** Pushes paused by an operator (`pause`): since when and why; null when not paused. */
+  readonly paused: { readonly since: number; readonly reason: string | null } | null;
   /** What the guard rails hold until an operator decides (`held`, `release`, `reject`). */
   readonly held: {
     readonly files: number;
@@ -194,7 +199,9 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
     },
     stale: stale.stale,
     files: new FileHistory(db).window(now - FILES_WINDOW_MS),
+    paused: kv.get('sync.paused') ?? null,
     held: new HeldStore(db).counts(),
+    notifications: new NotifyOutbox(db).depth(),
     reconcile: {
       minIntervalMs: settings.reconcileMinIntervalMs,
       lastFullRead: {

@@ -30,6 +30,11 @@ export interface JobDeps {
    * stops between pages and leaves the budget to it.
    */
   readonly pushDue: () => Promise<boolean>;
+  /**
+   * True once every file that was in the inbox at start has been applied (or a bounded wait has
+   * passed): only then are first starts decided (sync/establish.ts).
+   */
+  readonly startFilesApplied?: () => boolean;
   readonly writer: StockWriter;
   readonly reader: StockReader;
   readonly shipments: ShipmentsPort;

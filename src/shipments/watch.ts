@@ -1,7 +1,9 @@
 import type { Clock } from '../domain/clock.ts';
 import { localTimeOfDay, startOfLocalDay } from '../domain/localTime.ts';
+import { overdueNotification } from '../domain/notification.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
+import { enqueueNotification } from '../state/notify/notifyOutbox.ts';
 import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
 
 /** Most order numbers named in one log line; the rest are counted. */
@@ -69,6 +71,7 @@ export function checkDeadline(deps: ShipmentWatchDeps): string[] {
     },
     `${orders.length} shipment(s) handed to the ERP today are not confirmed by ${deps.deadline}: ${orders.slice(0, 10).join(', ')}${orders.length > 10 ? ', …' : ''}`,
   );
+  enqueueNotification(deps.db, overdueNotification(orders, deps.deadline!, now));
   return orders;
 }
 

@@ -52,6 +52,8 @@ const learntBatchSize = z.object({
   maxAccepted: z.number().nullable(),
   minRejected: z.number(),
   learntAt: epochMs.optional(),
+  /** A size above an accepted one was refused: the search is over (absent: not yet). */
+  settled: z.boolean().optional(),
 });
 
 /** A key the portal changed behind the daemon's back, as logged in `reconcile.drift`. */
@@ -154,6 +156,13 @@ export const KV_KEYS = {
    */
   'remote.read_at.factory': epochMs,
   'remote.read_at.dc': epochMs,
+  /**
+   * Epoch ms when a first start chose to push every desired row of a kind: the portal's answers
+   * to that push are what it holds of those keys, so the idle re-reading lane counts it as the
+   * kind's last full read (its next pass is due RECONCILE_MIN_INTERVAL_MS later).
+   */
+  'remote.pushed_whole.factory': epochMs,
+  'remote.pushed_whole.dc': epochMs,
   'reconcile.read.factory': reconcileRead,
   'reconcile.read.dc': reconcileRead,
   'reconcile.pass.factory': reconcilePass,
@@ -174,6 +183,10 @@ export const KV_KEYS = {
   'snapshot.last_rows': z.object({ factory: z.number(), dc: z.number() }),
   /** The stock rules desired_stock's offered quantities were last worked out with (#17). */
   'stock_rules.fingerprint': z.string(),
+  /** Pushes paused by an operator (`pause`): since when, why; absent when not paused. */
+  'sync.paused': z.object({ since: epochMs, reason: z.string().nullable() }),
+  /** Whether the status verdict last told to the webhook was "needs a person" (notifications). */
+  'notify.verdict': z.object({ needsPerson: z.boolean(), at: epochMs }),
 } as const;
 
 export type KvKey = keyof typeof KV_KEYS;
@@ -184,6 +197,7 @@ export const kvKey = {
   bulkMax: (kind: StockKind) => `api.bulk_max.${kind}` as const,
   established: (kind: StockKind) => `remote.established.${kind}` as const,
   readAt: (kind: StockKind) => `remote.read_at.${kind}` as const,
+  pushedWhole: (kind: StockKind) => `remote.pushed_whole.${kind}` as const,
   reconcileRead: (kind: StockKind) => `reconcile.read.${kind}` as const,
   reconcilePass: (kind: StockKind) => `reconcile.pass.${kind}` as const,
 };

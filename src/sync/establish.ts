@@ -21,10 +21,25 @@ import type { StockWriter } from './stockPorts.ts';
  * whole read of a large catalogue. Reads made here spend the push's share of the budget.
  */
 export async function establishRemote(
-  deps: ReconcileDeps & { readonly writer: StockWriter },
+  deps: ReconcileDeps & {
+    readonly writer: StockWriter;
+    /**
+     * False while files that were in the inbox when the daemon started are not applied yet: no
+     * first start is decided before it sees them (each file's apply asks for a push again).
+     */
+    readonly mayDecide?: () => boolean;
+  },
 ): Promise<FirstStartChoice[]> {
   const kv = new KeyValueStore(deps.db);
   const choices: FirstStartChoice[] = [];
+  const undecided = (['factory', 'dc'] as const).some((k) => !kv.get(kvKey.established(k)));
+  if (undecided && deps.mayDecide && !deps.mayDecide()) {
+    deps.log.info(
+      { event: 'sync.first_start_deferred' },
+      'first sync decided once the files that were in the inbox at start are applied',
+    );
+    return choices;
+  }
   for (const kind of ['factory', 'dc'] as const) {
     if (kv.get(kvKey.established(kind))) continue;
     const desiredRows = countDesired(deps.db, kind);
@@ -75,7 +90,11 @@ export async function establishRemote(
         kv.set(kvKey.established(kind), true);
       }
     } else {
-      kv.set(kvKey.established(kind), true);
+      // The push of every row is the kind's starting point: the idle lane's next pass of it is
+      // due one RECONCILE_MIN_INTERVAL_MS from now, not at once.
+      const now = deps.clock.now();
+      kv.set(kvKey.established(kind), true, now);
+      kv.set(kvKey.pushedWhole(kind), now, now);
     }
     choices.push(choice);
   }

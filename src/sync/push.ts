@@ -6,6 +6,8 @@ import type { StockKind, StockRow } from '../domain/stock.ts';
 import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
+import { KeyValueStore } from '../state/kv.ts';
+import { kvKey } from '../state/kvKeys.ts';
 import { PendingStock } from '../state/stock/pendingStock.ts';
 import { RemoteStock } from '../state/stock/remoteStock.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
@@ -23,6 +25,8 @@ export interface PushDeps {
   readonly retry: RetrySettings;
   /** Stops between batches (graceful shutdown); what is not sent stays pending. */
   readonly signal?: AbortSignal;
+  /** True once pushes are paused (`pause`): stops between batches too. */
+  readonly paused?: () => boolean;
 }
 
 export interface PushTotals {
@@ -38,13 +42,17 @@ const ITEM_LOG_LIMIT = 20;
 /**
  * Sends every pending key whose desired quantity differs from what the portal holds, factory
  * first, then DC, in the largest batches the portal accepts. A key costs a call only when it
- * really differs; a push that finds nothing to do costs none.
+ * really differs; a push that finds nothing to do costs none. A kind whose first start is not
+ * decided yet (establishRemote) is not pushed: its rows wait for the decision, which may be to
+ * read the portal first and push only what differs.
  */
 export async function pushPending(deps: PushDeps): Promise<PushTotals> {
   const totals: PushTotals = { calls: 0, sent: 0, updated: 0, failed: 0 };
+  const kv = new KeyValueStore(deps.db);
   for (const kind of ['factory', 'dc'] as const) {
+    if (kv.get(kvKey.established(kind)) !== true) continue;
     await pushKind(kind, deps, totals);
-    if (deps.signal?.aborted) break;
+    if (deps.signal?.aborted || deps.paused?.()) break;
   }
   return totals;
 }
@@ -64,11 +72,14 @@ async function pushKind(kind: StockKind, deps: PushDeps, totals: PushTotals): Pr
     batch.push(...decision.send);
     const exhausted = keys.length < size;
     for (;;) {
-      const take = nextBatchLength(kind, batch, size);
+      // Re-read before every batch: after the portal refused one as too large, what remains of
+      // the push is cut at the size learnt then.
+      const fit = deps.writer.maxBatchSize(kind);
+      const take = nextBatchLength(kind, batch, fit);
       // A batch goes once it cannot grow (full, or the next row would repeat a SKU), or at the end.
-      const closed = take === size || take < batch.length;
+      const closed = take === fit || take < batch.length;
       if (take === 0 || !(closed || exhausted)) break;
-      if (deps.signal?.aborted) return;
+      if (deps.signal?.aborted || deps.paused?.()) return;
       const rows = batch.slice(0, take);
       batch = batch.slice(take);
       await sendBatch(kind, rows, deps, totals);

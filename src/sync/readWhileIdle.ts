@@ -34,13 +34,20 @@ export interface IdleReadOutcome {
   readonly until: number | null;
 }
 
+/**
+ * A kind's reading as the plan sees it. A first start that pushed every row counts as a full
+ * read begun when it was decided: the portal's answers to that push are what it holds.
+ */
 function reading(db: StateDb, kind: StockKind): KindReading {
   const kv = new KeyValueStore(db);
   const read = kv.get(kvKey.reconcileRead(kind));
+  const passAt = kv.get(kvKey.reconcilePass(kind))?.startedAt ?? null;
+  const pushedAt = kv.get(kvKey.pushedWhole(kind)) ?? null;
   return {
     established: kv.get(kvKey.established(kind)) === true,
     inProgress: read ? { startedAt: read.startedAt } : null,
-    lastStartedAt: kv.get(kvKey.reconcilePass(kind))?.startedAt ?? null,
+    lastStartedAt:
+      passAt === null || pushedAt === null ? (passAt ?? pushedAt) : Math.max(passAt, pushedAt),
   };
 }
 

@@ -8,7 +8,7 @@ export interface StockWriter {
   maxBatchSize(kind: StockKind): number;
   /** When the batch size of a kind was learnt from a refusal (0: unknown); null when not. */
   batchSizeLearntAt(kind: StockKind): number | null;
-  /** Forgets the learnt batch size: the configured one is tried again. */
+  /** Forgets the learnt batch size (of both kinds): the configured one is tried again. */
   forgetBatchSize(kind: StockKind): void;
   /**
    * One bulk update (the client may split it when the portal finds it too large). A failure

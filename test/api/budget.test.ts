@@ -177,4 +177,40 @@ describe('call budget', () => {
     await client.reference.sites();
     expect(portalCalls()).toBe(before + 2);
   });
+
+  it('a stale count that stops the stock lane only by its reserve expires: one call learns the new one (moved clock)', async () => {
+    // Issue #28: after a portal restart, the last count (low: the hour had been busy) held the
+    // stock lane at 0 until a shipments poll brought a fresh one, minutes later.
+    await setup();
+    const db = h.openDb();
+    const clock = new MovedClock();
+    const settings = { ...TEST_SETTINGS, requestsPerHour: 3600, stockReserve: 300 };
+    const serverProbe = { baseMs: 150, maxMs: 1000 };
+    const client = h.client({ db, clock, settings, serverProbe });
+    new KeyValueStore(db).set('api.server_rate', {
+      remaining: 100,
+      limit: 3600,
+      at: clock.at,
+      zeroStreak: 0,
+    });
+    const before = portalCalls();
+    const refused = await rejection(client.reference.sites({ lane: 'stock' }));
+    expect(refused).toBeInstanceOf(BudgetExhaustedError);
+    expect((refused as BudgetExhaustedError).retryAt).toBe(clock.at + 150);
+    expect(budgetStatus(db, settings, clock.at, serverProbe).remainingByLane.stock).toBe(0);
+    clock.at += 299;
+    expect(await rejection(client.reference.sites({ lane: 'stock' }))).toBeInstanceOf(
+      BudgetExhaustedError,
+    );
+    expect(portalCalls()).toBe(before);
+    clock.at += 1; // twice the probe's base without a fresher count: stale
+    expect(budgetStatus(db, settings, clock.at, serverProbe).remainingByLane.stock).toBe(1);
+    await client.reference.sites({ lane: 'stock' }); // the restarted portal counts afresh
+    expect(new KeyValueStore(db).get('api.server_rate')?.remaining).toBeGreaterThan(3000);
+    await client.reference.sites({ lane: 'stock' });
+    expect(portalCalls()).toBe(before + 2);
+    expect(budgetStatus(db, settings, clock.at, serverProbe).remainingByLane.stock).toBeGreaterThan(
+      3000,
+    );
+  });
 });

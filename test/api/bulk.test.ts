@@ -5,7 +5,7 @@ import { BudgetExhaustedError, BulkIncompleteError, type BulkResult } from '../.
 import { failurePolicy } from '../../src/failures/failurePolicy.ts';
 import { planFile } from '../../src/inventory/plan/planFile.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
-import { DISTRIBUTION_CENTRES, seededSku } from '../../src/simulator/seed.ts';
+import { ACTIVE_DC_CODES, DISTRIBUTION_CENTRES, seededSku } from '../../src/simulator/seed.ts';
 import { DEFAULT_PASSWORD, type Harness, harness, rejection, simulator } from './helpers.ts';
 
 let sim: Simulator;
@@ -47,7 +47,8 @@ describe('bulk split and learnt size', () => {
     sim.resetStats();
     const restarted = h.client({ settings: { bulkBatchSize: 50 } });
     expect(restarted.maxBatchSize('factory')).toBe(7);
-    expect(restarted.maxBatchSize('dc')).toBe(50);
+    // What one kind learnt starts the other.
+    expect(restarted.maxBatchSize('dc')).toBe(7);
     const again = await restarted.factoryStock.bulkUpdate(
       skus.slice(0, 20).map((sku) => ({ sku, stock_quantity: 1 })),
     );
@@ -132,6 +133,45 @@ describe('bulk split and learnt size', () => {
       (r) => r.status !== 200,
     );
     expect(refused.length).toBeLessThanOrEqual(8);
+  });
+});
+
+describe('the bulk limit learnt once (issue #29)', () => {
+  it('refusals over both kinds at most ⌈log₂(configured / limit)⌉ + 1, and what remains re-cut at the learnt size', async () => {
+    sim = await simulator({ products: 3000, maxBulkItems: 250 });
+    h = harness(sim, 'bulk-once');
+    const client = h.client({ settings: { bulkBatchSize: 1000 } });
+    const factory = Array.from({ length: 3000 }, (_, i) => ({
+      sku: seededSku(i),
+      stock_quantity: 3 + i,
+    }));
+    const result = await client.factoryStock.bulkUpdate(factory);
+    expect(result.updated).toHaveLength(3000);
+    const code = ACTIVE_DC_CODES[0]!;
+    const dc = Array.from({ length: 3000 }, (_, i) => ({
+      distribution_centre_code: code,
+      sku: seededSku(i),
+      stock_quantity: 5 + i,
+    }));
+    const dcResult = await client.dcStock.bulkUpdate(dc);
+    expect(dcResult.updated).toHaveLength(3000);
+
+    const sent = [
+      ...bulkRequests('POST /factory-stocks/bulk-update'),
+      ...bulkRequests('POST /distribution-centre-stocks/bulk-update'),
+    ];
+    const refused = sent.filter((r) => r.status !== 200);
+    expect(refused.length).toBeLessThanOrEqual(Math.ceil(Math.log2(1000 / 250)) + 1);
+    // No tail of small calls: every accepted batch is of the limit, each kind's last aside.
+    for (const route of [
+      'POST /factory-stocks/bulk-update',
+      'POST /distribution-centre-stocks/bulk-update',
+    ]) {
+      const accepted = bulkRequests(route).filter((r) => r.status === 200);
+      expect(accepted.slice(0, -1).every((r) => r.items === 250)).toBe(true);
+      expect(accepted.length).toBe(3000 / 250);
+    }
+    expect(client.maxBatchSize('dc')).toBe(250);
   });
 });
 

@@ -123,6 +123,10 @@ describe('drift: the portal changed behind the daemon’s back', () => {
     await firstFiles(h);
     // Every answer takes 30 ms: a DC pass (180 pages) lasts seconds, a 3-batch push ~0.1 s.
     h.sim.faults.set({ slowMs: 30 });
+    // The first DC rows were pushed whole (the kind's starting point): its idle pass is due one
+    // interval later.
+    h.clock.advance(600_000);
+    await h.runNow('reconcile');
     await waitUntil(() => h!.sim.stats().requests.filter((r) => r.route === READ.dc).length >= 10, {
       timeoutMs: 20_000,
       message: 'the DC pass under way',

@@ -132,6 +132,33 @@ describe('guard rails in the file pipeline', () => {
     });
   });
 
+  it('a release exempts the one entry it put back, not its bytes: the same bytes after a restore are held again', async () => {
+    env.drop('zero.csv', csv(30));
+    expect((await env.process('zero.csv', { guard })).status).toBe('held');
+    await releaseHeld({ db: env.db, dataDir: env.dataDir, now: Date.now }, 1);
+    const put = await env.process('zero.csv', { guard });
+    expect(put.status).toBe('processed');
+    expect(env.report(put).guard).toMatchObject({ held: false, released: { heldId: 1 } });
+    // Other files restore the stock (the portal holds 10 of each key again).
+    env.drop('restore.csv', csv(0));
+    expect((await env.process('restore.csv', { guard })).status).toBe('processed');
+    // The same bytes again, later: judged against the portal as it is now, held again.
+    env.drop('zero-again.csv', csv(30));
+    const again = await env.process('zero-again.csv', { guard });
+    expect(again.status).toBe('held');
+    expect(env.report(again).guard).toMatchObject({
+      held: true,
+      heldId: 2,
+      tripped: ['zero', 'drop'],
+    });
+    expect(env.report(again).guard?.released).toBeUndefined();
+    expect(env.desired().every((r) => r.quantity === 10)).toBe(true);
+    // Released again, that entry is exempt in turn (once).
+    await releaseHeld({ db: env.db, dataDir: env.dataDir, now: Date.now }, 2);
+    const put2 = await env.process('zero-again.csv', { guard });
+    expect(env.report(put2).guard).toMatchObject({ held: false, released: { heldId: 2 } });
+  });
+
   it('a crash after the decision and before the move: the next start finishes it (release to inbox/, reject to failed/)', async () => {
     env.drop('a.csv', csv(30));
     env.drop('b.csv', csv(29));

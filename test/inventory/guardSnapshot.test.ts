@@ -141,9 +141,31 @@ describe('guard rails on the snapshot source', () => {
     expect(kv.get('snapshot.last_rows')).toEqual({ factory: 10, dc: 0 });
     expect(applies()).toEqual([]);
     expect(scratchFiles()).toEqual([]);
-    // Its content was released: the next read of it passes.
+    // The next read of it is judged against the portal as it is now: once the pushes made the
+    // portal hold what the release asked, it passes.
+    pushed();
     expect((await readSnapshot(deps())).status).toBe('read');
     await expect(releaseHeld(decide(), 1)).rejects.toThrow(/no longer held: released/);
+  });
+
+  it('a release exempts that read only: the same content read after a restore is held again', async () => {
+    writeSnapshot(rows((i) => 10 + i));
+    expect((await readSnapshot(deps())).status).toBe('read');
+    pushed();
+    writeSnapshot(rows(() => 0));
+    expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
+    await releaseHeld(decide(), 1);
+    pushed();
+    // A newer read restores the stock, and the portal holds it.
+    writeSnapshot(rows((i) => 10 + i));
+    expect((await readSnapshot(deps())).status).toBe('read');
+    pushed();
+    // The released content again: held again, under a new entry; nothing applied.
+    writeSnapshot(rows(() => 0));
+    const again = await readSnapshot(deps());
+    expect(again).toMatchObject({ status: 'held', heldId: 2 });
+    expect(quantities()).toEqual(rows((i) => 10 + i).map(([, q]) => q));
+    expect(new HeldStore(env.db).open().map((e) => e.id)).toEqual([2]);
   });
 
   it('holds a read whose table suddenly returns no rows; a newer good read supersedes it', async () => {

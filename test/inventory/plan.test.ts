@@ -135,13 +135,13 @@ describe('plan FILE', () => {
     expect(existsSync(join(empty, 'state.db'))).toBe(false);
   });
 
-  it('exits 1 and says why for a file that would fail', async () => {
+  it('exits 4 (would fail) and says why for a file that would fail', async () => {
     const r = await plan([file('x.csv', 'item,qty\nA,1\n')]);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(4);
     expect(r.out).toContain('would go to failed/: no columns naming a kind');
   });
 
-  it('says whether the guard rails would hold the file, and why', async () => {
+  it('says whether the guard rails would hold the file, and why; exits 3 (would hold) when they would', async () => {
     const remote = env.db.prepare(
       'INSERT INTO remote_stock (kind, dc, sku, quantity, seen_at) VALUES (?, ?, ?, ?, 0)',
     );
@@ -149,7 +149,7 @@ describe('plan FILE', () => {
     const rows = (zeroed: number) =>
       `sku,stock_quantity\n${Array.from({ length: 60 }, (_, i) => `G${i},${i < zeroed ? 0 : 10}`).join('\n')}\n`;
     const held = await plan([file('zero.csv', rows(40)), '--json']);
-    expect(held.code).toBe(0);
+    expect(held.code).toBe(3);
     expect(JSON.parse(held.out).stock.guard).toMatchObject({
       held: true,
       tripped: ['zero'],
@@ -157,10 +157,12 @@ describe('plan FILE', () => {
       thresholds: { GUARD_ZERO_PERCENT: 50, GUARD_DROP_PERCENT: 80, GUARD_MIN_KEYS: 50 },
     });
     const human = await plan([file('zero2.csv', rows(40))]);
+    expect(human.code).toBe(3);
     expect(human.out).toMatch(
       /guard rails +would HOLD it in held\/: it would set 40 of the 60 keys/,
     );
     const fine = await plan([file('fine.csv', rows(10))]);
+    expect(fine.code).toBe(0);
     expect(fine.out).toMatch(/guard rails +would pass/);
     expect(
       JSON.parse((await plan([file('fine2.csv', rows(10)), '--json'])).out).stock.guard.held,

@@ -57,7 +57,7 @@ describe('plan tells the truth for files that would fail (#13 point 10)', () => 
       const planned = join(work, name);
       writeFileSync(planned, content);
       const json = await plan(planned, true);
-      expect(json.code).toBe(1);
+      expect(json.code).toBe(4);
       const p = JSON.parse(json.out) as FilePlan;
 
       copyFileSync(planned, join(env.paths.inbox, name));
@@ -82,7 +82,7 @@ describe('plan tells the truth for files that would fail (#13 point 10)', () => 
 
       // The text says so too: where it would go, why, and each rejected row.
       const text = await plan(planned, false);
-      expect(text.code).toBe(1);
+      expect(text.code).toBe(4);
       expect(text.out).toContain(`would go to failed/: ${report.reason}`);
       expect(text.out).toContain(`rejected ${report.rowsRejected}`);
       for (const r of report.rejected) {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -109,7 +110,8 @@ describe('/healthz', () => {
       redis: 'ok',
       stateDb: 'ok',
       heartbeatAgeMs: 5000,
-      checkedAt: NOW,
+      paused: null,
+      checkedAt: new Date(NOW).toISOString(),
     });
 
     beat(NOW - HEARTBEAT_STALE_MS - 30_000);
@@ -338,7 +340,7 @@ describe('/metrics', () => {
       expect(sample(first.text, 'supplier_sync_heartbeat_age_seconds')).toBe(0);
       const oneRead = selects;
       expect(oneRead).toBeGreaterThan(0);
-      const texts = await Promise.all(Array.from({ length: 50 }, () => get('/metrics')));
+      const texts = await Promise.all(Array.from({ length: 100 }, () => get('/metrics')));
       expect(texts.every((r) => r.status === 200 && r.text === first.text)).toBe(true);
       expect(selects).toBe(oneRead);
     } finally {
@@ -346,6 +348,20 @@ describe('/metrics', () => {
       servers = [];
       watched.close();
     }
+  });
+
+  it('names the build: supplier_sync_build_info with the version --version prints', async () => {
+    beat(NOW);
+    const { get } = await start({ queues: false });
+    const { text } = await get('/metrics');
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8'));
+    expect(
+      sample(
+        text,
+        `supplier_sync_build_info{version="${pkg.version}",node="${process.versions.node}"}`,
+      ),
+    ).toBe(1);
+    expect(text).toMatch(/# HELP supplier_sync_build_info /);
   });
 
   it('runs several servers side by side, each with its own registry', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkDeadline, checkUnconfirmed, overdueShipments } from '../../src/shipments/watch.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
+import { enableNotifications, NotifyOutbox } from '../../src/state/notify/notifyOutbox.ts';
 import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 import { captureLog } from '../inventory/helpers.ts';
@@ -54,6 +55,28 @@ describe('shipments awaiting confirmation', () => {
     new ShipmentStore(db).markConfirmed('C', day + 17 * H);
     expect(checkDeadline(deps)).toEqual([]);
     expect(log.events('shipments.deadline_met')).toHaveLength(1);
+  });
+
+  it('overdue at the deadline: a shipments.overdue notification naming them (notifications on)', () => {
+    enableNotifications(db);
+    poll(day + 8 * H, 'A', 'B');
+    const log = captureLog();
+    const clock = { now: () => day + 17 * H, sleep: async () => {} };
+    checkDeadline({
+      db,
+      log: log.log,
+      clock,
+      timezone: 'UTC',
+      deadline: '17:00',
+      confirmWarnMs: H,
+    });
+    const [row] = new NotifyOutbox(db).heads();
+    expect(JSON.parse(row!.body)).toMatchObject({
+      event: 'shipments.overdue',
+      at: '2026-11-23T17:00:00.000Z',
+      text: '2 shipment(s) handed to the ERP today are not confirmed by 17:00: A, B.',
+      details: { deadline: '17:00', count: 2, orders: ['A', 'B'], ordersOmitted: 0 },
+    });
   });
 
   it('are named once each when they wait longer than the warning threshold', () => {

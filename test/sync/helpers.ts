@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config/index.ts';
 import { createLogger, type Logger } from '../../src/log/logger.ts';
 import type { Simulator } from '../../src/simulator/index.ts';
 import type { StateDb } from '../../src/state/db.ts';
+import { KeyValueStore } from '../../src/state/kv.ts';
 
 /**
  * A portal client on `db` for push and reconciliation tests: the daemon's settings with a fast
@@ -37,4 +38,13 @@ export function pushClient(
     settings: config,
   });
   return { client, log, logText };
+}
+
+/**
+ * Marks both kinds' first start as decided, as a running daemon's first push leaves them: tests
+ * of the push alone start from there (an undecided kind is not pushed).
+ */
+export function markEstablished(db: StateDb): void {
+  const kv = new KeyValueStore(db);
+  for (const kind of ['factory', 'dc'] as const) kv.set(`remote.established.${kind}`, true);
 }

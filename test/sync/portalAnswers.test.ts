@@ -16,7 +16,7 @@ import { pushPending } from '../../src/sync/push.ts';
 import { rejection } from '../api/helpers.ts';
 import { seedDesiredStock } from '../helpers/desiredStock.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
-import { pushClient } from './helpers.ts';
+import { markEstablished, pushClient } from './helpers.ts';
 
 /**
  * The push against answers the spec leaves open, each given by a simulator knob: DC errors
@@ -37,6 +37,7 @@ async function setup(simOptions: SimulatorOptions = {}, env: Record<string, stri
   box = makeSandbox('answers');
   sim = await startSimulator({ products: 300, ...simOptions });
   db = openStateDb(join(box.dataDir, 'state.db'));
+  markEstablished(db);
   const made = pushClient(sim, db, { BULK_BATCH_SIZE: '100', ...env });
   client = made.client;
   logText = made.logText;

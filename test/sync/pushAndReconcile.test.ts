@@ -15,7 +15,7 @@ import { pushPending } from '../../src/sync/push.ts';
 import { reconcileAll, reconcileKind } from '../../src/sync/reconcile.ts';
 import { seedDesiredStock } from '../helpers/desiredStock.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
-import { pushClient } from './helpers.ts';
+import { markEstablished, pushClient } from './helpers.ts';
 
 const BATCH = 50;
 const retry = { baseMs: 60_000, maxMs: 3_600_000, notFoundMs: 6 * 3_600_000 };
@@ -26,11 +26,12 @@ let db: StateDb;
 let client: PortalClient;
 let logText: string[];
 
-function setup(maxBulkItems = BATCH) {
+function setup(maxBulkItems = BATCH, established = true) {
   return async () => {
     box = makeSandbox('push');
     sim = await startSimulator({ products: 300, maxBulkItems });
     db = openStateDb(join(box.dataDir, 'state.db'));
+    if (established) markEstablished(db);
     const made = pushClient(sim, db, { BULK_BATCH_SIZE: String(BATCH) });
     client = made.client;
     logText = made.logText;
@@ -205,6 +206,8 @@ describe('push against the simulator', () => {
   });
 
   it('on a first start reads factory stock (cheaper) and pushes DC stock (cheaper)', async () => {
+    const kv = new KeyValueStore(db);
+    for (const kind of ['factory', 'dc'] as const) kv.delete(`remote.established.${kind}`);
     const factory = Array.from({ length: 300 }, (_, i) => ({
       dc: '',
       sku: sku(i),
@@ -235,7 +238,7 @@ describe('push against the simulator', () => {
 describe('a first start against a catalogue far larger than the file', () => {
   let log: ReturnType<typeof createLogger>;
   beforeEach(async () => {
-    log = await setup()();
+    log = await setup(BATCH, false)();
   });
   const deps = () => ({
     db,
@@ -280,6 +283,52 @@ describe('a first start against a catalogue far larger than the file', () => {
     const read = new KeyValueStore(db).get('reconcile.read.dc');
     expect(read).toMatchObject({ pages, reason: 'first start' });
     expect(read?.cursor).not.toBeNull();
+  });
+});
+
+describe('decide before pushing (issue #29)', () => {
+  let log: ReturnType<typeof createLogger>;
+  beforeEach(async () => {
+    log = await setup(BATCH, false)();
+  });
+  const deps = () => ({
+    db,
+    writer: stockWriter(client),
+    reader: stockReader(client),
+    log,
+    clock: systemClock,
+    retry,
+  });
+  const dcRows = Array.from({ length: 30 }, (_, i) => ({
+    dc: ACTIVE_DC_CODES[0]!,
+    sku: sku(i),
+    quantity: 700 + i,
+  }));
+
+  it('pending rows of a kind whose first start is not decided are not pushed', async () => {
+    await seedDesiredStock(db, box.dataDir, 'dc', dcRows, 'test', Date.now());
+    sim.resetStats();
+    const totals = await pushPending(deps());
+    expect(totals.calls).toBe(0);
+    expect(sim.stats().requests).toHaveLength(0);
+    expect(new PendingStock(db).counts().dc).toBe(30);
+    // Once decided (30 rows: one batch against 9 pages), they go.
+    expect((await establishRemote(deps())).map((c) => [c.kind, c.choice])).toEqual([
+      ['dc', 'push'],
+    ]);
+    expect((await pushPending(deps())).updated).toBe(30);
+  });
+
+  it('no first start is decided while files that were in the inbox at start are not applied', async () => {
+    await seedDesiredStock(db, box.dataDir, 'dc', dcRows, 'test', Date.now());
+    sim.resetStats();
+    let applied = false;
+    expect(await establishRemote({ ...deps(), mayDecide: () => applied })).toEqual([]);
+    expect(new KeyValueStore(db).get('remote.established.dc')).toBeUndefined();
+    expect(logText.join('')).toContain('"event":"sync.first_start_deferred"');
+    applied = true;
+    expect(await establishRemote({ ...deps(), mayDecide: () => applied })).toHaveLength(1);
+    expect(new KeyValueStore(db).get('remote.established.dc')).toBe(true);
   });
 });
 

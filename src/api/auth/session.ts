@@ -1,8 +1,10 @@
 import type { Clock } from '../../domain/clock.ts';
+import { foreignLoginNotification } from '../../domain/notification.ts';
 import type { Logger } from '../../log/logger.ts';
 import { registerSecret } from '../../log/redact.ts';
 import { AuthStore } from '../../state/calls/authStore.ts';
 import type { StateDb } from '../../state/db.ts';
+import { enqueueNotification } from '../../state/notify/notifyOutbox.ts';
 import { backoffDelay, parseRetryAfter } from '../backoff.ts';
 import { errorDetails, parseJson } from '../body.ts';
 import type { Transport } from '../http.ts';
@@ -167,6 +169,10 @@ export class Session {
       },
       `the portal invalidated our token ${foreign.lastHour} times in the last hour: another client ` +
         `is logging in as ${d.email}; each costs us a login (at most ${d.loginsPerHour} an hour)`,
+    );
+    enqueueNotification(
+      d.db,
+      foreignLoginNotification(foreign.lastHour, d.email, d.loginsPerHour, now),
     );
   }
 

@@ -13,13 +13,19 @@ import type { ServerHint } from '../../state/kvKeys.ts';
  *   reserve waiting for a whole window, until another lane's call brought a fresher count. The server's window alignment is unknown (fixed or sliding, reset time not
  *   shown), so a hint is trusted for at most one window, and once it says nothing is left the next
  *   call is a probe, allowed after a back-off that doubles with each consecutive "0 remaining".
+ *   A hint that says calls are left but only the lane's reserve (issue #28: after a portal
+ *   restart such a stale count held the stock lane at 0 for minutes) is trusted for
+ *   `staleHintMs` without a fresher one; then one call refreshes it.
  */
 
 export const HOUR_MS = 3_600_000;
 
-/** Who is calling: shipments may spend the whole budget, the others leave a reserve. */
-export type Lane = 'shipments' | 'operator' | 'stock' | 'reconcile';
-export const LANES: readonly Lane[] = ['shipments', 'operator', 'stock', 'reconcile'];
+/**
+ * Who is calling: shipment confirmations may spend the whole budget, the others leave a reserve
+ * (shipment polls leave one for pushes, so that frequent polls never take every call).
+ */
+export type Lane = 'shipments' | 'poll' | 'operator' | 'stock' | 'reconcile';
+export const LANES: readonly Lane[] = ['shipments', 'poll', 'operator', 'stock', 'reconcile'];
 
 /** What the server said about its window, and when (persisted in kv so every process sees it). */
 export type { ServerHint };
@@ -72,6 +78,15 @@ export function probeDelay(zeroStreak: number, probe: ProbeSchedule = DEFAULT_PR
   return Math.min(probe.maxMs, probe.baseMs * 2 ** (n - 1));
 }
 
+/**
+ * How long a server count that stops a lane only by its reserve is trusted without a fresher
+ * one: twice the first probe back-off (2 minutes by default), so a stale count costs the
+ * reserve at most one call per that long.
+ */
+export function staleHintMs(probe: ProbeSchedule = DEFAULT_PROBE): number {
+  return 2 * probe.baseMs;
+}
+
 export function decideCall(input: CallDecisionInput): CallDecision {
   const { limit, now, server, probe = DEFAULT_PROBE, windowMs = HOUR_MS } = input;
   const since = now - windowMs;
@@ -97,8 +112,13 @@ export function decideCall(input: CallDecisionInput): CallDecision {
     serverLeft = serverTotalLeft - serverReserve;
     if (serverLeft <= 0 && serverTotalLeft > 0) {
       // Only this lane's reserve stops it: those calls belong to others (shipments). Look again
-      // later, when another lane's call may have brought a newer count; never probe with them.
-      serverRetryAt = Math.min(now + probe.baseMs, server.at + windowMs);
+      // later, when another lane's call may have brought a newer count. A count nobody refreshed
+      // for staleHintMs is stale (a portal restart or a window reset unseen leaves it low for
+      // nothing): one call may go to learn it anew, at most one per staleHintMs.
+      const lastCall = madeSince.at(-1) ?? server.at;
+      const staleAt = lastCall + staleHintMs(probe);
+      if (staleAt <= now) serverLeft = 1;
+      else serverRetryAt = Math.min(now + probe.baseMs, staleAt, server.at + windowMs);
     } else if (serverLeft <= 0) {
       const lastCall = madeSince.at(-1) ?? server.at;
       const probeAt = Math.max(server.at, lastCall) + probeDelay(server.zeroStreak, probe);

@@ -25,8 +25,9 @@ Options:
   --config FILE, --sync-data-dir DIR, --bulk-batch-size N, --max-sku-length N,
   --inbox-profiles-file FILE, --stock-rules-file FILE   (settings)
 
-Exit codes: 0 the file would be processed (or held: see "guard rails"), 1 it would go to
-failed/, 2 bad usage.`;
+Exit codes: 0 the file would be processed, 3 the guard rails would hold it, 4 it would go to
+failed/; 1 the plan itself failed (the file could not be read), 2 bad usage, 78 bad
+configuration.`;
 
 export const planCommand: Command = {
   name: 'plan',
@@ -52,7 +53,8 @@ export const planCommand: Command = {
     });
     if (values.json) println(ctx.stdout, JSON.stringify(plan, null, 2));
     else for (const line of describe(plan)) println(ctx.stdout, line);
-    return plan.readable ? ExitCode.ok : ExitCode.failure;
+    if (!plan.readable) return ExitCode.planWouldFail;
+    return plan.stock?.guard?.held === true ? ExitCode.planWouldHold : ExitCode.ok;
   },
 };
 

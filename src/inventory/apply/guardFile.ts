@@ -8,6 +8,7 @@ import {
 import { keyString, type StockKind } from '../../domain/stock.ts';
 import type { StateDb } from '../../state/db.ts';
 import { type HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
+import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
 import type { DesiredInput } from '../../state/stock/desiredStock.ts';
 import {
   compareRows,
@@ -19,8 +20,10 @@ import {
 
 /**
  * The guard rails' step before a stock file is applied: compare its staged rows with what the
- * portal is known to hold and decide (domain/guard.ts) whether it is applied or held. A file
- * whose content an operator released (`release ID`) passes without a check.
+ * portal is known to hold and decide (domain/guard.ts) whether it is applied or held. The check
+ * runs every time content is applied, against what the portal holds then: an operator's `release
+ * ID` exempts the one inbox entry it put back (the first reading of those bytes after the
+ * release), never the bytes for ever.
  */
 
 /** What a report (held or applied) says about the guard rails. */
@@ -86,9 +89,17 @@ export function guardReport(
   };
 }
 
-/** The released entry whose content this is, if an operator released it. */
+/**
+ * The released entry this file is the put-back copy of, if it is: an operator released a held
+ * file of this content and no file of this content has been committed since (the held file's
+ * ledger row is still the newest with this content). Once the released file is applied (a new
+ * ledger row), the same bytes dropped later are judged like any other file.
+ */
 export function releasedContent(db: StateDb, contentHash: string): HeldEntry | undefined {
-  return new HeldStore(db).byHash(contentHash, 'released');
+  const released = new HeldStore(db).byHash(contentHash, 'released');
+  if (released === undefined || released.fileId === null) return undefined;
+  const newest = new InboxLedger(db).newestByHash(contentHash);
+  return newest?.id === released.fileId ? released : undefined;
 }
 
 /**
@@ -116,7 +127,7 @@ export function guardStockFile(
   const report = guardReport(cmp, verdict, thresholds);
   const released = releasedContent(db, file.contentHash);
   if (released !== undefined) {
-    // An operator looked at this content and released it: applied as it stands.
+    // An operator looked at this entry and released it: applied as it stands, this once.
     return {
       hold: false,
       report: {

@@ -66,9 +66,11 @@ export function snapshotContentHash(db: StateDb, staged: StagedSet): string {
 
 /**
  * Decides on a read and, when it is held, records it (one transaction: a held read of other
- * content is superseded by the new one). Undefined thresholds turn the guard rails off. A read
- * whose content an operator released passes; one whose content is already held or was
- * rejected is held again under that entry, without a new one.
+ * content is superseded by the new one). Undefined thresholds turn the guard rails off. Every
+ * read is judged against what the portal holds now: a release applies the held read itself
+ * (held/release.ts) and exempts nothing after it, so the same content read again later is held
+ * again (a new entry) if it would again zero the range. A read whose content is still held or
+ * was rejected is held again under that entry, without a new one.
  */
 export function guardSnapshotRead(
   db: StateDb,
@@ -109,17 +111,6 @@ export function guardSnapshotStaged(
   const base = guardReport(cmp, verdict, thresholds);
   if (!verdict.hold) return { hold: false, report: base };
   const hash = snapshotContentHash(db, read.staged);
-  const released = held.byHash(hash, 'released');
-  if (released !== undefined) {
-    return {
-      hold: false,
-      report: {
-        ...base,
-        held: false,
-        released: { heldId: released.id, heldAt: new Date(released.heldAt).toISOString() },
-      },
-    };
-  }
   const report: SnapshotGuardReport = {
     ...base,
     rowsRead: read.rowsRead,

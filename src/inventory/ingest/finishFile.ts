@@ -7,6 +7,7 @@ import { resumeStagedApplies } from '../apply/applyStaged.ts';
 import { moveInboxEntry } from '../inbox/inboxMove.ts';
 import { folderFor, reportPathFor } from '../inbox/storedNames.ts';
 import { applyDepsOf, type FileContext, type FileOutcome, notHandled } from './fileContext.ts';
+import { finishWithNotice } from './finishNotice.ts';
 import type { CommitResult } from './ledgerCommit.ts';
 import type { FileReport } from './report.ts';
 import { writeReportFile } from './writeReport.ts';
@@ -56,7 +57,11 @@ async function finishMove(
   const reportPath = reportPathFor(destination);
   await writeReportFile(reportPath, report);
   await moveIfSame(ctx, destination, st);
-  ledger.finish(entry.id, report.outcome, ctx.clock.now());
+  finishWithNotice(deps.db, ledger, entry, report.outcome, report, {
+    now: ctx.clock.now(),
+    dataDir: deps.dataDir,
+    reportPath,
+  });
   logFinished(ctx, entry, report);
   return {
     status: report.outcome,

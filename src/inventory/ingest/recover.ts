@@ -8,6 +8,7 @@ import type { StateDb } from '../../state/db.ts';
 import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
 import { recoverStaging } from '../apply/applyStaged.ts';
 import { folderFor, reportPathFor } from '../inbox/storedNames.ts';
+import { finishWithNotice } from './finishNotice.ts';
 import type { FileReport } from './report.ts';
 
 export interface RecoverDeps {
@@ -50,7 +51,11 @@ export async function recoverInbox(deps: RecoverDeps): Promise<RecoverResult> {
     if (stored && report && existsSync(stored) && !existsSync(reportPathFor(stored))) {
       await writeFileAtomic(reportPathFor(stored), `${JSON.stringify(report, null, 2)}\n`);
     }
-    ledger.finish(entry.id, outcome, clock.now());
+    finishWithNotice(deps.db, ledger, entry, outcome, report, {
+      now: clock.now(),
+      dataDir: deps.dataDir,
+      reportPath: stored && reportPathFor(stored),
+    });
     finished++;
     deps.log.info(
       {

@@ -170,9 +170,12 @@ export class InboxLedger {
     this.#remove.run(id);
   }
 
-  /** Final status once the file has been moved; a no-op on a row already finished. */
-  finish(id: number, status: Exclude<LedgerStatus, 'committed'>, now: number): void {
-    this.#finish.run(status, now, id);
+  /**
+   * Final status once the file has been moved; a no-op on a row already finished. True when it
+   * changed the row.
+   */
+  finish(id: number, status: Exclude<LedgerStatus, 'committed'>, now: number): boolean {
+    return this.#finish.run(status, now, id).changes > 0;
   }
 
   /**

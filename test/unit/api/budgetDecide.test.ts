@@ -6,6 +6,7 @@ import {
   HOUR_MS,
   nextHint,
   probeDelay,
+  staleHintMs,
 } from '../../../src/api/budget/decide.ts';
 
 const now = 10 * HOUR_MS;
@@ -154,11 +155,13 @@ describe('decideCall, server view', () => {
     expect(decideCall({ calls: [now], limit: 100, reserve: 0, now, server }).allowed).toBe(true);
   });
 
-  it('a lane stopped only by its reserve never probes into it, however long it waits', () => {
-    // The server said 4 left, the stock lane must leave 4: it may not send, not even a probe.
-    const server = hint(4, now - 10 * 60_000, 0, 60);
+  it('a lane stopped only by its reserve waits for a fresher count, until the count is stale', () => {
+    // The server said 4 left, the stock lane must leave 4: no call while the count is fresh.
     const probe = { baseMs: 60_000, maxMs: 900_000 };
-    for (const later of [0, 61_000, 5 * 60_000, 20 * 60_000]) {
+    const stale = staleHintMs(probe);
+    expect(stale).toBe(120_000);
+    const server = hint(4, now, 0, 60);
+    for (const later of [0, 59_000, 61_000, stale - 1]) {
       const plan = decideCall({
         calls: [],
         limit: 60,
@@ -169,9 +172,42 @@ describe('decideCall, server view', () => {
       });
       expect(plan.allowed).toBe(false);
       expect(plan.limitedBy).toBe('server');
-      expect(plan.retryAt).toBe(Math.min(now + later + probe.baseMs, server.at + HOUR_MS));
+      expect(plan.remaining).toBe(0);
+      expect(plan.retryAt).toBe(Math.min(now + later + probe.baseMs, now + stale));
     }
-    // Shipments (no reserve) still go.
+    // Nobody brought a fresher count for `stale`: one call may go to learn it (issue #28: a
+    // portal restart left such a count, and the stock lane at 0, for minutes).
+    for (const later of [stale, 5 * 60_000, 20 * 60_000]) {
+      const plan = decideCall({
+        calls: [],
+        limit: 60,
+        reserve: 4,
+        now: now + later,
+        server,
+        probe,
+      });
+      expect(plan).toMatchObject({ allowed: true, remaining: 1 });
+    }
+    // That call made, and its answer not (yet) a fresher count: wait `stale` from it again.
+    const called = now + 5 * 60_000;
+    const after = decideCall({
+      calls: [called],
+      limit: 60,
+      reserve: 4,
+      now: called + 1000,
+      server,
+      probe,
+    });
+    expect(after).toMatchObject({ allowed: false, retryAt: called + 1000 + probe.baseMs });
+    expect(
+      decideCall({ calls: [called], limit: 60, reserve: 4, now: called + stale, server, probe })
+        .allowed,
+    ).toBe(true);
+    // Never past the window, and shipments (no reserve) still go at once.
+    const old = hint(4, now - HOUR_MS + 30_000, 0, 60);
+    expect(decideCall({ calls: [], limit: 60, reserve: 4, now, server: old, probe }).allowed).toBe(
+      true,
+    );
     expect(decideCall({ calls: [], limit: 60, reserve: 0, now, server, probe }).allowed).toBe(true);
   });
 

@@ -1,0 +1,127 @@
+import type { Config } from '../config/index.ts';
+import type { WatchLog } from '../config/watchedFile.ts';
+import type { Clock } from '../domain/clock.ts';
+import { settingsFileNotification } from '../domain/notification.ts';
+import type { Logger } from '../log/logger.ts';
+import { registerSecret } from '../log/redact.ts';
+import { type Notifier, startNotifier } from '../notifications/notifier.ts';
+import { NOTIFY_GIVE_UP_MS } from '../notifications/retryPolicy.ts';
+import { readWebhookSecret } from '../notifications/signature.ts';
+import { watchVerdict } from '../notifications/verdictWatch.ts';
+import type { StateDb } from '../state/db.ts';
+import { enqueueNotification, NotifyOutbox } from '../state/notify/notifyOutbox.ts';
+import { assess } from './assess.ts';
+import { readStatus } from './status.ts';
+
+/** How often, at most, the delivery loop reads the status verdict on its own. */
+const VERDICT_EVERY_MS = 10_000;
+
+/** The daemon's notifications (NOTIFY_WEBHOOK_URL): nothing at all when it is unset. */
+export interface DaemonNotifications {
+  /**
+   * The log the watched settings files (profiles, stock rules) report to: their `.invalid`
+   * warnings also become notifications once `start` has run.
+   */
+  readonly watchLog: WatchLog;
+  /** Starts the delivery loop on state.db (before any work that may notify). */
+  start(db: StateDb, clock: Clock): void;
+  /** One delivery pass now, the verdict read first (tests and tools that must not wait). */
+  runNow(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Reads the signing secret (a bad file stops the start, exit 78) and registers the secret and
+ * the URL with the log scrubber; the loop starts with `start`.
+ */
+export function daemonNotifications(config: Config, log: Logger): DaemonNotifications {
+  const url = config.notifyWebhookUrl;
+  if (url === undefined) {
+    return {
+      watchLog: log,
+      // Off: what an earlier run left undelivered is not kept (status would show it forever).
+      start(db) {
+        const discarded = new NotifyOutbox(db).discardAll();
+        if (discarded > 0)
+          log.warn(
+            { event: 'notify.discarded', count: discarded },
+            `${discarded} undelivered notification(s) discarded: NOTIFY_WEBHOOK_URL is not set`,
+          );
+      },
+      runNow: async () => {},
+      stop: async () => {},
+    };
+  }
+  const secret = config.notifyWebhookSecretFile
+    ? readWebhookSecret(config.notifyWebhookSecretFile)
+    : undefined;
+  if (secret !== undefined) registerSecret(secret);
+  registerSecret(url);
+  let attached: { db: StateDb; clock: Clock } | undefined;
+  let notifier: Notifier | undefined;
+
+  const watchLog: WatchLog = {
+    info: (obj, msg) => log.info(obj, msg),
+    warn(obj, msg) {
+      log.warn(obj, msg);
+      const o = obj as { event?: unknown; file?: unknown; problem?: unknown };
+      if (attached === undefined || typeof o.file !== 'string') return;
+      const name =
+        o.event === 'rules.invalid'
+          ? 'rules'
+          : o.event === 'profiles.invalid'
+            ? 'profiles'
+            : undefined;
+      if (name === undefined) return;
+      try {
+        enqueueNotification(
+          attached.db,
+          settingsFileNotification(
+            name,
+            o.file,
+            String(o.problem ?? 'invalid'),
+            attached.clock.now(),
+          ),
+        );
+      } catch (err) {
+        log.warn({ event: 'notify.error', err }, 'could not store a notification');
+      }
+    },
+  };
+
+  return {
+    watchLog,
+    start(db, clock) {
+      attached = { db, clock };
+      // The daemon that tells is running: its own heartbeat is taken as fresh (a clock moved on
+      // in a test, or a slow beat, must not read as "not running").
+      const readVerdict = () => {
+        const now = clock.now();
+        const s = readStatus(db, config, now);
+        const daemon = { ...(s.daemon ?? { pid: process.pid, startedAt: now }), at: now };
+        return assess({ status: { ...s, daemon } });
+      };
+      let lastVerdictRead = 0;
+      notifier = startNotifier({
+        db,
+        log,
+        clock,
+        url,
+        secret,
+        timeoutMs: config.notifyTimeoutMs,
+        retry: {
+          baseMs: config.notifyRetryBaseMs,
+          maxMs: config.notifyRetryMaxMs,
+          giveUpAfterMs: NOTIFY_GIVE_UP_MS,
+        },
+        beforePass(asked) {
+          if (!asked && Date.now() - lastVerdictRead < VERDICT_EVERY_MS) return;
+          lastVerdictRead = Date.now();
+          watchVerdict(db, readVerdict, clock.now());
+        },
+      });
+    },
+    runNow: async () => notifier?.runNow(),
+    stop: async () => notifier?.stop(),
+  };
+}

@@ -1,0 +1,63 @@
+import { SIGNATURE_HEADER, signBody } from './signature.ts';
+
+/** One POST of a notification's body to the receiver. */
+export interface SendRequest {
+  readonly url: string;
+  readonly body: string;
+  readonly event: string;
+  /** The notification's delivery id, the same across retries. */
+  readonly id: string;
+  /** Signs the body when given (NOTIFY_WEBHOOK_SECRET_FILE). */
+  readonly secret?: string | undefined;
+  /** NOTIFY_TIMEOUT_MS: the whole exchange, connection to the answer's end. */
+  readonly timeoutMs: number;
+  /** Aborts the request (the daemon stops). */
+  readonly signal?: AbortSignal | undefined;
+}
+
+export type SendResult =
+  | { readonly ok: true; readonly status: number }
+  | { readonly ok: false; readonly error: string; readonly status?: number };
+
+/**
+ * POSTs the body; any 2xx answer is delivery, anything else (another status, a redirect, a
+ * refused connection, the timeout) a failed attempt. The error never quotes the URL: a chat
+ * tool's webhook URL is itself a credential.
+ */
+export async function sendNotification(req: SendRequest): Promise<SendResult> {
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'supplier-sync',
+    'x-supplier-sync-event': req.event,
+    'x-supplier-sync-delivery': req.id,
+  };
+  if (req.secret !== undefined)
+    headers[SIGNATURE_HEADER.toLowerCase()] = signBody(req.body, req.secret);
+  const timeout = AbortSignal.timeout(req.timeoutMs);
+  const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+  try {
+    const res = await fetch(req.url, {
+      method: 'POST',
+      headers,
+      body: req.body,
+      redirect: 'manual',
+      signal,
+    });
+    // Read to the end (bounded by the same timeout), so that the connection can be reused.
+    await res.arrayBuffer();
+    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
+    return { ok: false, status: res.status, error: `HTTP ${res.status}` };
+  } catch (err) {
+    if (timeout.aborted) return { ok: false, error: `no answer within ${req.timeoutMs} ms` };
+    if (req.signal?.aborted) return { ok: false, error: 'stopped' };
+    return { ok: false, error: describeError(err) };
+  }
+}
+
+/** `ECONNREFUSED`, `ENOTFOUND` … from fetch's cause; the message otherwise (never the URL). */
+function describeError(err: unknown): string {
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } })?.cause;
+  if (cause && typeof cause.code === 'string') return `connection failed (${cause.code})`;
+  if (cause && typeof cause.message === 'string') return cause.message.slice(0, 200);
+  return err instanceof Error ? err.message.slice(0, 200) : String(err).slice(0, 200);
+}
