@@ -1,4 +1,4 @@
-import { int, optional, setting, text } from './settingTypes.ts';
+import { ms, optional, setting, text } from './settingTypes.ts';
 
 /** An http(s) URL to POST notifications to. */
 const webhookUrl = text
@@ -23,20 +23,20 @@ export const notifySettings = {
   ),
   notifyTimeoutMs: setting(
     'NOTIFY_TIMEOUT_MS',
-    int(100, 300_000),
+    ms(100, 300_000),
     10_000,
-    'Longest one notification POST may take (connection to the end of the answer), in milliseconds; longer is a failed attempt.',
+    'Longest one notification POST may take (connection to the end of the answer), in milliseconds; longer is a failed attempt. At most 300,000 (5 minutes).',
   ),
   notifyRetryBaseMs: setting(
     'NOTIFY_RETRY_BASE_MS',
-    int(100),
+    ms(100, 3_600_000),
     10_000,
-    'Wait after a notification’s first failed attempt, in milliseconds, doubled per attempt up to NOTIFY_RETRY_MAX_MS; a notification not taken within 24 h is dropped (notify.dropped).',
+    'Wait after a notification’s first failed attempt, in milliseconds, doubled per attempt up to NOTIFY_RETRY_MAX_MS; a notification not taken within 24 h is dropped (notify.dropped). At most 3,600,000 (an hour).',
   ),
   notifyRetryMaxMs: setting(
     'NOTIFY_RETRY_MAX_MS',
-    int(100),
+    ms(100, 21_600_000),
     3_600_000,
-    'Longest wait between two attempts of a notification, in milliseconds.',
+    'Longest wait between two attempts of a notification, in milliseconds. At most 21,600,000 (6 hours).',
   ),
 } as const;

@@ -55,6 +55,10 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
     );
 
   if (redisError !== undefined) degraded.push(`Redis does not answer (${redisError})`);
+  if (s.paused !== null)
+    degraded.push(
+      `pushes are paused${s.paused.reason ? ` (${short(s.paused.reason)})` : ''}: nothing is written to the portal until \`supplier-sync resume\``,
+    );
   if (s.stale) degraded.push('stock differences are pending with no successful push for long');
   const pending = s.pendingDifferences.factory + s.pendingDifferences.dc;
   const stockStarved = s.budget.starved.find((l) => l.lane === 'stock');

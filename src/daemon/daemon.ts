@@ -1,3 +1,4 @@
+import { serveRequests } from '../actions/requests.ts';
 import { createPortalClient, portalClientOptions } from '../api/index.ts';
 import {
   type Config,
@@ -8,9 +9,8 @@ import {
 } from '../config/index.ts';
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { withTimeout } from '../domain/timeout.ts';
 import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
-import { redisConnection } from '../jobs/connection.ts';
+import { laneConnectionName, redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { afterJobs, processors } from '../jobs/processors/index.ts';
@@ -24,10 +24,9 @@ import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
+import type { WriterLock } from '../state/lock/writerLock.ts';
 import { readWholeKind } from '../sync/readKind.ts';
-import { readConsolePassword } from './console/consoleAuth.ts';
 import { startHeartbeat } from './heartbeat.ts';
-import { startHttpServer } from './httpServer.ts';
 import { loadStockRules } from './liveStockRules.ts';
 import { daemonNotifications } from './notifyWiring.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
@@ -35,6 +34,7 @@ import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
 import { startFilesApplied } from './startFiles.ts';
+import { daemonActions, lockDataDir } from './writerStart.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -92,6 +92,16 @@ const STOP_GRACE_MS = 8000;
  * the schedules and the heartbeat — started in that order, stopped in reverse.
  */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const held: { lock?: WriterLock } = {};
+  try {
+    return await startLocked(options, held);
+  } catch (err) {
+    held.lock?.release(); // a start that failed half way lets go of the data dir
+    throw err;
+  }
+}
+
+async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }): Promise<Daemon> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   for (const secret of configSecrets(config)) registerSecret(secret);
@@ -114,20 +124,25 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   }
   // The console password too (CONSOLE_PASSWORD_FILE): unreadable or too short stops the start.
   const consolePassword = config.consolePasswordFile
-    ? readConsolePassword(config.consolePasswordFile)
+    ? (await import('./console/consoleAuth.ts')).readConsolePassword(config.consolePasswordFile)
     : undefined;
   if (consolePassword !== undefined) registerSecret(consolePassword);
   // Likewise for the stock rules (#17); taken by the apply once state.db is open.
   const stockRules = loadStockRules(config, log, notifications.watchLog);
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
+  // One writer per data dir, before anything is written: a second daemon exits 78 here.
+  const lock = await lockDataDir(config.dataDir, db, log);
+  held.lock = lock;
   notifications.start(db, clock); // before any work that may notify
   const client = createPortalClient(
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
   );
   const stopping = new AbortController();
 
-  const connection = redisConnection(config);
+  const connection = redisConnection(config, {
+    connectionName: laneConnectionName(config.queuePrefix, 'daemon'),
+  });
   // One line when Redis goes away and one when it is back, however many parts report it.
   const redis = watchRedis({ log, now: clock.now });
   redis.connection(connection, 'daemon');
@@ -217,6 +232,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   ]);
   const workers = startWorkers({
     redis: config,
+    connection,
     prefix: config.queuePrefix,
     queues,
     processors: processors(deps),
@@ -297,9 +313,11 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     everyMs: STALE_CHECK_MS,
     now: clock.now,
   });
+  const actions = daemonActions({ db, config, now: clock.now, log }, nudges);
+  // The HTTP server, console and metrics are loaded only with HTTP_PORT (density: idle daemons skip them).
   const http =
     config.httpPort > 0
-      ? await startHttpServer({
+      ? await (await import('./httpServer.ts')).startHttpServer({
           port: config.httpPort,
           host: config.httpHost,
           db,
@@ -309,13 +327,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           log,
           now: clock.now,
           consolePassword,
-          // The console's actions ask for their work as the commands do, over the daemon's own
-          // queues; bounded, as Redis may be away (the periodic recovery finds the work anyway).
-          nudge: (ask) =>
-            withTimeout(ask(nudges), 3000, 'nudge').then(
-              () => true,
-              () => false,
-            ),
+          nudge: actions.nudge,
         })
       : undefined;
 
@@ -333,6 +345,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
   if (config.retentionDays > 0) nudges.maintenance('prune', 'start').catch(() => {});
 
+  const requests = serveRequests(actions); // what commands ask instead of writing beside it
   log.info(
     { event: 'daemon.started', pid: process.pid, config: describeConfig(config) },
     `supplier-sync running on ${config.dataDir}`,
@@ -357,6 +370,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         );
         connection.off('ready', recoverOnReady);
         await cron.stop();
+        await requests.stop();
         profiles?.stop();
         stockRules.stop();
         await sources.stop();
@@ -373,6 +387,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         redis.stop();
         await closeQueues(queues);
         connection.disconnect();
+        lock.release();
         db.close();
         log.info(
           { event: 'daemon.stopped', reason, ms: clock.now() - started, clean: closed },
