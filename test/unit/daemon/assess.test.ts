@@ -69,6 +69,7 @@ function status(over: Partial<Status> = {}): Status {
     files: noFiles,
     held: { files: 0, snapshots: 0, oldestAt: null },
     paused: null,
+    unfinishedApplies: [],
     notifications: { queued: 0, oldestAt: null },
     reconcile: {
       minIntervalMs: 900_000,
