@@ -15,7 +15,7 @@ import {
   ingestInboxFile,
   resumeStagedApplies,
 } from '../inventory/index.ts';
-import { redisConnection } from '../jobs/connection.ts';
+import { laneConnectionName, redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { afterJobs, processors } from '../jobs/processors/index.ts';
@@ -30,9 +30,7 @@ import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
 import { readWholeKind } from '../sync/readKind.ts';
-import { readConsolePassword } from './console/consoleAuth.ts';
 import { startHeartbeat } from './heartbeat.ts';
-import { startHttpServer } from './httpServer.ts';
 import { loadStockRules } from './liveStockRules.ts';
 import { daemonNotifications } from './notifyWiring.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
@@ -124,7 +122,7 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
   }
   // The console password too (CONSOLE_PASSWORD_FILE): unreadable or too short stops the start.
   const consolePassword = config.consolePasswordFile
-    ? readConsolePassword(config.consolePasswordFile)
+    ? (await import('./console/consoleAuth.ts')).readConsolePassword(config.consolePasswordFile)
     : undefined;
   if (consolePassword !== undefined) registerSecret(consolePassword);
   // Likewise for the stock rules (#17); taken by the apply once state.db is open.
@@ -139,7 +137,9 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
   );
   const stopping = new AbortController();
 
-  const connection = redisConnection(config);
+  const connection = redisConnection(config, {
+    connectionName: laneConnectionName(config.queuePrefix, 'daemon'),
+  });
   // One line when Redis goes away and one when it is back, however many parts report it.
   const redis = watchRedis({ log, now: clock.now });
   redis.connection(connection, 'daemon');
@@ -229,6 +229,7 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
   ]);
   const workers = startWorkers({
     redis: config,
+    connection,
     prefix: config.queuePrefix,
     queues,
     processors: processors(deps),
@@ -311,9 +312,10 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
     now: clock.now,
   });
   const actions = daemonActions({ db, config, now: clock.now, log }, nudges);
+  // The HTTP server, console and metrics are loaded only with HTTP_PORT (density: idle daemons skip them).
   const http =
     config.httpPort > 0
-      ? await startHttpServer({
+      ? await (await import('./httpServer.ts')).startHttpServer({
           port: config.httpPort,
           host: config.httpHost,
           db,

@@ -8,8 +8,21 @@ import {
 } from 'bullmq';
 import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
-import { queueKeyPrefix, type RedisTarget, redisConnection } from './connection.ts';
-import { JOB_PAYLOADS, type JobPayloads, type QueueName, type Queues } from './queues.ts';
+import {
+  laneConnectionName,
+  queueKeyPrefix,
+  type RedisClient,
+  type RedisTarget,
+  redisConnection,
+} from './connection.ts';
+import { MarkerHub } from './markerHub.ts';
+import {
+  JOB_PAYLOADS,
+  type JobPayloads,
+  QUEUE_NAMES,
+  type QueueName,
+  type Queues,
+} from './queues.ts';
 import type { RedisErrorSink } from './redisWatch.ts';
 
 export type Processor<N extends QueueName> = (job: Job<JobPayloads[N]>) => Promise<unknown>;
@@ -140,7 +153,9 @@ class LaneWorker<T> extends Worker<T> {
 }
 
 /**
- * One worker per queue, one job at a time each (one push per account, files in order). A job's
+ * One worker per queue, one job at a time each (one push per account, files in order), all
+ * over two Redis connections: their commands over the daemon's shared `connection`, their waits
+ * for work over one blocking connection that waits on every queue at once (MarkerHub). A job's
  * failure is handled as the API's failure policy says: `wait` (budget spent, login held back)
  * pauses its queue until then and the job waits, not failed; `retry` at a time the portal named
  * delays the job until then, otherwise BullMQ's attempts and back-off take it; `final` fails the
@@ -148,8 +163,10 @@ class LaneWorker<T> extends Worker<T> {
  * every FIX_CONFIG_RECHECK_MS (the work stays pending in state.db).
  */
 export function startWorkers(opts: {
-  /** Where Redis is (REDIS_URL, REDIS_CLUSTER): each worker opens its own connection. */
+  /** Where Redis is (REDIS_URL, REDIS_CLUSTER): the workers' one blocking connection opens there. */
   readonly redis: RedisTarget | string;
+  /** The daemon's connection (the queues'): the workers' other commands go over it. */
+  readonly connection: RedisClient;
   readonly prefix: string;
   readonly queues: Queues;
   readonly processors: Processors;
@@ -166,13 +183,22 @@ export function startWorkers(opts: {
   readonly now?: () => number;
 }): WorkerSet {
   const now = opts.now ?? Date.now;
-  const connections = new Set<ReturnType<typeof redisConnection>>();
-  const workers = (Object.keys(opts.processors) as QueueName[]).map((name) => {
-    const connection = redisConnection(opts.redis);
-    // Its errors reach the watch through the worker's `error` event; this listener only keeps
-    // ioredis from printing them after the worker lets go of the connection at close.
-    connection.on('error', () => {});
-    connections.add(connection);
+  const names = Object.keys(opts.processors) as QueueName[];
+  const prefix = queueKeyPrefix(opts.prefix, opts.connection);
+  const hubConnection = redisConnection(opts.redis, {
+    connectionName: laneConnectionName(opts.prefix, 'lanes'),
+  });
+  const hub = new MarkerHub({
+    client: hubConnection,
+    markers: Object.fromEntries(
+      QUEUE_NAMES.filter((n) => names.includes(n)).map((n) => [n, opts.queues[n].keys.marker]),
+    ) as Record<QueueName, string>,
+    onError: opts.onError('worker:lanes'),
+  });
+  // Its errors (every failed reconnect during an outage) go to the watch like a worker's did.
+  hubConnection.on('error', opts.onError('worker:lanes'));
+  hub.start();
+  const workers = names.map((name) => {
     const process = opts.processors[name] as Processor<QueueName>;
     const worker = new LaneWorker<JobPayloads[QueueName]>(
       name,
@@ -193,14 +219,15 @@ export function startWorkers(opts: {
         }
       },
       {
-        connection,
-        prefix: queueKeyPrefix(opts.prefix, connection),
+        connection: opts.connection,
+        prefix,
         concurrency: 1,
         lockDuration: opts.lockMs,
         stalledInterval: stalledCheckMs(opts.lockMs),
         maxStalledCount: 5,
         autorun: true,
       },
+      hub.backendFactory(name),
     );
     worker.on('failed', (job, err) => {
       opts.log.warn(
@@ -246,7 +273,7 @@ export function startWorkers(opts: {
   return {
     async close() {
       await Promise.allSettled(workers.map((w) => w.close()));
-      for (const c of connections) c.disconnect();
+      await hub.close();
     },
   };
 }

@@ -185,6 +185,6 @@ describe('the daemon keeps the portal in step with inbox files', () => {
     const s = JSON.parse(status.output.slice(status.output.indexOf('{')));
     expect(s.budget.usedLastHour).toBeLessThanOrEqual(6);
     expect(s.pendingDifferences.factory).toBeGreaterThan(0);
-    expect(s.budget.freesAt).toBeGreaterThan(Date.now());
+    expect(Date.parse(s.budget.freesAt)).toBeGreaterThan(Date.now());
   });
 });

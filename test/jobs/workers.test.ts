@@ -56,6 +56,7 @@ function start(
   const noop = async () => undefined;
   workers = startWorkers({
     redis: box.redisUrl,
+    connection,
     prefix: box.prefix,
     queues,
     log: logs.logger,

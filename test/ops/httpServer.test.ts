@@ -111,7 +111,7 @@ describe('/healthz', () => {
       stateDb: 'ok',
       heartbeatAgeMs: 5000,
       paused: null,
-      checkedAt: NOW,
+      checkedAt: new Date(NOW).toISOString(),
     });
 
     beat(NOW - HEARTBEAT_STALE_MS - 30_000);

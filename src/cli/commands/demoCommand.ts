@@ -1,4 +1,3 @@
-import { runDemo } from '../../demo/demo.ts';
 import { parseCommand } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 
@@ -24,6 +23,8 @@ export const demoCommand: Command = {
       keep: { type: 'boolean', default: false },
       verbose: { type: 'boolean', default: false },
     });
+    // Loaded here, not with the CLI: the daemon (`run`) never holds the demo and the simulator.
+    const { runDemo } = await import('../../demo/demo.ts');
     await runDemo({
       env: ctx.env,
       out: ctx.stdout,

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { performAsWriter } from '../../actions/requests.ts';
 import type { Config } from '../../config/index.ts';
 import { heldView } from '../../daemon/views.ts';
-import { when } from '../../domain/humanTime.ts';
+import { timesLine, when } from '../../domain/humanTime.ts';
 import type { FileReport } from '../../inventory/index.ts';
 import type { StateDb } from '../../state/db.ts';
 import { HeldStore } from '../../state/inbox/heldStore.ts';
@@ -115,6 +115,7 @@ export const heldCommand: Command = {
           );
         }
       }
+      if (entries.length > 0) println(ctx.stdout, timesLine(config.timezone, now));
       return ExitCode.ok;
     } finally {
       db.close();

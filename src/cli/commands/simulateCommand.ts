@@ -3,7 +3,7 @@
  * aborts. Prints one JSON line (base URL and credentials) on stdout once it listens.
  */
 import { parseArgs } from 'node:util';
-import { type SimulatorOptions, startSimulator } from '../../simulator/index.ts';
+import type { SimulatorOptions, startSimulator } from '../../simulator/index.ts';
 import { DEFAULT_EMAIL, DEFAULT_PASSWORD } from '../../simulator/seed.ts';
 import { type Command, type CommandContext, ExitCode } from '../command.ts';
 
@@ -109,7 +109,8 @@ async function run(ctx: CommandContext): Promise<number> {
   if (ctx.signal.aborted) return ExitCode.ok;
   let sim: Awaited<ReturnType<typeof startSimulator>>;
   try {
-    sim = await startSimulator(options);
+    // Loaded here, not with the CLI: the daemon (`run`) never holds the simulator.
+    sim = await (await import('../../simulator/index.ts')).startSimulator(options);
   } catch (err) {
     ctx.stderr.write(`supplier-sync simulate: cannot start: ${(err as Error).message}\n`);
     return ExitCode.failure;

@@ -4,7 +4,7 @@ import { type DelimitedOptions, readDelimited } from './delimited.ts';
 import { readJsonArray } from './json.ts';
 import { readJsonLines } from './jsonl.ts';
 import { DEFAULT_MAX_RECORD_BYTES, type InboxFormat, type RecordEvent } from './records.ts';
-import { readXlsx, type XlsxOptions } from './xlsx.ts';
+import type { readXlsx, XlsxOptions } from './xlsx.ts';
 
 export { ByteTap } from './byteTap.ts';
 export type { Dialect } from './delimited.ts';
@@ -38,10 +38,21 @@ export function readRecords(
     case 'csv':
       return readDelimited(source, tap, { ...options.delimited, maxRecordBytes });
     case 'xlsx':
-      return readXlsx(source, tap, { maxRecordBytes, ...options.xlsx });
+      return readXlsxWhenAsked(source, tap, { maxRecordBytes, ...options.xlsx });
     case 'json':
       return readJsonArray(source, tap);
     case 'jsonl':
       return readJsonLines(source, tap, maxRecordBytes);
   }
+}
+
+/**
+ * The workbook reader (unzip, XML), loaded at the first workbook: a daemon fed text files never
+ * holds its modules (density, docs/benchmarks.md).
+ */
+async function* readXlsxWhenAsked(
+  ...args: Parameters<typeof readXlsx>
+): AsyncGenerator<RecordEvent[]> {
+  const reader = await import('./xlsx.ts');
+  yield* reader.readXlsx(...args);
 }
