@@ -14,6 +14,7 @@ import {
 } from '../../src/state/staging/stagedApply.ts';
 import { StagingFile } from '../../src/state/staging/stagingFile.ts';
 import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
+import { freePort } from '../setup/redis.ts';
 
 let h: Harness;
 let db: StateDb | undefined;
@@ -27,7 +28,8 @@ const json = (output: string) => JSON.parse(output.slice(output.search(/[[{]/)))
 
 describe('an apply left unfinished while the daemon runs', () => {
   it('status shows it (degraded once it is over a minute old); the periodic check finishes it', async () => {
-    h = await startHarness('unfinished-apply');
+    const port = await freePort();
+    h = await startHarness('unfinished-apply', {}, { HTTP_PORT: String(port) });
     const d = await h.start();
     db = openStateDb(join(h.box.dataDir, 'state.db'));
 
@@ -62,6 +64,10 @@ describe('an apply left unfinished while the daemon runs', () => {
     expect(status.health.reasons).toContain(
       'an apply of snapshot is unfinished (10 keys merged): the daemon finishes it at its start and within a minute while it runs',
     );
+
+    // The console's status page (read-only on loopback) says it too.
+    const page = await (await fetch(`http://127.0.0.1:${port}/`)).text();
+    expect(page).toMatch(/Unfinished.*apply of snapshot decided .*10 keys merged so far/s);
 
     await h.runNow('recover');
     await d.waitFor((l) => l.event === 'ingest.apply_resumed' && l.applyId === id);
