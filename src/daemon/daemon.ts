@@ -25,6 +25,7 @@ import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
 import { readWholeKind } from '../sync/readKind.ts';
+import { startIdleCompaction } from './compaction.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { loadStockRules } from './liveStockRules.ts';
 import { daemonNotifications } from './notifyWiring.ts';
@@ -291,6 +292,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const heartbeat = startHeartbeat(db, clock.now, (err) =>
     log.warn({ event: 'heartbeat.failed', err }, 'could not write the heartbeat'),
   );
+  // Memory given back once idle (needs --expose-gc, src/cli/nodeFlags.ts; a no-op without it).
+  const compaction = startIdleCompaction({ log, now: clock.now });
   const staleWatch = startStaleWatch({
     db,
     log,
@@ -372,6 +375,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         await notifications.stop();
         heartbeat.stop();
         staleWatch.stop();
+        compaction.stop();
         await http?.close();
         redis.stop();
         await closeQueues(queues);
