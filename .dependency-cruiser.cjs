@@ -1,7 +1,7 @@
 /**
  * The layers of src/, checked by `npm test` (npm run lint:deps). Imports point down only:
  *
- *   cli → demo → daemon → notifications → actions → jobs → inventory | shipments | sync → api → state → domain | config | log | files
+ *   cli → demo → daemon → actions | notifications → jobs → inventory | shipments | sync → api → state → domain | config | log | files
  *   → failures
  *
  * Modules of one tier do not import each other (inventory, shipments and sync meet in domain/
@@ -16,8 +16,7 @@ const tiers = [
   ['cli'],
   ['demo'],
   ['daemon'],
-  ['notifications'],
-  ['actions'],
+  ['actions', 'notifications'],
   ['jobs'],
   ['inventory', 'shipments', 'sync'],
   ['api'],

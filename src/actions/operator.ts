@@ -10,6 +10,7 @@ import {
 import type { Nudges } from '../jobs/nudges.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
+import { KeyValueStore } from '../state/kv.ts';
 import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
 import { setStockRules } from '../state/stock/ruleOffers.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
@@ -19,9 +20,11 @@ import { StockFailures } from '../state/stock/stockFailures.ts';
  * failures back in line. The commands (`release`, `reject`, `failures retry`) and the console's
  * buttons call these same functions, so that the terminal and the browser cannot disagree; the
  * caller says how the running daemon is asked for the work that follows (`nudge`).
+ * `pause` and `resume` stop and start the pushes.
  *
- * Pause and resume belong here too, as two more functions of this module (the console's routes
- * and pages have a marked place for them: see src/daemon/console/routes.ts, "PAUSE/RESUME").
+ * A command does not call these beside a running daemon: it asks the daemon that holds the data
+ * dir's writer lock to call them (see requests.ts), and calls them itself only when no daemon
+ * runs.
  */
 export interface ActionDeps {
   readonly db: StateDb;
@@ -122,4 +125,51 @@ export async function retryFailures(
     if (confirmations > 0) await n.confirm('failures retry');
   });
   return { stock, confirmations, daemonNudged };
+}
+
+export interface PauseOutcome {
+  /** Epoch ms since when pushes are paused (an earlier pause's, when it was paused already). */
+  readonly since: number;
+  readonly reason: string | null;
+  /** It was paused already: the reason is updated, `since` kept. */
+  readonly already: boolean;
+}
+
+/**
+ * `pause [--reason TEXT]`: nothing is written to the portal until `resume` (files are still
+ * read, checked and applied to desired stock; shipment polls and confirmations go on). Kept in
+ * state.db: it survives restarts.
+ */
+export function pause(deps: ActionDeps, reason: string | null): PauseOutcome {
+  const kv = new KeyValueStore(deps.db);
+  const now = deps.now();
+  const before = kv.get('sync.paused');
+  const since = before?.since ?? now;
+  kv.set('sync.paused', { since, reason }, now);
+  deps.log?.info(
+    { event: 'sync.paused', since: new Date(since).toISOString(), reason },
+    `pushes paused${reason ? `: ${reason}` : ''} (resume starts them again)`,
+  );
+  return { since, reason, already: before !== undefined };
+}
+
+export interface ResumeOutcome {
+  /** The pause that ended; null when pushes were not paused. */
+  readonly pause: { readonly since: number; readonly reason: string | null } | null;
+  readonly daemonNudged: boolean;
+}
+
+/** `resume`: pushes start again; the daemon is asked to push what waited. */
+export async function resume(deps: ActionDeps): Promise<ResumeOutcome> {
+  const kv = new KeyValueStore(deps.db);
+  const before = kv.get('sync.paused') ?? null;
+  kv.delete('sync.paused');
+  if (before !== null) {
+    deps.log?.info(
+      { event: 'sync.resumed', pausedMs: deps.now() - before.since, reason: before.reason },
+      'pushes resumed',
+    );
+  }
+  const daemonNudged = await deps.nudge((n) => n.push('resume'));
+  return { pause: before, daemonNudged };
 }

@@ -28,6 +28,7 @@ export type PortalSettings = Pick<
   | 'loginsPerHour'
   | 'stockReserve'
   | 'reconcileReserve'
+  | 'pollReserve'
   | 'requestTimeoutMs'
   | 'retryLimit'
   | 'backoffBaseMs'

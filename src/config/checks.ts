@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { ConfigError } from './configError.ts';
 import type { Config } from './settings.ts';
-import { redisUrls } from './settingTypes.ts';
+import { redisUrls, reserveCalls } from './settingTypes.ts';
 
 /**
  * Checks of settings that are each valid alone but cannot work together, run once the whole
@@ -31,6 +31,7 @@ export function checkCombinations(config: Config): void {
       );
     }
   }
+  checkReserves(config);
   const nodes = redisUrls(config.redisUrl).map((u) => new URL(u));
   if (nodes.length > 1 && !config.redisCluster) {
     throw new ConfigError(
@@ -63,4 +64,27 @@ export function isLoopback(hostname: string): boolean {
   if (isIP(host) === 4) return host.startsWith('127.');
   if (isIP(host) === 6) return host === '::1' || host === '0:0:0:0:0:0:0:1';
   return false;
+}
+
+/**
+ * Each lane's reserve leaves it some of API_REQUESTS_PER_HOUR: a reserve of every call (an
+ * absolute value meant for a larger budget, or 100%) would starve the lane for good, with a
+ * `budget_wait` every hour and nothing else to say why.
+ */
+function checkReserves(config: Config): void {
+  const limit = config.requestsPerHour;
+  const stock = reserveCalls(config.stockReserve, limit);
+  const lanes = [
+    ['API_STOCK_RESERVE', 'stock pushes', stock],
+    ['API_POLL_RESERVE', 'shipment polls', stock + reserveCalls(config.pollReserve, limit)],
+    ['API_RECONCILE_RESERVE', 'reconciliation reads', reserveCalls(config.reconcileReserve, limit)],
+  ] as const;
+  for (const [key, lane, kept] of lanes) {
+    if (kept < limit) continue;
+    const what = key === 'API_POLL_RESERVE' ? ' (with API_STOCK_RESERVE)' : '';
+    throw new ConfigError(
+      key,
+      `leaves ${lane} nothing: ${kept} of the ${limit} calls an hour (API_REQUESTS_PER_HOUR) are kept from them${what}; use a smaller value or a share such as 10%`,
+    );
+  }
 }

@@ -14,6 +14,8 @@ export interface DataPaths {
   readonly outbox: string;
   /** Stock files the guard rails stopped, until an operator releases or rejects them. */
   readonly held: string;
+  /** The one writer's OS lock (src/state/lock/writerLock.ts). */
+  readonly writerLock: string;
 }
 
 /** The folders `ensureDataDirs` creates. */
@@ -28,6 +30,7 @@ export function dataPaths(dataDir: string): DataPaths {
     failed: join(dataDir, 'failed'),
     outbox: join(dataDir, 'outbox'),
     held: join(dataDir, 'held'),
+    writerLock: join(dataDir, 'writer.lock'),
   };
 }
 

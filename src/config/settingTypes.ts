@@ -132,3 +132,28 @@ export const listenHost = text.refine(
 );
 
 export const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
+
+/** A reserve of the hourly call budget: calls an hour, or a share of it (`8.33%`). */
+export type Reserve = number | `${number}%`;
+
+/**
+ * A reserve: a whole number of calls an hour, or a percentage of API_REQUESTS_PER_HOUR (`25%`,
+ * decimals allowed), which scales with the budget; see reserveCalls.
+ */
+export const reserve = z.union([z.number(), z.string()]).transform((v, ctx): Reserve => {
+  const raw = typeof v === 'number' ? String(v) : v.trim();
+  if (/^\d+$/.test(raw)) return Number.parseInt(raw, 10);
+  const share = /^(\d+(?:\.\d+)?)\s*%$/.exec(raw);
+  if (share && Number(share[1]) <= 100) return `${Number(share[1])}%`;
+  ctx.addIssue({
+    code: 'custom',
+    message:
+      'must be a whole number of calls an hour, or a share of API_REQUESTS_PER_HOUR such as 25%',
+  });
+  return z.NEVER;
+});
+
+/** A reserve in calls at a budget of `perHour` calls an hour (a share is rounded to the nearest call). */
+export function reserveCalls(r: Reserve, perHour: number): number {
+  return typeof r === 'number' ? r : Math.round((perHour * Number.parseFloat(r)) / 100);
+}

@@ -55,10 +55,17 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
     );
 
   if (redisError !== undefined) degraded.push(`Redis does not answer (${redisError})`);
+  if (s.paused !== null)
+    degraded.push(
+      `pushes are paused${s.paused.reason ? ` (${short(s.paused.reason)})` : ''}: nothing is written to the portal until \`supplier-sync resume\``,
+    );
   if (s.stale) degraded.push('stock differences are pending with no successful push for long');
   const pending = s.pendingDifferences.factory + s.pendingDifferences.dc;
-  if (pending > 0 && s.budget.remainingByLane.stock === 0)
-    degraded.push('the call budget of stock pushes is spent for now');
+  const stockStarved = s.budget.starved.find((l) => l.lane === 'stock');
+  if (pending > 0 && (stockStarved || s.budget.remainingByLane.stock === 0))
+    degraded.push(
+      `the call budget of stock pushes is spent for now${stockStarved ? `: ${stockStarved.reason}` : ''}`,
+    );
   if (s.foreignLogins.lastHour >= FOREIGN_LOGIN_REPEATS)
     degraded.push(
       `the portal invalidated our token ${s.foreignLogins.lastHour} times in the last hour: another client is logging in with this account`,

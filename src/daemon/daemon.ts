@@ -1,3 +1,4 @@
+import { serveRequests } from '../actions/requests.ts';
 import { createPortalClient, portalClientOptions } from '../api/index.ts';
 import {
   type Config,
@@ -8,7 +9,6 @@ import {
 } from '../config/index.ts';
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { withTimeout } from '../domain/timeout.ts';
 import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
 import { laneConnectionName, redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
@@ -24,6 +24,7 @@ import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
+import type { WriterLock } from '../state/lock/writerLock.ts';
 import { readWholeKind } from '../sync/readKind.ts';
 import { startIdleCompaction } from './compaction.ts';
 import { startHeartbeat } from './heartbeat.ts';
@@ -34,6 +35,7 @@ import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
 import { startFilesApplied } from './startFiles.ts';
+import { daemonActions, lockDataDir } from './writerStart.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -91,6 +93,16 @@ const STOP_GRACE_MS = 8000;
  * the schedules and the heartbeat — started in that order, stopped in reverse.
  */
 export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  const held: { lock?: WriterLock } = {};
+  try {
+    return await startLocked(options, held);
+  } catch (err) {
+    held.lock?.release(); // a start that failed half way lets go of the data dir
+    throw err;
+  }
+}
+
+async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }): Promise<Daemon> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   for (const secret of configSecrets(config)) registerSecret(secret);
@@ -120,6 +132,9 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   const stockRules = loadStockRules(config, log, notifications.watchLog);
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
+  // One writer per data dir, before anything is written: a second daemon exits 78 here.
+  const lock = await lockDataDir(config.dataDir, db, log);
+  held.lock = lock;
   notifications.start(db, clock); // before any work that may notify
   const client = createPortalClient(
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
@@ -301,8 +316,8 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
     everyMs: STALE_CHECK_MS,
     now: clock.now,
   });
-  // The HTTP server, the console and the metrics are loaded only when HTTP_PORT asks for them:
-  // a daemon without them does not hold their modules (density, docs/benchmarks.md).
+  const actions = daemonActions({ db, config, now: clock.now, log }, nudges);
+  // The HTTP server, console and metrics are loaded only with HTTP_PORT (density: idle daemons skip them).
   const http =
     config.httpPort > 0
       ? await (await import('./httpServer.ts')).startHttpServer({
@@ -315,13 +330,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
           log,
           now: clock.now,
           consolePassword,
-          // The console's actions ask for their work as the commands do, over the daemon's own
-          // queues; bounded, as Redis may be away (the periodic recovery finds the work anyway).
-          nudge: (ask) =>
-            withTimeout(ask(nudges), 3000, 'nudge').then(
-              () => true,
-              () => false,
-            ),
+          nudge: actions.nudge,
         })
       : undefined;
 
@@ -339,6 +348,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
   if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
   if (config.retentionDays > 0) nudges.maintenance('prune', 'start').catch(() => {});
 
+  const requests = serveRequests(actions); // what commands ask instead of writing beside it
   log.info(
     { event: 'daemon.started', pid: process.pid, config: describeConfig(config) },
     `supplier-sync running on ${config.dataDir}`,
@@ -363,6 +373,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         );
         connection.off('ready', recoverOnReady);
         await cron.stop();
+        await requests.stop();
         profiles?.stop();
         stockRules.stop();
         await sources.stop();
@@ -380,6 +391,7 @@ export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
         redis.stop();
         await closeQueues(queues);
         connection.disconnect();
+        lock.release();
         db.close();
         log.info(
           { event: 'daemon.stopped', reason, ms: clock.now() - started, clean: closed },

@@ -8,7 +8,7 @@ export interface HealthProbes {
   /** Resolves when Redis answers PING; rejects with the reason otherwise. */
   readonly pingRedis: () => Promise<void>;
   /** The status read (its heartbeat counts here); throws when state.db cannot be opened or read. */
-  readonly readStatus: () => Pick<Status, 'daemon'>;
+  readonly readStatus: () => Pick<Status, 'daemon'> & Partial<Pick<Status, 'paused'>>;
   readonly now: () => number;
   /** A heartbeat older than this is a problem, in milliseconds; HEARTBEAT_STALE_MS by default. */
   readonly staleAfterMs?: number;
@@ -22,6 +22,11 @@ export interface HealthReport {
   readonly stateDb: 'ok' | 'error';
   /** Age of the last heartbeat in milliseconds; null when there is none (or state.db failed). */
   readonly heartbeatAgeMs: number | null;
+  /**
+   * Pushes paused by an operator (`pause`): since when (ISO 8601) and why; null when not. A pause
+   * is no health problem (it is asked for): it is only said.
+   */
+  readonly paused: { readonly since: string; readonly reason: string | null } | null;
   readonly checkedAt: number;
 }
 
@@ -41,8 +46,12 @@ export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
 
   let stateDb: 'ok' | 'error' = 'ok';
   let heartbeatAgeMs: number | null = null;
+  let paused: HealthReport['paused'] = null;
   try {
-    const beat = probes.readStatus().daemon;
+    const status = probes.readStatus();
+    const beat = status.daemon;
+    if (status.paused)
+      paused = { since: new Date(status.paused.since).toISOString(), reason: status.paused.reason };
     if (beat === null) problems.push('daemon: no heartbeat yet');
     else {
       heartbeatAgeMs = Math.max(0, probes.now() - beat.at);
@@ -62,6 +71,7 @@ export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
     redis: redisProblem === null ? 'ok' : 'error',
     stateDb,
     heartbeatAgeMs,
+    paused,
     checkedAt: probes.now(),
   };
 }

@@ -13,6 +13,7 @@ import { createConsole } from './console/routes.ts';
 import { checkHealth, pingRedisUrl } from './healthCheck.ts';
 import { createMetrics } from './metrics.ts';
 import { assertRedisUp, readQueueDepths, readStatus, type StatusSettings } from './status.ts';
+import { healthView } from './views.ts';
 
 export interface HttpServerOptions {
   /** TCP port; 0 picks a free one (the returned `port` says which). */
@@ -130,7 +131,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         readStatus: () => readStatus(db, config, now()),
         now,
       });
-      send(res, req, report.healthy ? 200 : 503, 'application/json', JSON.stringify(report));
+      send(
+        res,
+        req,
+        report.healthy ? 200 : 503,
+        'application/json',
+        JSON.stringify(healthView(report)),
+      );
       return;
     }
     if (path === '/metrics') {

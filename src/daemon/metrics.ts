@@ -137,6 +137,10 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'Stock files and snapshot reads the guard rails hold until an operator releases or rejects them (file.held, snapshot.held).',
     ['source'],
   );
+  const paused = gauge(
+    'paused',
+    '1 while pushes are paused by an operator (pause; resume ends it): nothing is written to the portal.',
+  );
   const heldAge = gauge(
     'held_oldest_age_seconds',
     'Age of the oldest held file or snapshot read; absent when nothing is held.',
@@ -222,6 +226,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     for (const [task, at] of Object.entries(successes))
       if (at !== null) lastSuccess.set({ task }, at / 1000);
     stale.set(s.stale ? 1 : 0);
+    paused.set(s.paused === null ? 0 : 1);
     held.reset();
     held.set({ source: 'file' }, s.held.files);
     held.set({ source: 'snapshot' }, s.held.snapshots);

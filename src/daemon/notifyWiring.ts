@@ -9,7 +9,7 @@ import { NOTIFY_GIVE_UP_MS } from '../notifications/retryPolicy.ts';
 import { readWebhookSecret } from '../notifications/signature.ts';
 import { watchVerdict } from '../notifications/verdictWatch.ts';
 import type { StateDb } from '../state/db.ts';
-import { enqueueNotification } from '../state/notify/notifyOutbox.ts';
+import { enqueueNotification, NotifyOutbox } from '../state/notify/notifyOutbox.ts';
 import { assess } from './assess.ts';
 import { readStatus } from './status.ts';
 
@@ -37,7 +37,20 @@ export interface DaemonNotifications {
 export function daemonNotifications(config: Config, log: Logger): DaemonNotifications {
   const url = config.notifyWebhookUrl;
   if (url === undefined) {
-    return { watchLog: log, start() {}, runNow: async () => {}, stop: async () => {} };
+    return {
+      watchLog: log,
+      // Off: what an earlier run left undelivered is not kept (status would show it forever).
+      start(db) {
+        const discarded = new NotifyOutbox(db).discardAll();
+        if (discarded > 0)
+          log.warn(
+            { event: 'notify.discarded', count: discarded },
+            `${discarded} undelivered notification(s) discarded: NOTIFY_WEBHOOK_URL is not set`,
+          );
+      },
+      runNow: async () => {},
+      stop: async () => {},
+    };
   }
   const secret = config.notifyWebhookSecretFile
     ? readWebhookSecret(config.notifyWebhookSecretFile)

@@ -68,10 +68,13 @@ export function stockReader(client: PortalClient): StockReader {
   };
 }
 
-/** Shipment calls through the client, in the 'shipments' lane (which may use the whole budget). */
+/**
+ * Shipment calls through the client: polls in the 'poll' lane (which leaves a share for stock
+ * pushes), confirmations in the 'shipments' lane (which may use the whole budget).
+ */
 export function shipmentsPort(client: PortalClient): ShipmentsPort {
   return {
-    readyToShip: (signal) => client.shipments.readyToShip({ lane: 'shipments', signal }),
+    readyToShip: (signal) => client.shipments.readyToShip({ lane: 'poll', signal }),
     async confirm(c, { afterUnanswered, signal }) {
       const options = {
         lane: 'shipments' as const,

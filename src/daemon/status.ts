@@ -117,6 +117,8 @@ export interface Status {
   readonly files: FileWindow;
   /** Notifications still to be delivered to NOTIFY_WEBHOOK_URL (the outbox in state.db). */
   readonly notifications: OutboxDepth;
+  /** Pushes paused by an operator (`pause`): since when and why; null when not paused. */
+  readonly paused: { readonly since: number; readonly reason: string | null } | null;
   /** What the guard rails hold until an operator decides (`held`, `release`, `reject`). */
   readonly held: {
     readonly files: number;
@@ -197,6 +199,7 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
     },
     stale: stale.stale,
     files: new FileHistory(db).window(now - FILES_WINDOW_MS),
+    paused: kv.get('sync.paused') ?? null,
     held: new HeldStore(db).counts(),
     notifications: new NotifyOutbox(db).depth(),
     reconcile: {

@@ -16,16 +16,55 @@ import type { QueueDepths, Status } from './status.ts';
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
+/** Names of fields that hold an instant: `at`, `since`, `…At`, `…Since`. */
+type InstantKey = 'at' | 'since' | `${string}At` | `${string}Since`;
+const INSTANT_KEY = /^(at|since)$|At$|Since$/;
+
+/** `T` with every instant (epoch ms under an InstantKey) as an ISO 8601 string. */
+export type IsoTimes<T> = T extends readonly (infer U)[]
+  ? IsoTimes<U>[]
+  : T extends object
+    ? {
+        [K in keyof T]: K extends InstantKey
+          ? T[K] extends number
+            ? string
+            : T[K] extends number | null | undefined
+              ? string | Exclude<T[K], number>
+              : IsoTimes<T[K]>
+          : IsoTimes<T[K]>;
+      }
+    : T;
+
+/**
+ * Plain data as `--json` prints it: every instant (an epoch-ms number under a field named `at`,
+ * `since`, `…At` or `…Since`, at any depth) as ISO 8601 in UTC; 0 (never set) as null. Every
+ * command's JSON and the console's `/api/` give times one way.
+ */
+export function isoTimes<T>(value: T): IsoTimes<T> {
+  const walk = (v: unknown, key: string | undefined): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, undefined));
+    if (v !== null && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x, k)]));
+    }
+    if (typeof v === 'number' && key !== undefined && INSTANT_KEY.test(key)) {
+      return v === 0 ? null : new Date(v).toISOString();
+    }
+    return v;
+  };
+  return walk(value, undefined) as IsoTimes<T>;
+}
+
 /** `status --json` (and `/api/status`): the verdict, the status read, the queues, the ETA. */
 export function statusView(
   s: Status & { readonly queues: QueueDepths | { readonly error: string } },
   health: Assessment,
 ) {
-  const eta = {
-    calls: s.eta.calls,
-    at: s.eta.at === null ? null : new Date(s.eta.at).toISOString(),
-  };
-  return { health, ...s, eta };
+  return isoTimes({ health, ...s });
+}
+
+/** `health --json` (and `/healthz`'s body): the health report, its time as ISO 8601. */
+export function healthView<T extends object>(report: T): IsoTimes<T> {
+  return isoTimes(report);
 }
 
 /** What `held --json` prints for one held entry. */
@@ -55,10 +94,11 @@ export function heldList(db: StateDb): HeldView[] {
 
 /** `failures --json` (and `/api/failures`): rejected stock items and refused confirmations. */
 export function failuresView(db: StateDb) {
-  return {
-    stock: new StockFailures(db).list(),
+  return isoTimes({
+    // A factory key has no centre: null, as `explain --json` says it ('' in state.db).
+    stock: new StockFailures(db).list().map((f) => ({ ...f, dc: f.dc === '' ? null : f.dc })),
     confirmations: new ConfirmationSends(db).failures(),
-  };
+  });
 }
 
 /** One line of `files --json` (and `/api/files`). */

@@ -28,3 +28,16 @@ export function when(at: number | null | undefined, now: number, timeZone: strin
     Math.abs(at - now) < 1000 ? 'now' : at < now ? `${span(now - at)} ago` : `in ${span(at - now)}`;
   return `${shown} (${rel})`;
 }
+
+/** `Europe/Berlin (GMT+1)`: the zone and its offset from UTC at `at`, to name beside local times. */
+export function zoneName(timeZone: string, at: number): string {
+  const offset = new Intl.DateTimeFormat('en-GB', { timeZone, timeZoneName: 'shortOffset' })
+    .formatToParts(at)
+    .find((p) => p.type === 'timeZoneName')?.value;
+  return offset === undefined ? timeZone : `${timeZone} (${offset})`;
+}
+
+/** The line a command's human output ends with when it showed local times. */
+export function timesLine(timeZone: string, at: number): string {
+  return `times in ${zoneName(timeZone, at)} (SYNC_TIMEZONE)`;
+}

@@ -33,7 +33,10 @@ export interface NotifierDeps {
 }
 
 export interface Notifier {
-  /** Looks at the outbox now and sends what is due; resolves once that pass is done. */
+  /**
+   * Looks at the outbox now and sends what is due; resolves once every kind under way is done
+   * (what was due is delivered, or waits its back-off).
+   */
   runNow(): Promise<void>;
   /** No new attempt; the one in flight is aborted; resolves once the loop has ended. */
   stop(): Promise<void>;
@@ -48,7 +51,7 @@ export const NOTIFY_EVERY_MS = 1000;
  * POSTs it; kinds go side by side, a kind's notifications one after the other, so that each kind
  * arrives in order. A delivered row is deleted; a failed one waits its back-off (retryPolicy.ts)
  * and holds back the later ones of its kind; after 24 h of failures it is dropped with a
- * `notify.dropped` line. A row is claimed before it is sent (its next try pushed past the
+ * `notify.dropped` line, and the later ones of its kind that are 24 h old too go with it. A row is claimed before it is sent (its next try pushed past the
  * timeout), so that two daemons on one state.db do not both send it.
  */
 export function startNotifier(deps: NotifierDeps): Notifier {
@@ -100,13 +103,17 @@ export function startNotifier(deps: NotifierDeps): Notifier {
         };
         if (next.drop) {
           outbox.dropped(row);
+          // Those of its kind that waited behind it for 24 h as well go with it, untried.
+          const expired = outbox.dropExpired(row.event, clock.now() - deps.retry.giveUpAfterMs);
           log.error(
             {
               event: 'notify.dropped',
               ...fields,
               createdAt: new Date(row.createdAt).toISOString(),
+              alsoDropped: expired,
             },
-            `${row.event} notification dropped: ${receiver} did not take it for 24 h (${result.error})`,
+            `${row.event} notification dropped: ${receiver} did not take it for 24 h (${result.error})` +
+              (expired > 0 ? `; ${expired} more of its kind, as old, dropped with it` : ''),
           );
         } else {
           outbox.attemptFailed(row, next.nextAt, result.error);
@@ -121,52 +128,55 @@ export function startNotifier(deps: NotifierDeps): Notifier {
     }
   };
 
-  const pass = async (asked: boolean): Promise<void> => {
-    if (stopping.signal.aborted) return;
+  // The kinds being sent now: a kind is sent by one chain at a time, and a kind whose POST hangs
+  // (up to NOTIFY_TIMEOUT_MS) holds back neither the other kinds nor the timer.
+  const inFlight = new Map<string, Promise<void>>();
+  const pass = (asked: boolean): Promise<void> => {
+    if (stopping.signal.aborted) return Promise.resolve();
     try {
       deps.beforePass?.(asked);
     } catch (err) {
       log.warn({ event: 'notify.watch_failed', err }, 'could not read the status verdict');
     }
     const now = clock.now();
-    const due = outbox.heads().filter((h) => h.nextAt <= now);
-    await Promise.all(
-      due.map((head) =>
-        deliverKind(head).catch((err) =>
+    for (const head of outbox.heads()) {
+      if (head.nextAt > now || inFlight.has(head.event)) continue;
+      const chain = deliverKind(head)
+        .catch((err) =>
           log.warn(
             { event: 'notify.error', notification: head.event, err },
             'notification delivery failed',
           ),
-        ),
-      ),
+        )
+        .finally(() => inFlight.delete(head.event));
+      inFlight.set(head.event, chain);
+    }
+    // Resolves once every kind under way (started now or before) is done.
+    return Promise.all(inFlight.values()).then(() => {});
+  };
+  const safePass = (asked: boolean) =>
+    pass(asked).catch((err) =>
+      log.warn({ event: 'notify.error', err }, 'notification pass failed'),
     );
-  };
 
-  // One pass at a time; a pass asked for while one runs comes after it.
-  let passes: Promise<void> = Promise.resolve();
-  const inTurn = (asked: boolean) => {
-    passes = passes
-      .then(() => pass(asked))
-      .catch((err) => log.warn({ event: 'notify.error', err }, 'notification pass failed'));
-    return passes;
-  };
   let timer: NodeJS.Timeout | undefined;
   const schedule = () => {
     if (stopping.signal.aborted) return;
     timer = setTimeout(() => {
-      inTurn(false).finally(schedule);
+      void safePass(false);
+      schedule();
     }, deps.everyMs ?? NOTIFY_EVERY_MS);
     timer.unref();
   };
   schedule();
 
   return {
-    runNow: () => inTurn(true),
+    runNow: () => safePass(true),
     async stop() {
       stopping.abort();
       clearTimeout(timer);
       disableNotifications(db);
-      await passes;
+      await Promise.all(inFlight.values());
     },
   };
 }

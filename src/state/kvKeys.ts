@@ -183,6 +183,8 @@ export const KV_KEYS = {
   'snapshot.last_rows': z.object({ factory: z.number(), dc: z.number() }),
   /** The stock rules desired_stock's offered quantities were last worked out with (#17). */
   'stock_rules.fingerprint': z.string(),
+  /** Pushes paused by an operator (`pause`): since when, why; absent when not paused. */
+  'sync.paused': z.object({ since: epochMs, reason: z.string().nullable() }),
   /** Whether the status verdict last told to the webhook was "needs a person" (notifications). */
   'notify.verdict': z.object({ needsPerson: z.boolean(), at: epochMs }),
 } as const;

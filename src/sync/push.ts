@@ -25,6 +25,8 @@ export interface PushDeps {
   readonly retry: RetrySettings;
   /** Stops between batches (graceful shutdown); what is not sent stays pending. */
   readonly signal?: AbortSignal;
+  /** True once pushes are paused (`pause`): stops between batches too. */
+  readonly paused?: () => boolean;
 }
 
 export interface PushTotals {
@@ -50,7 +52,7 @@ export async function pushPending(deps: PushDeps): Promise<PushTotals> {
   for (const kind of ['factory', 'dc'] as const) {
     if (kv.get(kvKey.established(kind)) !== true) continue;
     await pushKind(kind, deps, totals);
-    if (deps.signal?.aborted) break;
+    if (deps.signal?.aborted || deps.paused?.()) break;
   }
   return totals;
 }
@@ -77,7 +79,7 @@ async function pushKind(kind: StockKind, deps: PushDeps, totals: PushTotals): Pr
       // A batch goes once it cannot grow (full, or the next row would repeat a SKU), or at the end.
       const closed = take === fit || take < batch.length;
       if (take === 0 || !(closed || exhausted)) break;
-      if (deps.signal?.aborted) return;
+      if (deps.signal?.aborted || deps.paused?.()) return;
       const rows = batch.slice(0, take);
       batch = batch.slice(take);
       await sendBatch(kind, rows, deps, totals);

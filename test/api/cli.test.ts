@@ -120,6 +120,28 @@ describe('supplier-sync api', () => {
     expect(rows.every((r) => r.stock_quantity <= 20)).toBe(true);
   });
 
+  it('honours --per-page on every paged list, one page or all; refuses it elsewhere', async () => {
+    for (const resource of ['products', 'dc-stock', 'factory-stock']) {
+      const r = await api(resource, 'list', '--per-page', '3');
+      expect(r.code, r.stderr).toBe(0);
+      const page = JSON.parse(r.stdout);
+      expect(page.data, resource).toHaveLength(3);
+      expect(page.next_cursor, resource).toBeTypeOf('string');
+      const next = JSON.parse(
+        (await api(resource, 'list', '--per-page', '3', '--cursor', page.next_cursor)).stdout,
+      );
+      expect(next.data, resource).toHaveLength(3);
+      expect(next.data[0], resource).not.toEqual(page.data[0]);
+    }
+    const all = await api('products', 'list', '--all', '--per-page', '50');
+    expect(all.stdout.trim().split('\n')).toHaveLength(230);
+    expect(all.stderr.match(/"event":"api\.page"/g)).toHaveLength(5);
+    await expect(api('sites', 'list', '--per-page', '3')).rejects.toThrow(
+      /--per-page applies to the paged lists only/,
+    );
+    await expect(api('products', 'list', '--per-page', '0')).rejects.toThrow(UsageError);
+  });
+
   it('sends bodies from --json-body and --body-file', async () => {
     const created = await api('brands', 'create', '--json-body', '{"name":"From CLI"}');
     expect(created.code).toBe(0);

@@ -23,6 +23,7 @@ export const TEST_SETTINGS: PortalSettings = {
   loginsPerHour: 10,
   stockReserve: 0,
   reconcileReserve: 0,
+  pollReserve: 0,
   requestTimeoutMs: 2000,
   retryLimit: 3,
   backoffBaseMs: 5,

@@ -180,6 +180,46 @@ describe.skipIf(executablePath === undefined)('the console in a browser', () => 
     expect(count('console.action')).toBe(before.actions);
   });
 
+  it('pauses the pushes with a reason and resumes them with the buttons of the status page', async () => {
+    const page = await newPage();
+    await logIn(page, '/');
+    await page.fill('input[name=reason]', 'ERP maintenance');
+    await page.click('button:has-text("Pause pushes")');
+    await page.waitForSelector('[role=status]');
+    expect(await page.textContent('[role=status]')).toContain(
+      'pushes paused (ERP maintenance): nothing is written to the portal until Resume',
+    );
+    expect(await page.textContent('p.paused')).toMatch(/Pushes paused since .*: ERP maintenance/);
+    expect(await page.textContent('.reasons')).toContain('pushes are paused (ERP maintenance)');
+
+    // A file is still read while paused, but nothing of it reaches the portal.
+    const before = portal(7);
+    const pushes = () => scene.sim.stats().requests.filter((r) => r.route.endsWith('/bulk-update'));
+    const pushesBefore = pushes().length;
+    scene.drop('while-paused.csv', factoryCsv([[seededSku(7), 777]]));
+    await waitFor(
+      () =>
+        scene.lines().some((l) => l.event === 'file.processed' && l.file === 'while-paused.csv'),
+      'the file read while paused',
+    );
+    // The push the file asked for is not done (its line comes after the file's).
+    const processed = scene
+      .lines()
+      .findIndex((l) => l.event === 'file.processed' && l.file === 'while-paused.csv');
+    await waitFor(
+      () => scene.lines().some((l, i) => i > processed && l.event === 'sync.push_paused'),
+      'the push not done while paused',
+    );
+    expect(portal(7)).toBe(before);
+    expect(pushes().length).toBe(pushesBefore);
+
+    await page.click('button:has-text("Resume pushes")');
+    await page.waitForSelector('[role=status]');
+    expect(await page.textContent('[role=status]')).toContain('pushes resumed');
+    expect(await page.locator('p.paused').count()).toBe(0);
+    await waitFor(() => portal(7) === 777, 'the file on the portal once resumed');
+  });
+
   it('is read-only without a password: no buttons, and a POST refused', async () => {
     const ro = await startScene({ redisUrl, prefix: `${prefix}-ro` });
     extra.push({ stop: () => ro.stop() });

@@ -69,7 +69,7 @@ describe('foreign logins through the running daemon', () => {
     expect(s.foreignLogins.lastHour).toBe(2);
     expect(
       Math.abs(
-        s.foreignLogins.lastAt -
+        Date.parse(s.foreignLogins.lastAt) -
           (typeof warned.time === 'number' ? warned.time : Date.parse(String(warned.time))),
       ),
     ).toBeLessThan(2000);

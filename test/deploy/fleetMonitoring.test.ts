@@ -72,6 +72,23 @@ describe('the dashboard for a fleet', () => {
     });
   });
 
+  it('has an instance variable (one, several or all) over the instances of the suppliers chosen', () => {
+    const names = d.templating.list.map((t) => t.name);
+    expect(names.indexOf('instance')).toBeGreaterThan(names.indexOf('supplier'));
+    expect(d.templating.list.find((t) => t.name === 'instance')).toMatchObject({
+      type: 'query',
+      multi: true,
+      includeAll: true,
+      allValue: '.*',
+      definition:
+        'label_values(supplier_sync_heartbeat_age_seconds{supplier=~"$supplier"}, instance)',
+    });
+    for (const p of panelsOf(d.panels))
+      for (const t of p.targets ?? [])
+        for (const ref of metricRefs(t.expr))
+          expect(ref.selector, `${p.title}: ${ref.name}`).toContain('instance=~"$instance"');
+  });
+
   it('filters every query by it and shows the supplier in every legend', () => {
     const targets = panelsOf(d.panels).flatMap((p) =>
       (p.targets ?? []).map((t) => ({ ...t, title: p.title })),

@@ -8,7 +8,7 @@ export interface Received {
   // biome-ignore lint/suspicious/noExplicitAny: the notification's JSON, read field by field by the tests
   readonly json: any;
   readonly headers: IncomingHttpHeaders;
-  /** The status answered. */
+  /** The status answered; 0 when it answered nothing (hang). */
   readonly status: number;
   /** The X-Supplier-Sync-Signature header is the HMAC-SHA256 of the body with the secret. */
   readonly signatureOk: boolean;
@@ -25,6 +25,8 @@ export interface Receiver {
   readonly port: number;
   /** What the next POSTs are answered. */
   status: number;
+  /** Answer nothing at all (the connection stays open until the sender gives up or `close`). */
+  hang: boolean;
   readonly received: Received[];
   /** The bodies answered with a 2xx, in the order they came. */
   delivered(): Received[];
@@ -51,6 +53,7 @@ export async function startReceiver(secret: string): Promise<Receiver> {
       return port;
     },
     status: 200,
+    hang: false,
     received,
     delivered: () => received.filter((x) => x.status >= 200 && x.status < 300),
     async close() {
@@ -66,7 +69,7 @@ export async function startReceiver(secret: string): Promise<Receiver> {
         req.on('data', (c: Buffer) => chunks.push(c));
         req.on('end', () => {
           const raw = Buffer.concat(chunks);
-          const status = r.status;
+          const status = r.hang ? 0 : r.status;
           let json: unknown;
           try {
             json = JSON.parse(raw.toString('utf8'));
@@ -80,6 +83,7 @@ export async function startReceiver(secret: string): Promise<Receiver> {
             status,
             signatureOk: verify(raw, req.headers['x-supplier-sync-signature'] as string, secret),
           });
+          if (r.hang) return;
           res.writeHead(status, { 'content-type': 'text/plain' }).end(status < 300 ? 'ok' : 'no');
         });
       });

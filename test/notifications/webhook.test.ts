@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
+import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { type Receiver, startReceiver } from '../helpers/webhookReceiver.ts';
 import { freePort } from '../setup/redis.ts';
@@ -169,7 +169,12 @@ describe('notifications by webhook', () => {
   it('backs off, doubling, then drops a notification after 24 h with a log line; the next of its kind still goes', async () => {
     receiver = await startReceiver(SECRET);
     receiver.status = 503;
-    h = await startHarness('notify-drop', { products: 20 }, notifyEnv(receiver));
+    const port = await freePort();
+    h = await startHarness(
+      'notify-drop',
+      { products: 20 },
+      notifyEnv(receiver, { HTTP_PORT: String(port) }),
+    );
     const d = await h.start();
     h.drop('x-unknown.csv', unknownFile);
     await d.waitFor((l) => l.event === 'file.failed' && l.file === 'x-unknown.csv');
@@ -192,12 +197,30 @@ describe('notifications by webhook', () => {
     await h.runNow('notifications');
     expect(attempts()).toBe(3);
 
+    // A second one waits behind it; a day on, the first gets its last attempt and both go.
+    h.drop('x2-unknown.csv', unknownFile);
+    await d.waitFor((l) => l.event === 'file.failed' && l.file === 'x2-unknown.csv');
     h.clock.advance(24 * 60 * MINUTE);
     await h.runNow('notifications');
     const dropped = await d.waitFor((l) => l.event === 'notify.dropped');
-    expect(dropped).toMatchObject({ notification: 'file.failed', attempts: 4, error: 'HTTP 503' });
+    expect(dropped).toMatchObject({
+      notification: 'file.failed',
+      attempts: 4,
+      error: 'HTTP 503',
+      alsoDropped: 1,
+    });
     expect(attempts()).toBe(4);
     expect((await h.statusJson()).notifications).toEqual({ queued: 0, oldestAt: null });
+    await waitUntil(
+      async () => {
+        const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+        return (
+          /supplier_sync_notifications_dropped_total\{event="file.failed"\} 2/.test(text) &&
+          /supplier_sync_notification_attempts_failed_total\{event="file.failed"\} 4/.test(text)
+        );
+      },
+      { timeoutMs: 20_000, message: 'the drop in /metrics' },
+    );
 
     // The kind is not stuck: the next failed file is told once the receiver takes it.
     receiver.status = 204;
@@ -206,5 +229,72 @@ describe('notifications by webhook', () => {
     await h.runNow('notifications');
     await waitUntil(() => receiver!.delivered().length === 1, { message: 'the next delivered' });
     expect(receiver.delivered()[0]!.json.details.file).toBe('y-unknown.csv');
+  });
+
+  it('a receiver that never answers delays no stock work, and the daemon still stops at once', async () => {
+    receiver = await startReceiver(SECRET);
+    receiver.hang = true;
+    h = await startHarness(
+      'notify-hang',
+      { products: 20 },
+      notifyEnv(receiver, { NOTIFY_TIMEOUT_MS: '300000' }),
+    );
+    const d = await h.start();
+    h.drop('a-unknown.csv', unknownFile);
+    await d.waitFor((l) => l.event === 'file.failed' && l.file === 'a-unknown.csv');
+    void h.runNow('notifications');
+    await waitUntil(() => receiver!.received.length === 1, { message: 'the POST under way' });
+
+    // The POST hangs (for up to 5 min); files are still read and pushed meanwhile.
+    h.drop('stock.csv', factoryCsv([[seededSku(3), 33]]));
+    h.drop('b-unknown.csv', unknownFile);
+    await waitUntil(() => h!.sim.store.factoryStock(seededSku(3))?.stock_quantity === 33, {
+      message: 'the push while the webhook hangs',
+    });
+    await d.waitFor((l) => l.event === 'file.failed' && l.file === 'b-unknown.csv');
+    expect(d.lines.some((l) => l.event === 'notify.delivered' || l.event === 'notify.failed')).toBe(
+      false,
+    );
+
+    // Another kind is not held back by the hanging one: the receiver answers new POSTs again.
+    receiver.hang = false;
+    h.drop('c-some-bad.csv', `sku,stock_quantity\n${seededSku(4)},4\n${seededSku(5)},x\n`);
+    await waitUntil(() => ofEvent(receiver!, 'file.rows_rejected').length === 1, {
+      message: 'file.rows_rejected delivered beside the hanging file.failed',
+    });
+    expect(ofEvent(receiver, 'file.failed')).toEqual([]);
+
+    // A graceful stop gives the claimed notification back untried; the next start sends both.
+    const stopped = Date.now();
+    expect(await h.stop()).toBe(0);
+    expect(Date.now() - stopped).toBeLessThan(8000);
+    const d2 = await h.start();
+    await h.runNow('notifications');
+    await waitUntil(() => ofEvent(receiver!, 'file.failed').length === 2, {
+      message: 'both delivered',
+    });
+    expect(ofEvent(receiver, 'file.failed').map((x) => x.json.details.file)).toEqual([
+      'a-unknown.csv',
+      'b-unknown.csv',
+    ]);
+    expect(d2.lines.filter((l) => l.event === 'notify.failed')).toEqual([]);
+  });
+
+  it('turned off, a restart discards what was left undelivered, saying so', async () => {
+    receiver = await startReceiver(SECRET);
+    receiver.status = 500;
+    h = await startHarness('notify-off', { products: 20 }, notifyEnv(receiver));
+    const d = await h.start();
+    h.drop('a-unknown.csv', unknownFile);
+    await d.waitFor((l) => l.event === 'file.failed' && l.file === 'a-unknown.csv');
+    expect((await h.statusJson()).notifications.queued).toBe(1);
+    expect(await h.stop()).toBe(0);
+
+    const off = await h.start({ NOTIFY_WEBHOOK_URL: '' });
+    expect(await off.waitForEvent('notify.discarded')).toMatchObject({ count: 1 });
+    expect((await h.statusJson()).notifications).toEqual({ queued: 0, oldestAt: null });
+    h.drop('b-unknown.csv', unknownFile);
+    await off.waitFor((l) => l.event === 'file.failed' && l.file === 'b-unknown.csv');
+    expect((await h.statusJson()).notifications.queued).toBe(0);
   });
 });

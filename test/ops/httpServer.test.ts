@@ -110,7 +110,8 @@ describe('/healthz', () => {
       redis: 'ok',
       stateDb: 'ok',
       heartbeatAgeMs: 5000,
-      checkedAt: NOW,
+      paused: null,
+      checkedAt: new Date(NOW).toISOString(),
     });
 
     beat(NOW - HEARTBEAT_STALE_MS - 30_000);

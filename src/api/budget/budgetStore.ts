@@ -1,3 +1,4 @@
+import { type Reserve, reserveCalls } from '../../config/settingTypes.ts';
 import type { Clock } from '../../domain/clock.ts';
 import type { Logger } from '../../log/logger.ts';
 import { CallLog } from '../../state/calls/callLog.ts';
@@ -8,6 +9,7 @@ import {
   type CallDecision,
   DEFAULT_PROBE,
   decideCall,
+  effectiveReserve,
   HOUR_MS,
   LANES,
   type Lane,
@@ -20,10 +22,12 @@ import {
 export interface BudgetSettings {
   /** Calls (all but login) allowed in any rolling hour, across processes on one data dir. */
   readonly requestsPerHour: number;
-  /** Calls the 'stock' lane leaves for shipments. */
-  readonly stockReserve: number;
-  /** Calls the 'reconcile' lane leaves for shipments and stock. */
-  readonly reconcileReserve: number;
+  /** What the 'stock' lane leaves for shipment confirmations: calls, or a share of the hour. */
+  readonly stockReserve: Reserve;
+  /** What the 'reconcile' lane leaves for shipments and stock. */
+  readonly reconcileReserve: Reserve;
+  /** What shipment polls leave for stock pushes on top of the stock reserve (absent: none). */
+  readonly pollReserve?: Reserve;
 }
 
 const SERVER_HINT_KEY = 'api.server_rate';
@@ -35,18 +39,24 @@ const PRUNE_EVERY_MS = 60_000;
 const KEPT_MS = 2 * HOUR_MS;
 
 /**
- * What each lane leaves unspent. 'operator' (the `api` CLI) is ranked with stock pushes: a person
- * at a terminal may act while the daemon runs, but never eats the shipments' reserve.
+ * What each lane leaves unspent, in calls, at the configured hourly budget: reserves given as
+ * shares scale with it. 'operator' (the `api` CLI) is ranked with stock pushes: a person at a
+ * terminal may act while the daemon runs, but never eats the shipments' reserve. Shipment polls
+ * leave the stock reserve and their own on top: however often they run, pushes keep a share.
  */
 export function laneReserve(lane: Lane, s: BudgetSettings): number {
+  const calls = (r: Reserve | undefined) =>
+    r === undefined ? 0 : reserveCalls(r, s.requestsPerHour);
   switch (lane) {
     case 'shipments':
       return 0;
+    case 'poll':
+      return calls(s.stockReserve) + calls(s.pollReserve);
     case 'operator':
     case 'stock':
-      return s.stockReserve;
+      return calls(s.stockReserve);
     case 'reconcile':
-      return s.reconcileReserve;
+      return calls(s.reconcileReserve);
   }
 }
 
@@ -157,10 +167,48 @@ export interface BudgetStatus {
   readonly limit: number;
   /** Calls each lane may still make now (the stricter of client count and server hint). */
   readonly remainingByLane: Readonly<Record<Lane, number>>;
+  /** Lanes that may make no call now, and why (for `status`). */
+  readonly starved: readonly StarvedLane[];
   /** Epoch ms when the oldest call of the window leaves it (a slot frees); null when none. */
   readonly freesAt: number | null;
   /** What the portal last said, if anything within the hour. */
   readonly server: ServerHint | null;
+}
+
+export interface StarvedLane {
+  readonly lane: Lane;
+  /** Epoch ms when the lane may call again, as the budget sees it now. */
+  readonly until: number;
+  readonly reason: string;
+}
+
+/** The setting that holds each lane's reserve, as the reasons name it. */
+const RESERVE_KEY: Record<Lane, string | null> = {
+  shipments: null,
+  poll: 'API_STOCK_RESERVE + API_POLL_RESERVE',
+  operator: 'API_STOCK_RESERVE',
+  stock: 'API_STOCK_RESERVE',
+  reconcile: 'API_RECONCILE_RESERVE',
+};
+
+/** Why a lane that may make no call now is held, in words (pure). */
+export function starvedReason(
+  lane: Lane,
+  decision: CallDecision,
+  reserve: number,
+  limit: number,
+  byLane: Readonly<Record<string, number>>,
+): string {
+  const key = RESERVE_KEY[lane];
+  const keeps = key === null ? '' : ` less ${reserve} kept by ${key}`;
+  if (decision.limitedBy === 'server') {
+    return `the portal's own count (x-ratelimit-remaining) leaves nothing beyond the ${reserve} calls this lane must leave to others`;
+  }
+  const who = Object.entries(byLane)
+    .filter(([, n]) => n > 0)
+    .map(([l, n]) => `${l} ${n}`)
+    .join(', ');
+  return `the last hour's ${decision.used} calls (${who}) take all this lane may use: ${limit - reserve} of API_REQUESTS_PER_HOUR ${limit}${keeps}`;
 }
 
 /** The budget as the `status` command shows it; reads only. */
@@ -170,20 +218,37 @@ export function budgetStatus(
   now: number,
   probe: ProbeSchedule = DEFAULT_PROBE,
 ): BudgetStatus {
-  const kept = new CallLog(db).timesSince(now - KEPT_MS);
+  const log = new CallLog(db);
+  const kept = log.timesSince(now - KEPT_MS);
   const calls = kept.filter((t) => t > now - HOUR_MS);
   const hint = new KeyValueStore(db).get(SERVER_HINT_KEY);
   const server = hint !== undefined && now < hint.at + HOUR_MS ? hint : undefined;
+  const byLane = log.countByLaneSince(now - HOUR_MS);
+  const starved: StarvedLane[] = [];
   const remainingByLane = Object.fromEntries(
     LANES.map((lane) => {
+      const reserve = laneReserve(lane, config);
       const decision = decideCall({
         calls: kept,
         limit: config.requestsPerHour,
-        reserve: laneReserve(lane, config),
+        reserve,
         now,
         server,
         probe,
       });
+      if (!decision.allowed) {
+        starved.push({
+          lane,
+          until: decision.retryAt,
+          reason: starvedReason(
+            lane,
+            decision,
+            effectiveReserve(config.requestsPerHour, reserve),
+            config.requestsPerHour,
+            byLane,
+          ),
+        });
+      }
       return [lane, decision.remaining];
     }),
   ) as Record<Lane, number>;
@@ -191,6 +256,7 @@ export function budgetStatus(
     usedLastHour: calls.length,
     limit: config.requestsPerHour,
     remainingByLane,
+    starved,
     freesAt: calls[0] === undefined ? null : calls[0] + HOUR_MS,
     server: server ?? null,
   };

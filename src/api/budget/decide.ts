@@ -20,9 +20,12 @@ import type { ServerHint } from '../../state/kvKeys.ts';
 
 export const HOUR_MS = 3_600_000;
 
-/** Who is calling: shipments may spend the whole budget, the others leave a reserve. */
-export type Lane = 'shipments' | 'operator' | 'stock' | 'reconcile';
-export const LANES: readonly Lane[] = ['shipments', 'operator', 'stock', 'reconcile'];
+/**
+ * Who is calling: shipment confirmations may spend the whole budget, the others leave a reserve
+ * (shipment polls leave one for pushes, so that frequent polls never take every call).
+ */
+export type Lane = 'shipments' | 'poll' | 'operator' | 'stock' | 'reconcile';
+export const LANES: readonly Lane[] = ['shipments', 'poll', 'operator', 'stock', 'reconcile'];
 
 /** What the server said about its window, and when (persisted in kv so every process sees it). */
 export type { ServerHint };

@@ -29,12 +29,20 @@ export interface FactoryStockFilters {
   readonly stock_quantity_lte?: number;
   readonly stock_quantity_allocated_gte?: number;
   readonly stock_quantity_allocated_lte?: number;
+  /** Rows a page (the portal's default is 2,500). */
+  readonly per_page?: number;
+}
+
+/** Query of GET /distribution-centre-stocks beyond the cursor. */
+export interface DcStockQuery {
+  /** Rows a page (the portal's default is 100). */
+  readonly per_page?: number;
 }
 
 export interface DcStockApi {
   /** One page of GET /distribution-centre-stocks (100 a page). */
-  list(query?: { cursor?: string }, options?: CallOptions): Promise<Page<DcStock>>;
-  pages(options?: WalkOptions): AsyncGenerator<Page<DcStock>>;
+  list(query?: DcStockQuery & { cursor?: string }, options?: CallOptions): Promise<Page<DcStock>>;
+  pages(options?: WalkOptions, query?: DcStockQuery): AsyncGenerator<Page<DcStock>>;
   items(options?: WalkOptions): AsyncGenerator<DcStock>;
   /** POST /distribution-centre-stocks: one absolute quantity. */
   update(item: DcStockItem, options?: CallOptions): Promise<StockUpdateResult>;
@@ -58,18 +66,18 @@ export interface FactoryStockApi {
 
 export function dcStockApi(deps: BulkDeps): DcStockApi {
   const { caller } = deps;
-  const page = (cursor: string | undefined, options?: CallOptions) =>
+  const page = (q: DcStockQuery, cursor: string | undefined, options?: CallOptions) =>
     fetchPage(
       caller,
-      { method: 'GET', path: 'distribution-centre-stocks' },
+      { method: 'GET', path: 'distribution-centre-stocks', searchParams: { per_page: q.per_page } },
       dcStockSchema,
       cursor,
       options,
     );
-  const pages = (options: WalkOptions = {}) =>
-    walkPages(page, options, 'GET /distribution-centre-stocks');
+  const pages = (options: WalkOptions = {}, q: DcStockQuery = {}) =>
+    walkPages((cursor, o) => page(q, cursor, o), options, 'GET /distribution-centre-stocks');
   return {
-    list: ({ cursor } = {}, options) => page(cursor, options),
+    list: ({ cursor, ...q } = {}, options) => page(q, cursor, options),
     pages,
     items: (options) => walkItems(pages(options)),
     update: (item, options) =>

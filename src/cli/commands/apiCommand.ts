@@ -38,12 +38,12 @@ Resources and actions:
   sites list
   distribution-centres list
   tax-rates list
-  dc-stock list                  [--cursor C] [--all]
+  dc-stock list                  [--per-page N] [--cursor C] [--all]
   dc-stock update                --json-body '{"distribution_centre_code":"…","sku":"…","stock_quantity":N}'
   dc-stock bulk-update           --json-body '[{"distribution_centre_code":"…","sku":"…","stock_quantity":N},…]'
   factory-stock list             [--stock-quantity-gte N] [--stock-quantity-lte N]
                                  [--stock-quantity-allocated-gte N] [--stock-quantity-allocated-lte N]
-                                 [--cursor C] [--all]
+                                 [--per-page N] [--cursor C] [--all]
   factory-stock update           --json-body '{"sku":"…","stock_quantity":N}'
   factory-stock bulk-update      --json-body '[{"sku":"…","stock_quantity":N},…]'
   shipments list                 [--status S]
@@ -65,6 +65,7 @@ Options:
   --body-file FILE     request body read from a JSON file
   --all                page through the whole list (JSON lines)
   --cursor C           start at this page cursor
+  --per-page N         rows a page of a paged list (the portal may cap it)
   --lane L             budget lane: operator (default), shipments, stock or reconcile
   --wait               wait for the call budget instead of failing when it is spent
   --unanswered-before  shipments shipped/collected: an earlier attempt got no answer, so
@@ -122,7 +123,7 @@ const actions: Record<string, Record<string, Handler>> = {
         ...opt('platform_status', v['platform-status']),
         ...opt('search', v.search),
         ...opt('scope', v.scope === undefined ? undefined : scopes(v.scope)),
-        ...opt('per_page', intOption(v['per-page'], '--per-page')),
+        ...opt('per_page', perPage(v)),
       };
       return list(
         inv,
@@ -139,12 +140,14 @@ const actions: Record<string, Record<string, Handler>> = {
   },
   'tax-rates': { list: ({ client, call }) => client.reference.taxRates(call) },
   'dc-stock': {
-    list: (inv) =>
-      list(
+    list: (inv) => {
+      const query = opt('per_page', perPage(inv.values));
+      return list(
         inv,
-        (cursor) => inv.client.dcStock.list(opt('cursor', cursor), inv.call),
-        (cursor) => inv.client.dcStock.pages({ ...inv.call, cursor }),
-      ),
+        (cursor) => inv.client.dcStock.list({ ...query, ...opt('cursor', cursor) }, inv.call),
+        (cursor) => inv.client.dcStock.pages({ ...inv.call, cursor }, query),
+      );
+    },
     update: ({ client, values, call }) => client.dcStock.update(body<DcStockItem>(values), call),
     'bulk-update': ({ client, values, call }) =>
       bulk('dc', arrayBody<DcStockItem>(values), (items) => client.dcStock.bulkUpdate(items, call)),
@@ -163,6 +166,7 @@ const actions: Record<string, Record<string, Handler>> = {
           'stock_quantity_allocated_lte',
           intOption(v['stock-quantity-allocated-lte'], '--stock-quantity-allocated-lte'),
         ),
+        ...opt('per_page', perPage(v)),
       };
       return list(
         inv,
@@ -247,6 +251,9 @@ export const apiCommand: Command = {
           : `unknown resource '${resource}'; one of: ${[...Object.keys(actions), ...Object.keys(local)].join(', ')}`,
       );
     }
+    if (values['per-page'] !== undefined && !PAGED.has(`${resource} ${action}`)) {
+      throw new UsageError(`--per-page applies to the paged lists only: ${[...PAGED].join(', ')}`);
+    }
     const lane = (values.lane ?? 'operator') as Lane;
     if (!LANES.includes(lane)) throw new UsageError(`--lane must be one of ${LANES.join(', ')}`);
 
@@ -290,6 +297,16 @@ export const apiCommand: Command = {
 };
 
 const STREAMED = Symbol('streamed');
+
+/** The lists the portal pages (--cursor, --all, --per-page). */
+const PAGED = new Set(['products list', 'dc-stock list', 'factory-stock list']);
+
+/** --per-page N: rows a page, asked of the portal (which may cap it: 100 for products and DC). */
+function perPage(values: Values): number | undefined {
+  const n = intOption(values['per-page'], '--per-page');
+  if (n === 0) throw new UsageError('--per-page must be at least 1');
+  return n;
+}
 
 /** One page as JSON, or with --all every item as a JSON line. */
 async function list<T>(

@@ -1,5 +1,6 @@
 import { explainKey, explanationJson, parseExplainKey } from '../../daemon/explain.ts';
 import { describeExplanation } from '../../daemon/explainText.ts';
+import { timesLine } from '../../domain/humanTime.ts';
 import { keyString } from '../../domain/stock.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
@@ -61,9 +62,11 @@ export const explainCommand: Command = {
         return ExitCode.failure;
       }
       if (values.json) println(ctx.stdout, JSON.stringify(explanationJson(e), null, 2));
-      else
-        for (const line of describeExplanation(e, Date.now(), config.timezone))
-          println(ctx.stdout, line);
+      else {
+        const now = Date.now();
+        for (const line of describeExplanation(e, now, config.timezone)) println(ctx.stdout, line);
+        println(ctx.stdout, timesLine(config.timezone, now));
+      }
       return ExitCode.ok;
     } finally {
       db.close();

@@ -1,5 +1,7 @@
-import { parseFailureKeys, retryFailures } from '../../actions/operator.ts';
+import { parseFailureKeys } from '../../actions/operator.ts';
+import { performAsWriter } from '../../actions/requests.ts';
 import { failuresView } from '../../daemon/views.ts';
+import { timesLine, when } from '../../domain/humanTime.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { commandActions } from '../nudge.ts';
@@ -9,8 +11,9 @@ import { UsageError } from '../usage.ts';
 const usage = `Usage: supplier-sync failures [--json]
        supplier-sync failures retry (--all | KEY...)
 
-Lists the items the portal rejected, with their error, attempts and next attempt, and the
-shipment confirmations it refused; 'retry' puts them back in line at once.
+Lists the items the portal rejected, with their error, attempts and next attempt (local time,
+SYNC_TIMEZONE), and the shipment confirmations it refused; 'retry' puts them back in line at once.
+--json prints {stock, confirmations}, times as ISO 8601 (UTC), dc null for factory keys.
 
 Keys: factory:SKU, dc:CODE:SKU (stock), shipment:ORDER:shipped|collected (confirmations).
 
@@ -18,8 +21,6 @@ Options:
   --json   machine-readable output
   --all    with 'retry': every failure
   --help   this text`;
-
-const time = (ms: number) => new Date(ms).toISOString();
 
 export const failuresCommand: Command = {
   name: 'failures',
@@ -41,7 +42,11 @@ export const failuresCommand: Command = {
         const parsed = parseFailureKeys(keys);
         if (parsed.invalid.length > 0)
           throw new UsageError(`not a failure key: '${parsed.invalid[0]}'`);
-        const result = await retryFailures(commandActions(config, db), values.all ? 'all' : parsed);
+        const result = await performAsWriter(
+          commandActions(config, db),
+          { action: 'retry', target: values.all ? 'all' : parsed },
+          { dataDir: config.dataDir, signal: ctx.signal },
+        );
         const { stock: stockFound, confirmations: confirmFound, daemonNudged: nudged } = result;
         if (values.json) println(ctx.stdout, JSON.stringify(result));
         else {
@@ -67,11 +72,12 @@ export const failuresCommand: Command = {
         println(ctx.stdout, JSON.stringify({ stock, confirmations }, null, 2));
         return ExitCode.ok;
       }
+      const now = Date.now();
       println(ctx.stdout, `${stock.length} stock items rejected by the portal`);
       for (const f of stock) {
         println(
           ctx.stdout,
-          `  ${f.key}  quantity ${f.quantity}  attempts ${f.attempts}  next ${time(f.nextAttemptAt)}  ${f.error}`,
+          `  ${f.key}  quantity ${f.quantity}  attempts ${f.attempts}  next ${when(Date.parse(f.nextAttemptAt), now, config.timezone)}  ${f.error}`,
         );
       }
       println(ctx.stdout, `${confirmations.length} shipment confirmations refused or in conflict`);
@@ -81,6 +87,7 @@ export const failuresCommand: Command = {
           `  ${c.key}  ${c.status}  carrier ${c.carrier}  tracking ${c.trackingNumber}  ${c.error ?? ''}`,
         );
       }
+      if (stock.length > 0) println(ctx.stdout, timesLine(config.timezone, now));
       return ExitCode.ok;
     } finally {
       db.close();

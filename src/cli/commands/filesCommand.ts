@@ -1,5 +1,5 @@
 import { filesList, MAX_FILES_LISTED } from '../../daemon/views.ts';
-import { when } from '../../domain/humanTime.ts';
+import { timesLine, when } from '../../domain/humanTime.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { openExistingState } from '../state.ts';
@@ -67,6 +67,7 @@ export const filesCommand: Command = {
           );
         if (f.reportPath !== null) println(ctx.stdout, `     report: ${f.reportPath}`);
       }
+      println(ctx.stdout, timesLine(config.timezone, now));
       return ExitCode.ok;
     } finally {
       db.close();

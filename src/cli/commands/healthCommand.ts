@@ -1,6 +1,7 @@
 import { checkHealth, pingRedisUrl } from '../../daemon/healthCheck.ts';
 import { HEARTBEAT_STALE_MS } from '../../daemon/heartbeat.ts';
 import { readStatus } from '../../daemon/status.ts';
+import { healthView } from '../../daemon/views.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { openExistingState } from '../state.ts';
@@ -35,7 +36,7 @@ export const healthCommand: Command = {
       },
       now: Date.now,
     });
-    if (values.json) println(ctx.stdout, JSON.stringify(report));
+    if (values.json) println(ctx.stdout, JSON.stringify(healthView(report)));
     else if (report.healthy) println(ctx.stdout, 'healthy');
     else println(ctx.stderr, `unhealthy: ${report.problems.join('; ')}`);
     return report.healthy ? ExitCode.ok : ExitCode.failure;

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { reject, release as releaseHeld } from '../../actions/operator.ts';
+import { performAsWriter } from '../../actions/requests.ts';
 import type { Config } from '../../config/index.ts';
 import { heldView } from '../../daemon/views.ts';
-import { when } from '../../domain/humanTime.ts';
+import { timesLine, when } from '../../domain/humanTime.ts';
 import type { FileReport } from '../../inventory/index.ts';
 import type { StateDb } from '../../state/db.ts';
 import { HeldStore } from '../../state/inbox/heldStore.ts';
@@ -115,6 +115,7 @@ export const heldCommand: Command = {
           );
         }
       }
+      if (entries.length > 0) println(ctx.stdout, timesLine(config.timezone, now));
       return ExitCode.ok;
     } finally {
       db.close();
@@ -152,7 +153,11 @@ async function release(
 ) {
   const db = openExistingState(config);
   try {
-    const result = await releaseHeld(commandActions(config, db), id);
+    const result = await performAsWriter(
+      commandActions(config, db),
+      { action: 'release', id },
+      { dataDir: config.dataDir, signal: ctx.signal },
+    );
     if (result.source === 'snapshot') {
       const nudged = result.daemonNudged;
       if (json) println(ctx.stdout, JSON.stringify(result));
@@ -235,7 +240,11 @@ export const rejectCommand: Command = {
     const config = commandConfig(ctx, configFlags);
     const db = openExistingState(config);
     try {
-      const result = await reject(commandActions(config, db), id);
+      const result = await performAsWriter(
+        commandActions(config, db),
+        { action: 'reject', id },
+        { dataDir: config.dataDir, signal: ctx.signal },
+      );
       if (values.json) println(ctx.stdout, JSON.stringify(result));
       else if (result.source === 'snapshot')
         println(ctx.stdout, `rejected snapshot read ${id}: dropped; the last applied values stay`);

@@ -6,6 +6,7 @@ import { failuresCommand } from './failuresCommand.ts';
 import { filesCommand } from './filesCommand.ts';
 import { healthCommand } from './healthCommand.ts';
 import { heldCommand, rejectCommand, releaseCommand } from './heldCommand.ts';
+import { pauseCommand, resumeCommand } from './pauseCommand.ts';
 import { planCommand } from './planCommand.ts';
 import { runCommand } from './runCommand.ts';
 import { simulateCommand } from './simulateCommand.ts';
@@ -22,6 +23,8 @@ export const commands: readonly Command[] = [
   heldCommand,
   releaseCommand,
   rejectCommand,
+  pauseCommand,
+  resumeCommand,
   apiCommand,
   simulateCommand,
   demoCommand,

@@ -1,8 +1,8 @@
 import type { Config } from '../../config/index.ts';
 import { type Assessment, assess } from '../../daemon/assess.ts';
-import { readQueueDepths, readStatus } from '../../daemon/status.ts';
+import { readQueueDepths, readStatus, type Status } from '../../daemon/status.ts';
 import { statusView } from '../../daemon/views.ts';
-import { when } from '../../domain/humanTime.ts';
+import { when, zoneName } from '../../domain/humanTime.ts';
 import { redisConnection } from '../../jobs/connection.ts';
 import { closeQueues, createQueues } from '../../jobs/queues.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
@@ -16,11 +16,11 @@ and when they will be on the portal at the budget left, rejected items, shipment
 confirmation, calls used in the last hour, the token, queue depths, the files of the last 24 hours
 (a failed one, or one with rejected rows, makes it degraded), and the last ingest, push,
 reconciliation and poll, and when each kind of stock was last fully read from the portal
-(and what is being read now). Times are local (SYNC_TIMEZONE). Exits 0 whenever state.db can be read,
+(and what is being read now). Times are local (SYNC_TIMEZONE, named on the last line). Exits 0 whenever state.db can be read,
 degraded or not: \`supplier-sync health\` tells health by its exit code.
 
---json prints the same as one object: health {verdict, reasons}, the figures (times in epoch
-milliseconds), and eta {calls, at} with \`at\` as an ISO 8601 time or null.
+--json prints the same as one object: health {verdict, reasons}, the figures, and eta {calls,
+at}; every time as ISO 8601 (UTC), null for none.
 
 Options:
   --json   machine-readable output
@@ -109,6 +109,8 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
       ? 'no heartbeat yet'
       : `heartbeat ${at(s.daemon.at)}, running since ${at(s.daemon.startedAt)}`,
   );
+  if (s.paused !== null)
+    row('paused', `since ${at(s.paused.since)}${s.paused.reason ? `: ${s.paused.reason}` : ''}`);
   const p = s.pendingDifferences;
   row(
     'pending',
@@ -138,9 +140,15 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
       .map(([lane, n]) => `${lane} ${n}`)
       .join(
         ', ',
-      )}); left now: shipments ${b.remainingByLane.shipments}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}` +
+      )}); left now: shipments ${b.remainingByLane.shipments}, polls ${b.remainingByLane.poll}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}` +
       (b.freesAt === null ? '' : `; next slot frees ${at(b.freesAt)}`),
   );
+  for (const starved of starvedLanes(s)) {
+    row(
+      'starved',
+      `${LANE_WORDS[starved.lane]}: no call before ${at(starved.until)}: ${starved.reason}`,
+    );
+  }
   row(
     'token',
     (s.token === null ? 'none yet' : `obtained ${at(s.token.obtainedAt)}`) +
@@ -222,5 +230,25 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
     'last poll',
     l.poll ? `${at(l.poll.at)}: ${l.poll.count} ready to ship, ${l.poll.new} new` : 'never',
   );
+  row('times', zoneName(tz, now));
   return out;
+}
+
+const LANE_WORDS: Record<string, string> = {
+  shipments: 'shipment confirmations',
+  poll: 'shipment polls',
+  operator: 'operator calls',
+  stock: 'stock pushes',
+  reconcile: 'reconciliation reads',
+};
+
+/**
+ * The lanes worth a line when the budget holds them: stock pushes while differences wait, and
+ * shipment calls (reading spends its whole share by design; the operator's lane is the stock's).
+ */
+function starvedLanes(s: Status) {
+  const pending = s.pendingDifferences.factory + s.pendingDifferences.dc;
+  return s.budget.starved.filter(
+    (l) => l.lane === 'shipments' || l.lane === 'poll' || (l.lane === 'stock' && pending > 0),
+  );
 }

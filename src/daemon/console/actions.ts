@@ -1,4 +1,11 @@
-import { parseFailureKeys, reject, release, retryFailures } from '../../actions/operator.ts';
+import {
+  parseFailureKeys,
+  pause,
+  reject,
+  release,
+  resume,
+  retryFailures,
+} from '../../actions/operator.ts';
 import { HeldDecisionError } from '../../inventory/index.ts';
 import type { ConsoleDeps } from './consoleDeps.ts';
 
@@ -36,8 +43,26 @@ export async function runAction(
     }
   }
   if (path === '/failures/retry') return retry(deps, form);
-  // PAUSE/RESUME: `POST /pause` (a `reason` field) and `POST /resume` are added here, calling the
-  // pause and resume functions of src/actions/operator.ts; their buttons go on the status page.
+  if (path === '/pause') {
+    const reason = (form.get('reason') ?? '').trim().slice(0, 500) || null;
+    const r = pause(deps.actions, reason);
+    return {
+      text: `${r.already ? 'already paused' : 'pushes paused'}${r.reason ? ` (${r.reason})` : ''}: nothing is written to the portal until Resume`,
+      error: false,
+      back: '/',
+    };
+  }
+  if (path === '/resume') {
+    const r = await resume(deps.actions);
+    return {
+      text:
+        r.pause === null
+          ? 'not paused: nothing to resume'
+          : `pushes resumed${r.daemonNudged ? '' : '; the push follows at the next periodic check (Redis did not answer)'}`,
+      error: false,
+      back: '/',
+    };
+  }
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { when } from '../../domain/humanTime.ts';
+import { when, zoneName } from '../../domain/humanTime.ts';
 import { type Html, html } from './html.ts';
 
 /** What every page needs to show times: the zone (SYNC_TIMEZONE) and the page's moment. */
@@ -9,13 +9,7 @@ export interface TimeContext {
 
 /** `Europe/Berlin (GMT+1)`: the zone the page's times are in, named once per page. */
 export function zoneLabel(t: TimeContext): string {
-  const offset = new Intl.DateTimeFormat('en-GB', {
-    timeZone: t.timezone,
-    timeZoneName: 'shortOffset',
-  })
-    .formatToParts(t.now)
-    .find((p) => p.type === 'timeZoneName')?.value;
-  return offset === undefined ? t.timezone : `${t.timezone} (${offset})`;
+  return zoneName(t.timezone, t.now);
 }
 
 /** A time as the operator reads it (`09:41 (3 min ago)`, local), the UTC instant in its title. */

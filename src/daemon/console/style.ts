@@ -35,6 +35,7 @@ td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
   background: var(--soft); margin: 0 0 1rem; }
 .notice.error { border-left-color: var(--bad); }
 form.inline { display: inline; }
+p.paused { border-left: 4px solid var(--warn); padding: .4rem .8rem; background: var(--soft); }
 button { font: inherit; padding: .25rem .7rem; border-radius: .3rem; border: 1px solid var(--line);
   background: var(--bg); color: var(--fg); cursor: pointer; }
 button.primary { background: var(--link); border-color: var(--link); color: #fff; }

@@ -31,10 +31,11 @@
  *    record (the file's report gets its `stock` counts). A crash in between is resumed at start
  *    (`recoverStaging`, from recoverInbox) and before any other apply.
  *
- * One apply at a time per state connection (a promise chain), so `staged` names one set. Another
- * process may be merging its own apply into the same state.db meanwhile (the `release` command
- * while the daemon runs): an unfinished apply whose scratch file another live process made is
- * left to that process (stagedByOtherLiveProcess), and resumed only once it is gone.
+ * One apply at a time per state connection (a promise chain), so `staged` names one set. One
+ * process writes a data dir (the holder of its writer lock: the daemon, or a command working
+ * alone); should another process be merging its own apply meanwhile, an unfinished apply whose
+ * scratch file the lock's holder made is left to it (stagedByOtherLiveWriter), and resumed once
+ * it has let go.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,7 +46,7 @@ import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
 import {
   removeOrphanStagingFiles,
   removeStagingFile,
-  stagedByOtherLiveProcess,
+  stagedByOtherLiveWriter,
   stagingDir,
 } from '../../state/staging/scratchFiles.ts';
 import {
@@ -196,7 +197,7 @@ export async function recoverStaging(deps: ApplyDeps): Promise<number> {
   return withApplyLock(deps.db, async () => {
     const resumed = await resumeUnlocked(deps);
     const keep = new Set(unfinishedStagedApplies(deps.db).map((a) => a.stagedFile));
-    const removed = removeOrphanStagingFiles(deps.dataDir, keep);
+    const removed = removeOrphanStagingFiles(deps.dataDir, deps.db, keep);
     if (removed > 0) {
       deps.log.info(
         { event: 'ingest.staging_cleaned', files: removed },
@@ -216,7 +217,8 @@ async function resumeUnlocked(deps: ApplyDeps, fileId?: number): Promise<number>
   const { db, log } = deps;
   let resumed = 0;
   for (const apply of unfinishedStagedApplies(db)) {
-    if (apply.fileId !== fileId && stagedByOtherLiveProcess(apply.stagedFile)) continue;
+    if (apply.fileId !== fileId && stagedByOtherLiveWriter(apply.stagedFile, deps.dataDir, db))
+      continue;
     const path = join(stagingDir(deps.dataDir), apply.stagedFile);
     // (ATTACH would create a missing file, empty.)
     if (!existsSync(path)) {

@@ -21,14 +21,26 @@ export function afterPush(deps: JobDeps) {
   };
 }
 
-/** Pushes pending stock differences (learning the portal's stock first on a first start). */
+/**
+ * Pushes pending stock differences (learning the portal's stock first on a first start). Not
+ * while pushes are paused (`pause`): the differences stay pending until `resume` asks again; a
+ * pause during a push stops it after the batch in flight.
+ */
 export function pushProcessor(deps: JobDeps) {
   return async (job: Job<JobPayloads['push']>) => {
     const kv = new KeyValueStore(deps.db);
+    const paused = () => kv.get('sync.paused') !== undefined;
+    if (paused()) {
+      deps.log.debug(
+        { event: 'sync.push_paused', reason: job.data.reason },
+        'push not done: pushes are paused',
+      );
+      return { calls: 0, sent: 0, updated: 0, failed: 0 };
+    }
     const started = deps.clock.now();
     try {
       await establishRemote({ ...deps, mayDecide: deps.startFilesApplied });
-      const totals = await pushPending({ ...deps });
+      const totals = await pushPending({ ...deps, paused });
       if (totals.calls > 0) {
         deps.log.info(
           {

@@ -11,6 +11,8 @@ import { heldTables } from './014-held.ts';
 import { stockRules } from './016-stock-rules.ts';
 import { fileCounts } from './017-file-counts.ts';
 import { notifyOutbox } from './020-notify-outbox.ts';
+import { stagedApplyIds } from './030-staged-apply-ids.ts';
+import { oneWriter } from './031-one-writer.ts';
 
 export interface Migration {
   readonly version: number;
@@ -33,4 +35,6 @@ export const migrations: readonly Migration[] = [
   { version: 16, name: 'stock-rules', sql: stockRules },
   { version: 17, name: 'file-counts', sql: fileCounts },
   { version: 20, name: 'notify-outbox', sql: notifyOutbox },
+  { version: 30, name: 'staged-apply-ids', sql: stagedApplyIds },
+  { version: 31, name: 'one-writer', sql: oneWriter },
 ];

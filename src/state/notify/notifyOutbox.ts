@@ -79,8 +79,8 @@ const statements = perConnection((db) => ({
     `INSERT INTO notify_outbox (uuid, event, body, created_at, next_at) VALUES (?, ?, ?, ?, ?)`,
   ),
   heads: db.prepare<[], Row>(
-    `SELECT o.* FROM notify_outbox o
-      WHERE o.id = (SELECT MIN(id) FROM notify_outbox WHERE event = o.event) ORDER BY o.id`,
+    `SELECT * FROM notify_outbox
+      WHERE id IN (SELECT MIN(id) FROM notify_outbox GROUP BY event) ORDER BY id`,
   ),
   head: db.prepare<[string], Row>(
     'SELECT * FROM notify_outbox WHERE event = ? ORDER BY id LIMIT 1',
@@ -90,6 +90,13 @@ const statements = perConnection((db) => ({
     'UPDATE notify_outbox SET next_at = ? WHERE id = ? AND next_at = ?',
   ),
   setNext: db.prepare<[number, number]>('UPDATE notify_outbox SET next_at = ? WHERE id = ?'),
+  expire: db.prepare<[string, number]>(
+    'DELETE FROM notify_outbox WHERE event = ? AND created_at <= ?',
+  ),
+  countMany: db.prepare<[string, NotifyOutcome, number, number]>(
+    `INSERT INTO notify_totals (event, outcome, count) VALUES (?, ?, ?)
+     ON CONFLICT (event, outcome) DO UPDATE SET count = count + ?`,
+  ),
   failed: db.prepare<[number, string, number]>(
     'UPDATE notify_outbox SET attempts = attempts + 1, next_at = ?, last_error = ? WHERE id = ?',
   ),
@@ -188,6 +195,23 @@ export class NotifyOutbox {
       this.#s.count.run(row.event, 'failed_attempts');
       this.#s.count.run(row.event, 'dropped');
     })();
+  }
+
+  /**
+   * Drops, untried, the notifications of a kind written at or before `createdBefore` (their 24 h
+   * spent waiting behind one the receiver kept refusing); returns how many, counted as dropped.
+   */
+  dropExpired(event: string, createdBefore: number): number {
+    return this.#db.transaction(() => {
+      const n = this.#s.expire.run(event, createdBefore).changes;
+      if (n > 0) this.#s.countMany.run(event, 'dropped', n, n);
+      return n;
+    })();
+  }
+
+  /** Empties the outbox (notifications turned off); returns how many were discarded. */
+  discardAll(): number {
+    return this.#db.prepare('DELETE FROM notify_outbox').run().changes;
   }
 
   depth(): OutboxDepth {

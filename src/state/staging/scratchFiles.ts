@@ -1,5 +1,7 @@
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import type { StateDb } from '../db.ts';
+import { PROCESS_TOKEN, writerLockState } from '../lock/writerLock.ts';
 
 /** Scratch databases on disk: where they live, and which of them nobody needs any more. */
 
@@ -12,12 +14,21 @@ export function removeStagingFile(path: string): void {
   for (const p of [path, `${path}-journal`]) rmSync(p, { force: true });
 }
 
+/** A new scratch file's name: this process's token, then random (`<token>-<hex><suffix>`). */
+export function scratchName(random: string, suffix: string): string {
+  return `${PROCESS_TOKEN}-${random}${suffix}`;
+}
+
 /**
- * Deletes scratch databases nobody needs: not named by a `staged_applies` row and not written by
- * another live process (a crash before the apply was decided leaves such files behind). Called at
- * start, when this process is staging nothing yet.
+ * Deletes scratch databases nobody needs: not named by a `staged_applies` row and not made by
+ * another process that holds the writer lock (a crash before the apply was decided leaves such
+ * files behind). Called at start, when this process is staging nothing yet.
  */
-export function removeOrphanStagingFiles(dataDir: string, keep: ReadonlySet<string>): number {
+export function removeOrphanStagingFiles(
+  dataDir: string,
+  db: StateDb,
+  keep: ReadonlySet<string>,
+): number {
   const dir = stagingDir(dataDir);
   let names: string[];
   try {
@@ -25,10 +36,11 @@ export function removeOrphanStagingFiles(dataDir: string, keep: ReadonlySet<stri
   } catch {
     return 0;
   }
+  const writer = liveWriter(dataDir, db);
   let removed = 0;
   for (const name of names) {
     const base = name.replace(/-journal$/, '');
-    if (keep.has(base) || stagedByOtherLiveProcess(base)) continue;
+    if (keep.has(base) || madeBy(base, writer)) continue;
     rmSync(join(dir, name), { force: true });
     removed++;
   }
@@ -36,20 +48,22 @@ export function removeOrphanStagingFiles(dataDir: string, keep: ReadonlySet<stri
 }
 
 /**
- * Whether a scratch database (by name) was made by another process that is still running: its
- * name starts with that process's id. Such a set is that process's to apply (the daemon's, or a
- * `release` command's), however long its merge takes.
+ * Whether a scratch database (by name) was made by another process that holds the data dir's
+ * writer lock now (src/state/lock/writerLock.ts): such a set is that process's to apply, however
+ * long its merge takes. No process id is compared (a process of another container has ids of
+ * its own): the name starts with its maker's token, and the lock is the kernel's.
  */
-export function stagedByOtherLiveProcess(name: string): boolean {
-  const pid = Number(/^(\d+)-/.exec(name)?.[1]);
-  return Number.isInteger(pid) && pid !== process.pid && isAlive(pid);
+export function stagedByOtherLiveWriter(name: string, dataDir: string, db: StateDb): boolean {
+  return madeBy(name, liveWriter(dataDir, db));
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as { code?: string }).code === 'EPERM';
-  }
+/** The token of the process holding the writer lock, if it is another. */
+function liveWriter(dataDir: string, db: StateDb): string | undefined {
+  const state = writerLockState(dataDir, db);
+  const owner = state.held ? state.holder?.owner : undefined;
+  return owner === PROCESS_TOKEN ? undefined : owner;
+}
+
+function madeBy(name: string, token: string | undefined): boolean {
+  return token !== undefined && name.startsWith(`${token}-`);
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database, { type Statement } from 'better-sqlite3';
-import { stagingDir } from './scratchFiles.ts';
+import { scratchName, stagingDir } from './scratchFiles.ts';
 
 /**
  * A workbook's shared strings past what its reader keeps in memory: a scratch SQLite file under
@@ -45,7 +45,7 @@ export class SharedStringsTable {
   static createIn(dir: string): SharedStringsTable {
     mkdirSync(dir, { recursive: true });
     return new SharedStringsTable(
-      join(dir, `${process.pid}-${randomBytes(6).toString('hex')}.strings.db`),
+      join(dir, scratchName(randomBytes(6).toString('hex'), '.strings.db')),
     );
   }
 

@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type { Statement } from 'better-sqlite3';
 import type { StockKind } from '../../domain/stock.ts';
 import {
@@ -41,6 +42,8 @@ export interface NewStagedApply {
   /** When the ERP wrote the source; rows of an older source than the stored one lose. */
   readonly sourceAt: number;
   readonly appliedAt: number;
+  /** The held snapshot read whose release this apply is, if it is one. */
+  readonly heldId?: number | null;
 }
 
 export interface StagedApply extends NewStagedApply {
@@ -63,6 +66,7 @@ interface Row {
   failures_cleared: number;
   superseded: number;
   offers: string | null;
+  held_id: number | null;
 }
 
 const toApply = (r: Row): StagedApply => ({
@@ -72,6 +76,7 @@ const toApply = (r: Row): StagedApply => ({
   fileId: r.file_id,
   sourceAt: r.source_at,
   appliedAt: r.applied_at,
+  heldId: r.held_id,
 });
 
 const totalsOf = (r: Row): ApplyResult => ({
@@ -83,16 +88,26 @@ const totalsOf = (r: Row): ApplyResult => ({
   offers: r.offers === null ? emptyOfferSummary() : (JSON.parse(r.offers) as OfferSummary),
 });
 
-/** Records the decision to apply a staged set (call inside the commit transaction). */
+/**
+ * Records the decision to apply a staged set (call inside the commit transaction). Ids are never
+ * given twice (AUTOINCREMENT), even once the row of a finished apply is gone.
+ */
 export function recordStagedApply(db: StateDb, a: NewStagedApply): number {
   return Number(
     db
       .prepare(
-        `INSERT INTO staged_applies (staged_file, source, file_id, source_at, applied_at)
-         VALUES (?, ?, ?, ?, ?)`,
+        `INSERT INTO staged_applies (staged_file, source, file_id, source_at, applied_at, held_id)
+         VALUES (?, ?, ?, ?, ?, ?)`,
       )
-      .run(a.stagedFile, a.source, a.fileId, a.sourceAt, a.appliedAt).lastInsertRowid,
+      .run(a.stagedFile, a.source, a.fileId, a.sourceAt, a.appliedAt, a.heldId ?? null)
+      .lastInsertRowid,
   );
+}
+
+/** The unfinished apply that releases the held snapshot read `heldId`, if any. */
+export function stagedApplyOfHeld(db: StateDb, heldId: number): StagedApply | undefined {
+  const r = db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE held_id = ?').get(heldId);
+  return r && toApply(r);
 }
 
 /** Applies decided but not yet merged to the end, oldest first. */
@@ -145,6 +160,7 @@ interface Statements {
   /** A setting's statement, prepared once per text (a chunk sets four: db.pragma() prepares each time). */
   pragma(setting: string): Statement;
   get: Statement<[number], Row>;
+  attached: Statement<[], string | undefined>;
   more: Statement<[{ k: string; d: string; s: string }]>;
   advance: Statement;
   remove: Statement<[number]>;
@@ -164,6 +180,9 @@ const prepared = perConnection((db): Statements => {
       return st;
     },
     get: db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE id = ?'),
+    attached: db
+      .prepare<[], string>("SELECT file FROM pragma_database_list WHERE name = 'staged'")
+      .pluck(true),
     more: db.prepare<[{ k: string; d: string; s: string }]>(
       'SELECT 1 FROM staged.rows WHERE (kind, dc, sku) > (@k, @d, @s) LIMIT 1',
     ),
@@ -207,6 +226,7 @@ export function mergeStagedChunk(
   const tx = db.transaction((): ChunkResult => {
     const row = s.get.get(id);
     if (row === undefined) throw new Error(`staged apply ${id} is not recorded`);
+    checkOwnership(s, row);
     const chunk = mergeChunk(db, {
       after: cursorOf(row),
       limit,
@@ -247,6 +267,7 @@ export function mergeStagedChunk(
     };
   });
   const row = s.get.get(id);
+  if (row !== undefined) checkOwnership(s, row);
   const more = row !== undefined && s.more.get(keyParams(cursorOf(row))) !== undefined;
   if (!more) return tx.immediate();
   const sync = s.synchronous.get() as number;
@@ -258,6 +279,20 @@ export function mergeStagedChunk(
   } finally {
     s.pragma(`synchronous = ${sync}`).run();
     s.pragma(`wal_autocheckpoint = ${checkpoint}`).run();
+  }
+}
+
+/**
+ * A chunk is merged only from the scratch file its apply recorded: a writer holding another set
+ * (an id it took for its own, a set attached for another apply) would otherwise relabel that
+ * set's keys with this apply's source and finish this apply with none of its own rows.
+ */
+function checkOwnership(s: Statements, row: Row): void {
+  const attached = s.attached.get();
+  if (attached === undefined || basename(attached) !== row.staged_file) {
+    throw new Error(
+      `staged apply ${row.id} belongs to the scratch file ${row.staged_file}, but ${attached === undefined ? 'none' : basename(attached)} is attached: nothing merged`,
+    );
   }
 }
 

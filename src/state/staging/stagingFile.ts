@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import type { StockKind } from '../../domain/stock.ts';
-import { removeStagingFile, stagingDir } from './scratchFiles.ts';
+import { removeStagingFile, scratchName, stagingDir } from './scratchFiles.ts';
 import { StagingError } from './stagingError.ts';
 import { type NamedRow, openStagingDb, type RejectRow, StagingWriter } from './stagingWriter.ts';
 
@@ -93,7 +93,7 @@ export class StagingFile {
 
   private constructor(dir: string, workerAfterRows: number, sum: boolean) {
     mkdirSync(dir, { recursive: true });
-    this.name = `${process.pid}-${randomBytes(6).toString('hex')}.db`;
+    this.name = scratchName(randomBytes(6).toString('hex'), '.db');
     this.path = join(dir, this.name);
     this.#sum = sum;
     this.#writer = new StagingWriter(openStagingDb(this.path, true), { raw: false, last: [], sum });

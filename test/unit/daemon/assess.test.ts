@@ -48,11 +48,18 @@ function status(over: Partial<Status> = {}): Status {
     budget: {
       usedLastHour: 0,
       limit: 3600,
-      remainingByLane: { shipments: 3600, operator: 3300, stock: 3300, reconcile: 2700 },
+      remainingByLane: {
+        shipments: 3600,
+        poll: 2700,
+        operator: 3300,
+        stock: 3300,
+        reconcile: 2700,
+      },
+      starved: [],
       freesAt: null,
       server: null,
     },
-    callsByLane: { shipments: 0, operator: 0, stock: 0, reconcile: 0 },
+    callsByLane: { shipments: 0, poll: 0, operator: 0, stock: 0, reconcile: 0 },
     eta: { calls: 0, at: null },
     token: null,
     loginBlock: null,
@@ -68,6 +75,7 @@ function status(over: Partial<Status> = {}): Status {
     stale: false,
     files: noFiles,
     held: { files: 0, snapshots: 0, oldestAt: null },
+    paused: null,
     notifications: { queued: 0, oldestAt: null },
     reconcile: {
       minIntervalMs: 900_000,
@@ -80,6 +88,18 @@ function status(over: Partial<Status> = {}): Status {
 }
 
 describe('assess', () => {
+  it('is degraded while pushes are paused, saying why and how to resume', () => {
+    const a = assess({
+      status: status({ paused: { since: now - 60_000, reason: 'ERP maintenance' } }),
+    });
+    expect(a).toEqual({
+      verdict: 'degraded',
+      reasons: [
+        'pushes are paused (ERP maintenance): nothing is written to the portal until `supplier-sync resume`',
+      ],
+    });
+  });
+
   it('needs a person while the guard rails hold something', () => {
     const a = assess({ status: status({ held: { files: 2, snapshots: 1, oldestAt: now } }) });
     expect(a).toEqual({

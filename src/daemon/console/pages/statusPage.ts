@@ -2,11 +2,20 @@ import type { Assessment } from '../../assess.ts';
 import type { QueueDepths, Status } from '../../status.ts';
 import { count, timeHtml } from '../format.ts';
 import { html } from '../html.ts';
-import { type PageContext, page } from '../layout.ts';
+import { actionButton, type PageContext, page } from '../layout.ts';
 
 export type StatusWithQueues = Status & {
   readonly queues: QueueDepths | { readonly error: string };
 };
+
+/** Whether pushes are paused (since when, why) and the button that changes it. */
+function pauseSection(ctx: PageContext, paused: Status['paused']) {
+  if (paused !== null) {
+    return html`<p class="paused"><strong>Pushes paused</strong> since ${timeHtml(paused.since, ctx)}${paused.reason ? html`: ${paused.reason}` : ''}. Files are still read and checked; nothing is written to the portal. ${actionButton(ctx, '/resume', 'Resume pushes', { style: 'primary' })}</p>`;
+  }
+  if (ctx.csrf === undefined) return '';
+  return html`<form class="inline pause" method="post" action="/pause"><input type="hidden" name="csrf" value="${ctx.csrf}"><label>Reason <input type="text" name="reason" maxlength="500" placeholder="ERP maintenance"></label> <button type="submit" class="danger">Pause pushes</button></form>`;
+}
 
 const VERDICT_CLASS = { healthy: 'healthy', degraded: 'degraded', 'needs a person': 'person' };
 
@@ -29,7 +38,7 @@ ${health.reasons.length === 0 ? '' : html`<ul class="reasons">${health.reasons.m
             html`${q} ${(c.waiting ?? 0) + (c.prioritized ?? 0)} waiting, ${c.active ?? 0} active, ${c.delayed ?? 0} delayed<br>`,
         );
   const body = html`${verdict}
-<!-- PAUSE/RESUME: the pause state (since when, why) and its Pause / Resume buttons go here. -->
+${pauseSection(ctx, s.paused)}
 <h2>Stock</h2>
 <dl class="facts">
 <dt>Pending</dt><dd>${pending === 0 ? 'nothing to push' : html`${p.factory} factory and ${p.dc} DC difference(s), the oldest since ${t(p.oldestSince)}`}</dd>
