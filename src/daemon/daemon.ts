@@ -30,6 +30,7 @@ import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
 import { readWholeKind } from '../sync/readKind.ts';
+import { startIdleCompaction } from './compaction.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { loadStockRules } from './liveStockRules.ts';
 import { daemonNotifications } from './notifyWiring.ts';
@@ -304,6 +305,8 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
   const heartbeat = startHeartbeat(db, clock.now, (err) =>
     log.warn({ event: 'heartbeat.failed', err }, 'could not write the heartbeat'),
   );
+  // Memory given back once idle (needs --expose-gc, src/cli/nodeFlags.ts; a no-op without it).
+  const compaction = startIdleCompaction({ log, now: clock.now });
   const staleWatch = startStaleWatch({
     db,
     log,
@@ -381,6 +384,7 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
         await notifications.stop();
         heartbeat.stop();
         staleWatch.stop();
+        compaction.stop();
         await http?.close();
         redis.stop();
         await closeQueues(queues);
