@@ -9,17 +9,12 @@ import {
 } from '../config/index.ts';
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import {
-  createDcDirectory,
-  guardThresholds,
-  ingestInboxFile,
-  resumeStagedApplies,
-} from '../inventory/index.ts';
+import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
 import { laneConnectionName, redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { afterJobs, processors } from '../jobs/processors/index.ts';
-import { recoverWork } from '../jobs/processors/maintenanceJob.ts';
+import { periodicRecovery, recoverWork } from '../jobs/processors/maintenanceJob.ts';
 import { closeQueues, createQueues, liftPauses, pushDue } from '../jobs/queues.ts';
 import { watchRedis } from '../jobs/redisWatch.ts';
 import { type Schedule, startSchedules } from '../jobs/schedules.ts';
@@ -271,12 +266,7 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
     {
       name: 'recover',
       expression: RECOVER_CRON,
-      // An apply left half merged is finished (no Redis needed). While Redis is down its nudges
-      // would only wait in the connection's queue; the 'ready' below re-derives the work.
-      onTick: async () => {
-        await resumeStagedApplies({ db, log, dataDir: config.dataDir });
-        if (redis.state().up) await recoverWork(deps, 'periodic recovery');
-      },
+      onTick: () => periodicRecovery(deps, redis.state().up),
     },
   ];
   const deadline = config.shipmentsDeadline;
