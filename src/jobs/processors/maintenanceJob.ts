@@ -1,5 +1,4 @@
 import type { Job } from 'bullmq';
-import { resumeStagedApplies } from '../../inventory/index.ts';
 import { checkDeadline, checkUnconfirmed, type ShipmentWatchDeps } from '../../shipments/watch.ts';
 import { ConfirmationSends } from '../../state/shipments/confirmationSends.ts';
 import { PendingStock } from '../../state/stock/pendingStock.ts';
@@ -8,17 +7,6 @@ import { nextReconcileStep } from '../../sync/readWhileIdle.ts';
 import type { JobDeps } from '../deps.ts';
 import type { JobPayloads } from '../queues.ts';
 import { pruneRetained } from './retentionJob.ts';
-
-/**
- * The daemon's periodic recovery (every 30 s): an apply a writer left half merged is finished
- * (state.db only: with Redis away too), then, when Redis is up, the work state.db holds is asked
- * for again (recoverWork; while Redis is down its nudges would only wait in the connection's
- * queue, and the daemon re-derives the work once it is back).
- */
-export async function periodicRecovery(deps: JobDeps, redisUp: boolean): Promise<void> {
-  await resumeStagedApplies({ db: deps.db, log: deps.log, dataDir: deps.config.dataDir });
-  if (redisUp) await recoverWork(deps, 'periodic recovery');
-}
 
 /**
  * Re-derives work from state.db — failures whose next attempt is due, pending differences,
