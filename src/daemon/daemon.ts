@@ -9,7 +9,12 @@ import {
 } from '../config/index.ts';
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
+import {
+  createDcDirectory,
+  guardThresholds,
+  ingestInboxFile,
+  resumeStagedApplies,
+} from '../inventory/index.ts';
 import { laneConnectionName, redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
@@ -24,7 +29,6 @@ import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
 import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
-import type { WriterLock } from '../state/lock/writerLock.ts';
 import { readWholeKind } from '../sync/readKind.ts';
 import { startIdleCompaction } from './compaction.ts';
 import { startHeartbeat } from './heartbeat.ts';
@@ -35,7 +39,7 @@ import { updateConfirmationReports } from './reports.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
 import { startFilesApplied } from './startFiles.ts';
-import { daemonActions, lockDataDir } from './writerStart.ts';
+import { daemonActions, type HeldLock, lockDataDir, releasingOnFailure } from './writerStart.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -92,17 +96,11 @@ const STOP_GRACE_MS = 8000;
  * The daemon: state.db, the portal client, queues and workers, the inbox and snapshot sources,
  * the schedules and the heartbeat — started in that order, stopped in reverse.
  */
-export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  const held: { lock?: WriterLock } = {};
-  try {
-    return await startLocked(options, held);
-  } catch (err) {
-    held.lock?.release(); // a start that failed half way lets go of the data dir
-    throw err;
-  }
+export function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  return releasingOnFailure((held) => startLocked(options, held));
 }
 
-async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }): Promise<Daemon> {
+async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daemon> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   for (const secret of configSecrets(config)) registerSecret(secret);
@@ -133,8 +131,7 @@ async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }):
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
   // One writer per data dir, before anything is written: a second daemon exits 78 here.
-  const lock = await lockDataDir(config.dataDir, db, log);
-  held.lock = lock;
+  held.lock = await lockDataDir(config.dataDir, db, log);
   notifications.start(db, clock); // before any work that may notify
   const client = createPortalClient(
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
@@ -274,9 +271,10 @@ async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }):
     {
       name: 'recover',
       expression: RECOVER_CRON,
-      // While Redis is down its nudges would only wait in the connection's queue; the 'ready'
-      // below re-derives the work once it is back.
+      // An apply left half merged is finished (no Redis needed). While Redis is down its nudges
+      // would only wait in the connection's queue; the 'ready' below re-derives the work.
       onTick: async () => {
+        await resumeStagedApplies({ db, log, dataDir: config.dataDir });
         if (redis.state().up) await recoverWork(deps, 'periodic recovery');
       },
     },
@@ -391,7 +389,7 @@ async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }):
         redis.stop();
         await closeQueues(queues);
         connection.disconnect();
-        lock.release();
+        held.lock?.release();
         db.close();
         log.info(
           { event: 'daemon.stopped', reason, ms: clock.now() - started, clean: closed },

@@ -7,6 +7,7 @@ import {
 } from '../../domain/stockRules.ts';
 import { perConnection, type StateDb } from '../db.ts';
 import { KeyValueStore } from '../kv.ts';
+import { EXCLUDED_BIT, offerSql, QUANTITY_UNIT, SLOT_BITS, storedSlotSql } from './ruleSql.ts';
 
 /**
  * Stock rules inside SQLite: the pure evaluation (src/domain/stockRules.ts) registered as SQL
@@ -27,17 +28,20 @@ import { KeyValueStore } from '../kv.ts';
 interface Registered {
   rules: CompiledStockRules;
   fingerprint: string;
+  /** The rules as given (compiled to SQL by ruleSql.ts for a pass over every key). */
+  list: readonly StockRule[];
 }
 
 const registered = new WeakMap<StateDb, Registered>();
 
-const NONE = { rules: compileStockRules([]), fingerprint: rulesFingerprint([]) };
+const NONE = {
+  rules: compileStockRules([]),
+  fingerprint: rulesFingerprint([]),
+  list: [] as readonly StockRule[],
+};
 
 /** Rules a file may hold: the rule slot is 16 bits of the packed offer. */
 export const MAX_STOCK_RULES = 65_534;
-const SLOT_BITS = 65_536;
-const EXCLUDED_BIT = 65_536;
-const QUANTITY_UNIT = 131_072;
 
 /**
  * A SELECT of `columns` (`from`'s columns, `expr AS name` allowed) and, for each row, `quantity`
@@ -53,11 +57,16 @@ export function offerSelect(
 ): string {
   const cols = columns.join(', ');
   const names = columns.map((c) => c.split(/\s+AS\s+/i).at(-1)).join(', ');
+  // The label function only for rows a rule matched: most rows match none.
   return `SELECT ${names}, offer / ${QUANTITY_UNIT} AS quantity, (offer / ${EXCLUDED_BIT}) % 2 AS excluded,
-           stock_rule_label(offer % ${SLOT_BITS}) AS rule
+           ${labelSql('offer')} AS rule
       FROM (SELECT ${cols}, CAST(stock_offer(${key.kind}, ${key.dc}, ${key.sku}, ${key.erp}) AS INTEGER) AS offer
               FROM ${from} ${where} LIMIT -1 OFFSET 0)`;
 }
+
+/** The rule label (NULL: none) of a packed offer, calling the label function only for a rule's. */
+const labelSql = (offer: string) =>
+  `CASE WHEN ${offer} % ${SLOT_BITS} = 0 THEN NULL ELSE stock_rule_label(${offer} % ${SLOT_BITS}) END`;
 
 /** Registers the rule functions on `db` (once; no rules until setStockRules). */
 export function ensureStockRuleFunctions(db: StateDb): void {
@@ -89,6 +98,7 @@ export function setStockRules(db: StateDb, rules: readonly StockRule[]): void {
   const state = registered.get(db)!;
   state.rules = compileStockRules(rules);
   state.fingerprint = rulesFingerprint(rules);
+  state.list = [...rules];
 }
 
 export interface RederiveResult {
@@ -106,43 +116,43 @@ export interface RederiveResult {
   readonly ran: boolean;
 }
 
+/**
+ * The re-evaluation as one UPDATE of every key whose outcome differs under the rules in force:
+ * the rules compiled to SQL where they can be (ruleSql.ts), else the function; a key's stored
+ * outcome packed as its offer is, so that each key's offer is worked out once to compare.
+ */
+function rederiveSql(rules: readonly StockRule[]): string {
+  const call = 'CAST(stock_offer(kind, dc, sku, erp_quantity) AS INTEGER)';
+  const offer =
+    offerSql(rules, { kind: 'kind', dc: 'dc', sku: 'sku', erp: 'erp_quantity' }, call) ?? call;
+  return `UPDATE desired_stock
+     SET quantity = ${offer} / ${QUANTITY_UNIT}, excluded = (${offer} / ${EXCLUDED_BIT}) % 2,
+         rule = ${labelSql(offer)}
+   WHERE erp_quantity IS NOT NULL
+     AND ${offer} != quantity * ${QUANTITY_UNIT} + excluded * ${EXCLUDED_BIT} + ${storedSlotSql(rules, 'rule')}`;
+}
+
+/**
+ * While the UPDATE runs (created and dropped inside its transaction, on this connection only):
+ * every key it changes is written down with what it was, for the pending marks, the failures
+ * and the counts.
+ */
+const CAPTURE = `CREATE TEMP TRIGGER rederive_capture AFTER UPDATE ON main.desired_stock BEGIN
+  INSERT INTO temp.rederived_keys (kind, dc, sku, quantity, rule, excluded, was_quantity, was_excluded)
+  VALUES (new.kind, new.dc, new.sku, new.quantity, new.rule, new.excluded, old.quantity, old.excluded);
+END`;
+
 function build(db: StateDb) {
   ensureStockRuleFunctions(db);
+  // Filled by the UPDATE's trigger (CAPTURE), then read whole: no key index to keep up.
   db.exec(
-    `CREATE TEMP TABLE IF NOT EXISTS rederived (
+    `CREATE TEMP TABLE IF NOT EXISTS rederived_keys (
        kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL,
        quantity INTEGER NOT NULL, rule TEXT, excluded INTEGER NOT NULL,
-       was_quantity INTEGER NOT NULL, was_excluded INTEGER NOT NULL,
-       PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID`,
+       was_quantity INTEGER NOT NULL, was_excluded INTEGER NOT NULL)`,
   );
   return {
-    clear: db.prepare('DELETE FROM temp.rederived'),
-    // One pass over every key: only the keys whose outcome differs are written down.
-    collect: db.prepare(
-      `INSERT INTO temp.rederived (kind, dc, sku, quantity, rule, excluded, was_quantity, was_excluded)
-       SELECT kind, dc, sku, quantity, rule, excluded, was_quantity, was_excluded FROM (
-         ${offerSelect(
-           'desired_stock',
-           [
-             'kind',
-             'dc',
-             'sku',
-             'quantity AS was_quantity',
-             'excluded AS was_excluded',
-             'rule AS was_rule',
-           ],
-           { kind: 'kind', dc: 'dc', sku: 'sku', erp: 'erp_quantity' },
-           'WHERE erp_quantity IS NOT NULL',
-         )})
-        WHERE quantity != was_quantity OR excluded != was_excluded OR rule IS NOT was_rule`,
-    ),
-    // Driven by the changed keys (the IN list), not by a scan of every key.
-    update: db.prepare(
-      `UPDATE desired_stock SET (quantity, rule, excluded) = (
-         SELECT r.quantity, r.rule, r.excluded FROM temp.rederived r
-          WHERE r.kind = desired_stock.kind AND r.dc = desired_stock.dc AND r.sku = desired_stock.sku)
-        WHERE (kind, dc, sku) IN (SELECT kind, dc, sku FROM temp.rederived)`,
-    ),
+    clear: db.prepare('DELETE FROM temp.rederived_keys'),
     counts: db.prepare<
       [],
       { offer: number | null; excluded: number | null; included: number | null }
@@ -150,22 +160,22 @@ function build(db: StateDb) {
       `SELECT SUM(excluded = 0 AND (was_excluded = 1 OR quantity != was_quantity)) AS offer,
               SUM(excluded = 1 AND was_excluded = 0) AS excluded,
               SUM(excluded = 0 AND was_excluded = 1) AS included
-         FROM temp.rederived`,
+         FROM temp.rederived_keys`,
     ),
     markPending: db.prepare<[number]>(
       `INSERT INTO pending_stock (kind, dc, sku, since)
-       SELECT kind, dc, sku, ? FROM temp.rederived
+       SELECT kind, dc, sku, ? FROM temp.rederived_keys
         WHERE excluded = 0 AND (was_excluded = 1 OR quantity != was_quantity)
        ON CONFLICT DO NOTHING`,
     ),
     // An excluded key owes nothing: it is never pushed.
     settleExcluded: db.prepare(
       `DELETE FROM pending_stock WHERE (kind, dc, sku) IN (
-         SELECT kind, dc, sku FROM temp.rederived WHERE excluded = 1)`,
+         SELECT kind, dc, sku FROM temp.rederived_keys WHERE excluded = 1)`,
     ),
     clearFailures: db.prepare(
       `DELETE FROM stock_failures WHERE (kind, dc, sku) IN (
-         SELECT r.kind, r.dc, r.sku FROM temp.rederived r
+         SELECT r.kind, r.dc, r.sku FROM temp.rederived_keys r
            JOIN stock_failures f ON f.kind = r.kind AND f.dc = r.dc AND f.sku = r.sku
           WHERE r.excluded = 1 OR f.quantity != r.quantity)`,
     ),
@@ -188,7 +198,7 @@ export function rederiveOffers(
   options: { force?: boolean } = {},
 ): RederiveResult {
   ensureStockRuleFunctions(db);
-  const { fingerprint } = registered.get(db)!;
+  const { fingerprint, list } = registered.get(db)!;
   const st = statements(db);
   const kv = new KeyValueStore(db);
   return db
@@ -206,10 +216,15 @@ export function rederiveOffers(
         };
       }
       st.clear.run();
-      const changed = st.collect.run().changes;
+      db.exec(CAPTURE);
+      let changed: number;
+      try {
+        changed = db.prepare(rederiveSql(list)).run().changes;
+      } finally {
+        db.exec('DROP TRIGGER temp.rederive_capture');
+      }
       const counts = st.counts.get();
       const failuresCleared = st.clearFailures.run().changes;
-      st.update.run();
       const newlyPending = st.markPending.run(now).changes;
       st.settleExcluded.run();
       st.clear.run();
