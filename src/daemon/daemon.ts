@@ -22,12 +22,11 @@ import { afterJobs, processors } from '../jobs/processors/index.ts';
 import { recoverWork } from '../jobs/processors/maintenanceJob.ts';
 import { closeQueues, createQueues, liftPauses, pushDue } from '../jobs/queues.ts';
 import { watchRedis } from '../jobs/redisWatch.ts';
-import { type Schedule, startSchedules } from '../jobs/schedules.ts';
+import { startSchedules } from '../jobs/schedules.ts';
 import { startWorkers } from '../jobs/workers.ts';
 import type { Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
-import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
 import { readWholeKind } from '../sync/readKind.ts';
 import { startIdleCompaction } from './compaction.ts';
@@ -36,6 +35,7 @@ import { loadStockRules } from './liveStockRules.ts';
 import { daemonNotifications } from './notifyWiring.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
+import { daemonSchedules, type ScheduledTask } from './schedulePlan.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
 import { startFilesApplied } from './startFiles.ts';
@@ -52,19 +52,7 @@ export interface DaemonOptions {
  * or the look at its watched settings files every 2 s ('settings-files': INBOX_PROFILES_FILE and
  * STOCK_RULES_FILE), by name.
  */
-export type DaemonTask =
-  | 'shipments-poll'
-  | 'reconcile'
-  | 'failures'
-  | 'dc-refresh'
-  | 'shipments-watch'
-  | 'recover'
-  | 'shipments-deadline'
-  | 'retention'
-  | 'snapshot'
-  | 'inbox-scan'
-  | 'settings-files'
-  | 'notifications';
+export type DaemonTask = ScheduledTask | 'inbox-scan' | 'settings-files' | 'notifications';
 
 export interface Daemon {
   /**
@@ -79,12 +67,6 @@ export interface Daemon {
   stop(reason: string): Promise<void>;
 }
 
-/** How often work is re-derived from state.db (lost nudges, due failures, a Redis that restarted). */
-const RECOVER_CRON = '*/30 * * * * *';
-/** How often shipments handed over long ago without a confirmation are looked for (an indexed query). */
-const SHIPMENTS_WATCH_CRON = '*/5 * * * * *';
-/** Daily retention run (in SYNC_TIMEZONE), at a quiet hour; it also runs at every start. */
-const RETENTION_CRON = '23 4 * * *';
 /** How often a stale sync is looked for; also the gap between two `sync.stale` warnings. */
 const STALE_CHECK_MS = 15 * 60_000;
 /** The longest the start waits to lift the queues' pauses (Redis may be down). */
@@ -242,65 +224,12 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
   });
   const sources = await startSources({ config, db, log, clock, nudges, dcDirectory });
 
-  const schedules: Array<Schedule & { readonly name: DaemonTask }> = [
-    {
-      name: 'shipments-poll',
-      expression: config.shipmentsPollCron,
-      onTick: (slot) => nudges.poll('schedule', slot),
-    },
-    {
-      name: 'reconcile',
-      expression: config.reconcileCron,
-      onTick: (slot) => nudges.reconcile('schedule', slot),
-    },
-    {
-      name: 'failures',
-      expression: config.failureRetryCron,
-      onTick: (slot) => nudges.maintenance('recover', 'failure retry schedule', slot),
-    },
-    {
-      name: 'dc-refresh',
-      expression: config.dcRefreshCron,
-      onTick: (slot) => nudges.maintenance('dc-refresh', 'schedule', slot),
-    },
-    {
-      name: 'shipments-watch',
-      expression: SHIPMENTS_WATCH_CRON,
-      onTick: (slot) => nudges.maintenance('shipments-watch', 'schedule', slot),
-    },
-    {
-      name: 'recover',
-      expression: RECOVER_CRON,
-      // An apply left half merged is finished (no Redis needed). While Redis is down its nudges
-      // would only wait in the connection's queue; the 'ready' below re-derives the work.
-      onTick: async () => {
-        await resumeStagedApplies({ db, log, dataDir: config.dataDir });
-        if (redis.state().up) await recoverWork(deps, 'periodic recovery');
-      },
-    },
-  ];
-  const deadline = config.shipmentsDeadline;
-  if (deadline !== undefined) {
-    schedules.push({
-      name: 'shipments-deadline',
-      expression: deadlineCron(deadline),
-      onTick: (slot) => nudges.maintenance('deadline', 'SHIPMENTS_DEADLINE', slot),
-    });
-  }
-  if (config.retentionDays > 0) {
-    schedules.push({
-      name: 'retention',
-      expression: RETENTION_CRON,
-      onTick: (slot) => nudges.maintenance('prune', 'schedule', slot),
-    });
-  }
-  if (config.snapshotDb) {
-    schedules.push({
-      name: 'snapshot',
-      expression: config.snapshotCron,
-      onTick: (slot) => nudges.maintenance('snapshot', 'schedule', slot),
-    });
-  }
+  const schedules = daemonSchedules(config, nudges, async () => {
+    // An apply left half merged is finished (no Redis needed). While Redis is down its nudges
+    // would only wait in the connection's queue; the 'ready' below re-derives the work.
+    await resumeStagedApplies({ db, log, dataDir: config.dataDir });
+    if (redis.state().up) await recoverWork(deps, 'periodic recovery');
+  });
   const cron = startSchedules(schedules, config.timezone, log);
   const heartbeat = startHeartbeat(db, clock.now, (err) =>
     log.warn({ event: 'heartbeat.failed', err }, 'could not write the heartbeat'),
