@@ -14,13 +14,15 @@ import { readStockRulesFile } from '../../src/config/stockRulesFile.ts';
 import { supplierSettings } from './manifests.ts';
 
 /**
- * The figures the pods' resources come from (docs/benchmarks.md, "Density"): an idle daemon's
- * memory with room for a large file's read, a limit a workbook of a million rows fits under.
+ * The figures the pods' resources come from (docs/benchmarks.md, "Density"; docs/deployment.md
+ * says why): the request an idle daemon's memory (about 107 MiB resident serving HTTP, 47 MiB of it its own),
+ * the limit the largest input's read (bounded at 300 MiB) with room; CPU idle is 2 millicores,
+ * the request leaves room for small files, and no CPU limit slows a large read.
  */
 export const DEFAULT_RESOURCES = {
   cpuRequest: '50m',
-  memoryRequest: '128Mi',
-  memoryLimit: '640Mi',
+  memoryRequest: '112Mi',
+  memoryLimit: '384Mi',
 } as const;
 
 /** Settings the generator gives every pod itself (where things are inside it, the prefix). */

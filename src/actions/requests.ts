@@ -62,6 +62,8 @@ export async function perform(deps: ActionDeps, r: OperatorRequest): Promise<unk
       return pause(deps, r.reason);
     case 'resume':
       return resume(deps);
+    default:
+      throw new Error(`not an operator action: '${(r as { action?: unknown }).action}'`);
   }
 }
 
@@ -95,10 +97,24 @@ export function serveRequests(deps: ActionDeps & { readonly log: Logger }) {
   const requests = new OperatorRequests(deps.db);
   let running: Promise<void> | undefined;
   const tick = () => {
+    try {
+      look();
+    } catch (err) {
+      // state.db busy for long, a row written by hand: the next look tries again.
+      deps.log.warn({ event: 'operator.request_failed', err }, 'could not take a request');
+    }
+  };
+  const look = () => {
     if (running !== undefined || !deps.db.open) return;
     const row = requests.takeNext(Date.now(), REQUEST_MAX_AGE_MS);
     if (row === undefined) return;
-    const request = { action: row.action, ...(JSON.parse(row.args) as object) } as OperatorRequest;
+    let request: OperatorRequest;
+    try {
+      request = { action: row.action, ...(JSON.parse(row.args) as object) } as OperatorRequest;
+    } catch (err) {
+      requests.answer(row.id, answerOf(err), Date.now());
+      return;
+    }
     deps.log.info(
       { event: 'operator.request', requestId: row.id, action: row.action },
       `doing what a \`${row.action}\` command asked`,

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=16
+#!/usr/bin/env -S node --max-semi-space-size=16 --expose-gc
 import { realpathSync } from 'node:fs';
 import { ConfigError } from '../config/index.ts';
 import { VERSION } from '../config/version.ts';

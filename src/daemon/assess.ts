@@ -11,6 +11,9 @@ export interface Assessment {
   readonly reasons: readonly string[];
 }
 
+/** An apply unfinished longer than this is no merge in progress but one a writer left. */
+const APPLY_STUCK_MS = 60_000;
+
 /** A reason cut to what one line of a verdict holds. */
 const short = (text: string) => (text.length > 80 ? `${text.slice(0, 79)}…` : text);
 
@@ -55,6 +58,11 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
     );
 
   if (redisError !== undefined) degraded.push(`Redis does not answer (${redisError})`);
+  const stuck = s.unfinishedApplies.filter((a) => s.at - a.decidedAt > APPLY_STUCK_MS);
+  if (stuck.length > 0)
+    degraded.push(
+      `an apply of ${stuck[0]!.source}${stuck[0]!.heldId === null ? '' : ` (release of held ${stuck[0]!.heldId})`} is unfinished (${stuck[0]!.keysMerged} keys merged): the daemon finishes it at its start and within a minute while it runs`,
+    );
   if (s.paused !== null)
     degraded.push(
       `pushes are paused${s.paused.reason ? ` (${short(s.paused.reason)})` : ''}: nothing is written to the portal until \`supplier-sync resume\``,

@@ -9,7 +9,12 @@ import {
 } from '../config/index.ts';
 import { watchProfilesFile } from '../config/profiles.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { createDcDirectory, guardThresholds, ingestInboxFile } from '../inventory/index.ts';
+import {
+  createDcDirectory,
+  guardThresholds,
+  ingestInboxFile,
+  resumeStagedApplies,
+} from '../inventory/index.ts';
 import { laneConnectionName, redisConnection } from '../jobs/connection.ts';
 import type { IngestResult, JobDeps } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
@@ -17,24 +22,24 @@ import { afterJobs, processors } from '../jobs/processors/index.ts';
 import { recoverWork } from '../jobs/processors/maintenanceJob.ts';
 import { closeQueues, createQueues, liftPauses, pushDue } from '../jobs/queues.ts';
 import { watchRedis } from '../jobs/redisWatch.ts';
-import { type Schedule, startSchedules } from '../jobs/schedules.ts';
+import { startSchedules } from '../jobs/schedules.ts';
 import { startWorkers } from '../jobs/workers.ts';
 import type { Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/redact.ts';
 import { recoverOutbox } from '../shipments/outbox.ts';
-import { deadlineCron } from '../shipments/watch.ts';
 import { openStateDb } from '../state/db.ts';
-import type { WriterLock } from '../state/lock/writerLock.ts';
 import { readWholeKind } from '../sync/readKind.ts';
+import { startIdleCompaction } from './compaction.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { loadStockRules } from './liveStockRules.ts';
 import { daemonNotifications } from './notifyWiring.ts';
 import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
+import { daemonSchedules, type ScheduledTask } from './schedulePlan.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
 import { startStaleWatch } from './staleWatch.ts';
 import { startFilesApplied } from './startFiles.ts';
-import { daemonActions, lockDataDir } from './writerStart.ts';
+import { daemonActions, type HeldLock, lockDataDir, releasingOnFailure } from './writerStart.ts';
 
 export interface DaemonOptions {
   readonly config: Config;
@@ -47,19 +52,7 @@ export interface DaemonOptions {
  * or the look at its watched settings files every 2 s ('settings-files': INBOX_PROFILES_FILE and
  * STOCK_RULES_FILE), by name.
  */
-export type DaemonTask =
-  | 'shipments-poll'
-  | 'reconcile'
-  | 'failures'
-  | 'dc-refresh'
-  | 'shipments-watch'
-  | 'recover'
-  | 'shipments-deadline'
-  | 'retention'
-  | 'snapshot'
-  | 'inbox-scan'
-  | 'settings-files'
-  | 'notifications';
+export type DaemonTask = ScheduledTask | 'inbox-scan' | 'settings-files' | 'notifications';
 
 export interface Daemon {
   /**
@@ -74,12 +67,6 @@ export interface Daemon {
   stop(reason: string): Promise<void>;
 }
 
-/** How often work is re-derived from state.db (lost nudges, due failures, a Redis that restarted). */
-const RECOVER_CRON = '*/30 * * * * *';
-/** How often shipments handed over long ago without a confirmation are looked for (an indexed query). */
-const SHIPMENTS_WATCH_CRON = '*/5 * * * * *';
-/** Daily retention run (in SYNC_TIMEZONE), at a quiet hour; it also runs at every start. */
-const RETENTION_CRON = '23 4 * * *';
 /** How often a stale sync is looked for; also the gap between two `sync.stale` warnings. */
 const STALE_CHECK_MS = 15 * 60_000;
 /** The longest the start waits to lift the queues' pauses (Redis may be down). */
@@ -91,17 +78,11 @@ const STOP_GRACE_MS = 8000;
  * The daemon: state.db, the portal client, queues and workers, the inbox and snapshot sources,
  * the schedules and the heartbeat — started in that order, stopped in reverse.
  */
-export async function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  const held: { lock?: WriterLock } = {};
-  try {
-    return await startLocked(options, held);
-  } catch (err) {
-    held.lock?.release(); // a start that failed half way lets go of the data dir
-    throw err;
-  }
+export function startDaemon(options: DaemonOptions): Promise<Daemon> {
+  return releasingOnFailure((held) => startLocked(options, held));
 }
 
-async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }): Promise<Daemon> {
+async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daemon> {
   const { config, log } = options;
   const clock = options.clock ?? systemClock;
   for (const secret of configSecrets(config)) registerSecret(secret);
@@ -132,8 +113,7 @@ async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }):
   const paths = await ensureDataDirs(config.dataDir);
   const db = openStateDb(paths.stateDb);
   // One writer per data dir, before anything is written: a second daemon exits 78 here.
-  const lock = await lockDataDir(config.dataDir, db, log);
-  held.lock = lock;
+  held.lock = await lockDataDir(config.dataDir, db, log);
   notifications.start(db, clock); // before any work that may notify
   const client = createPortalClient(
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
@@ -244,68 +224,18 @@ async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }):
   });
   const sources = await startSources({ config, db, log, clock, nudges, dcDirectory });
 
-  const schedules: Array<Schedule & { readonly name: DaemonTask }> = [
-    {
-      name: 'shipments-poll',
-      expression: config.shipmentsPollCron,
-      onTick: (slot) => nudges.poll('schedule', slot),
-    },
-    {
-      name: 'reconcile',
-      expression: config.reconcileCron,
-      onTick: (slot) => nudges.reconcile('schedule', slot),
-    },
-    {
-      name: 'failures',
-      expression: config.failureRetryCron,
-      onTick: (slot) => nudges.maintenance('recover', 'failure retry schedule', slot),
-    },
-    {
-      name: 'dc-refresh',
-      expression: config.dcRefreshCron,
-      onTick: (slot) => nudges.maintenance('dc-refresh', 'schedule', slot),
-    },
-    {
-      name: 'shipments-watch',
-      expression: SHIPMENTS_WATCH_CRON,
-      onTick: (slot) => nudges.maintenance('shipments-watch', 'schedule', slot),
-    },
-    {
-      name: 'recover',
-      expression: RECOVER_CRON,
-      // While Redis is down its nudges would only wait in the connection's queue; the 'ready'
-      // below re-derives the work once it is back.
-      onTick: async () => {
-        if (redis.state().up) await recoverWork(deps, 'periodic recovery');
-      },
-    },
-  ];
-  const deadline = config.shipmentsDeadline;
-  if (deadline !== undefined) {
-    schedules.push({
-      name: 'shipments-deadline',
-      expression: deadlineCron(deadline),
-      onTick: (slot) => nudges.maintenance('deadline', 'SHIPMENTS_DEADLINE', slot),
-    });
-  }
-  if (config.retentionDays > 0) {
-    schedules.push({
-      name: 'retention',
-      expression: RETENTION_CRON,
-      onTick: (slot) => nudges.maintenance('prune', 'schedule', slot),
-    });
-  }
-  if (config.snapshotDb) {
-    schedules.push({
-      name: 'snapshot',
-      expression: config.snapshotCron,
-      onTick: (slot) => nudges.maintenance('snapshot', 'schedule', slot),
-    });
-  }
+  const schedules = daemonSchedules(config, nudges, async () => {
+    // An apply left half merged is finished (no Redis needed). While Redis is down its nudges
+    // would only wait in the connection's queue; the 'ready' below re-derives the work.
+    await resumeStagedApplies({ db, log, dataDir: config.dataDir });
+    if (redis.state().up) await recoverWork(deps, 'periodic recovery');
+  });
   const cron = startSchedules(schedules, config.timezone, log);
   const heartbeat = startHeartbeat(db, clock.now, (err) =>
     log.warn({ event: 'heartbeat.failed', err }, 'could not write the heartbeat'),
   );
+  // Memory given back once idle (needs --expose-gc, src/cli/nodeFlags.ts; a no-op without it).
+  const compaction = startIdleCompaction({ log, now: clock.now });
   const staleWatch = startStaleWatch({
     db,
     log,
@@ -383,11 +313,12 @@ async function startLocked(options: DaemonOptions, held: { lock?: WriterLock }):
         await notifications.stop();
         heartbeat.stop();
         staleWatch.stop();
+        compaction.stop();
         await http?.close();
         redis.stop();
         await closeQueues(queues);
         connection.disconnect();
-        lock.release();
+        held.lock?.release();
         db.close();
         log.info(
           { event: 'daemon.stopped', reason, ms: clock.now() - started, clean: closed },

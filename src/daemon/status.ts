@@ -26,6 +26,7 @@ import { type Heartbeat, type KvValue, kvKey, type ReconcilePass } from '../stat
 import { NotifyOutbox, type OutboxDepth } from '../state/notify/notifyOutbox.ts';
 import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
+import { type UnfinishedApply, unfinishedApplies } from '../state/staging/stagedApply.ts';
 import { PendingStock } from '../state/stock/pendingStock.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
 import { readTotals } from '../sync/reconcile.ts';
@@ -117,6 +118,11 @@ export interface Status {
   readonly files: FileWindow;
   /** Notifications still to be delivered to NOTIFY_WEBHOOK_URL (the outbox in state.db). */
   readonly notifications: OutboxDepth;
+  /**
+   * Applies decided but not merged to the end: one being merged now, or one an interrupted writer
+   * left (the daemon finishes it at its start and at its periodic check, every 30 s).
+   */
+  readonly unfinishedApplies: readonly UnfinishedApply[];
   /** Pushes paused by an operator (`pause`): since when and why; null when not paused. */
   readonly paused: { readonly since: number; readonly reason: string | null } | null;
   /** What the guard rails hold until an operator decides (`held`, `release`, `reject`). */
@@ -199,6 +205,7 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
     },
     stale: stale.stale,
     files: new FileHistory(db).window(now - FILES_WINDOW_MS),
+    unfinishedApplies: unfinishedApplies(db),
     paused: kv.get('sync.paused') ?? null,
     held: new HeldStore(db).counts(),
     notifications: new NotifyOutbox(db).depth(),

@@ -6,6 +6,22 @@ import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { describeHolder, type WriterLock, waitForWriterLock } from '../state/lock/writerLock.ts';
 
+/** Where a start keeps the lock it took (a start that fails half way lets go of it). */
+export interface HeldLock {
+  lock?: WriterLock;
+}
+
+/** Runs a start that keeps its lock in `held`; when it fails, the lock is let go. */
+export async function releasingOnFailure<T>(start: (held: HeldLock) => Promise<T>): Promise<T> {
+  const held: HeldLock = {};
+  try {
+    return await start(held);
+  } catch (err) {
+    held.lock?.release();
+    throw err;
+  }
+}
+
 /** How long a start waits for a command working alone (`release` …) to let go of the lock. */
 const COMMAND_WAIT_MS = 60_000;
 /** How long a start tries while another daemon holds it (a command's probe holds it a moment). */

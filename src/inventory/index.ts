@@ -4,6 +4,8 @@
  * (.dependency-cruiser.cjs); inside, the layers are inbox | parse → validate → apply →
  * ingest | snapshot → held | plan (each imports only those before it).
  */
+
+export { resumeStagedApplies } from './apply/applyStaged.ts';
 export { type GuardReport, guardThresholds } from './apply/guardFile.ts';
 export { finishHeldDecisions } from './held/finishDecisions.ts';
 export { HeldDecisionError } from './held/heldLookup.ts';

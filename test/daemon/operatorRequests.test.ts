@@ -7,6 +7,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStateDb } from '../../src/state/db.ts';
+import { OperatorRequests } from '../../src/state/lock/operatorRequests.ts';
 import { takeWriterLock } from '../../src/state/lock/writerLock.ts';
 import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
@@ -103,6 +104,37 @@ describe('commands that write, beside a running daemon', () => {
       const after = takeWriterLock(h.box.dataDir, db, 'test');
       expect(after.lock).toBeDefined();
       after.lock!.release();
+    } finally {
+      db.close();
+    }
+  });
+
+  it('a request written by hand that is no action, or not JSON, is answered with an error; the daemon goes on', async () => {
+    h = await startHarness('requests-bad');
+    const d = await h.start();
+    const db = openStateDb(join(h.box.dataDir, 'state.db'));
+    try {
+      const requests = new OperatorRequests(db);
+      const frob = requests.ask('frob', { id: 1 }, Date.now());
+      const broken = Number(
+        db
+          .prepare(
+            "INSERT INTO operator_requests (action, args, asked_at) VALUES ('pause', '{', ?)",
+          )
+          .run(Date.now()).lastInsertRowid,
+      );
+      const answer = (id: number) => requests.get(id)?.answer ?? undefined;
+      await waitUntil(() => answer(frob) !== undefined && answer(broken) !== undefined, {
+        message: 'both answered',
+      });
+      expect(JSON.parse(answer(frob)!)).toMatchObject({
+        ok: false,
+        message: "not an operator action: 'frob'",
+      });
+      expect(JSON.parse(answer(broken)!)).toMatchObject({ ok: false });
+      const paused = await h.cli(['pause']);
+      expect(paused.code, paused.output).toBe(0);
+      expect(d.lines.some((l) => l.event === 'sync.paused')).toBe(true);
     } finally {
       db.close();
     }

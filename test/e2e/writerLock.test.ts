@@ -2,10 +2,34 @@
  * One writer per data dir (issue #28.6), as processes: a daemon started on a data dir another
  * daemon holds exits 78 naming the holder; once the holder stops, a daemon starts on it.
  */
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { hostname } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
-import { runCliToEnd } from '../helpers/daemonProcess.ts';
+import { CLI, NODE, runCliToEnd } from '../helpers/daemonProcess.ts';
+
+/** `unshare --pid` works here (root, or user namespaces allowed): another container's view. */
+const pidNamespaces = spawnSync('unshare', ['--pid', '--fork', 'true']).status === 0;
+
+/** A CLI command in a PID namespace of its own (its pid 1 or 2: a process of another container). */
+async function inOtherPidNamespace(args: string[], env: Record<string, string>) {
+  const child = spawn('unshare', ['--pid', '--fork', NODE, CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (c) => {
+    output += String(c);
+  });
+  child.stderr.on('data', (c) => {
+    output += String(c);
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return { code, output };
+}
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -41,4 +65,30 @@ describe('the writer lock on the data dir', () => {
     const again = await h.start();
     await again.waitForEvent('daemon.started');
   });
+
+  it.skipIf(!pidNamespaces)(
+    'across PID namespaces (another container on the same volume): a second daemon exits 78, and a command is done by the running daemon',
+    async () => {
+      h = await startHarness('writer-lock-ns');
+      const d = await h.start();
+
+      const second = await inOtherPidNamespace(['run'], h.env);
+      expect(second.code, second.output).toBe(78);
+      expect(second.output).toMatch(
+        /is in use: the daemon \(pid \d+ on host .*\) holds its writer lock/,
+      );
+
+      const paused = await inOtherPidNamespace(
+        ['pause', '--reason', 'from another container'],
+        h.env,
+      );
+      expect(paused.code, paused.output).toBe(0);
+      expect(d.lines.find((l) => l.event === 'sync.paused')).toMatchObject({
+        reason: 'from another container',
+      });
+      expect(d.lines.find((l) => l.event === 'operator.request')).toMatchObject({
+        action: 'pause',
+      });
+    },
+  );
 });

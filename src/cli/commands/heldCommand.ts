@@ -153,18 +153,25 @@ async function release(
 ) {
   const db = openExistingState(config);
   try {
+    // A signal does not cut an apply this command does itself: it goes on to its end.
+    const onSignal = () =>
+      println(
+        ctx.stderr,
+        'the release goes on to its end; a second Ctrl-C stops at once and leaves what is left of its apply to the daemon (at its start, or within a minute while it runs)',
+      );
+    ctx.signal.addEventListener('abort', onSignal, { once: true });
     const result = await performAsWriter(
       commandActions(config, db),
       { action: 'release', id },
       { dataDir: config.dataDir, signal: ctx.signal },
-    );
+    ).finally(() => ctx.signal.removeEventListener('abort', onSignal));
     if (result.source === 'snapshot') {
       const nudged = result.daemonNudged;
       if (json) println(ctx.stdout, JSON.stringify(result));
       else {
         println(
           ctx.stdout,
-          `released snapshot read ${id}: ${result.keys} keys applied, ${result.superseded} superseded by newer files, ${result.pendingKeys} differ from the portal`,
+          `released snapshot read ${id}: ${result.keys} keys applied, ${result.superseded} superseded by newer files, ${result.pendingKeys} differ from the portal${result.resumed ? ' (finishing an interrupted apply)' : ''}`,
         );
         if (!nudged)
           println(ctx.stdout, 'Redis not reachable: the daemon pushes at its next periodic check.');

@@ -109,6 +109,11 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
       ? 'no heartbeat yet'
       : `heartbeat ${at(s.daemon.at)}, running since ${at(s.daemon.startedAt)}`,
   );
+  for (const a of s.unfinishedApplies)
+    row(
+      'unfinished',
+      `apply of ${a.source}${a.heldId === null ? '' : ` (release of held ${a.heldId})`} decided ${at(a.decidedAt)}, ${a.keysMerged} keys merged so far`,
+    );
   if (s.paused !== null)
     row('paused', `since ${at(s.paused.since)}${s.paused.reason ? `: ${s.paused.reason}` : ''}`);
   const p = s.pendingDifferences;

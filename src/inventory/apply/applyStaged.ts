@@ -185,9 +185,16 @@ export async function applyRows<T extends { readonly applyId: number | undefined
  * Merges every apply decided but not finished (after a crash), oldest first; the apply of the
  * inbox file `fileId` even when another live process made it (the file cannot move before it).
  */
-export function resumeStagedApplies(deps: ApplyDeps, fileId?: number): Promise<number> {
-  return withApplyLock(deps.db, () => resumeUnlocked(deps, fileId));
+export function resumeStagedApplies(
+  deps: ApplyDeps,
+  fileId?: number,
+  onFinished?: OnFinished,
+): Promise<number> {
+  return withApplyLock(deps.db, () => resumeUnlocked(deps, fileId, onFinished));
 }
+
+/** Told of each apply a resume finished, with its totals. */
+export type OnFinished = (apply: StagedApply, totals: ApplyResult) => void;
 
 /**
  * At start: resumes unfinished applies, then deletes scratch files nobody needs (left by a
@@ -213,7 +220,11 @@ export async function recoverStaging(deps: ApplyDeps): Promise<number> {
  * otherwise merge them alongside that process, whose next chunk would find its apply gone),
  * except the apply of the inbox file `fileId`.
  */
-async function resumeUnlocked(deps: ApplyDeps, fileId?: number): Promise<number> {
+async function resumeUnlocked(
+  deps: ApplyDeps,
+  fileId?: number,
+  onFinished?: OnFinished,
+): Promise<number> {
   const { db, log } = deps;
   let resumed = 0;
   for (const apply of unfinishedStagedApplies(db)) {
@@ -231,7 +242,8 @@ async function resumeUnlocked(deps: ApplyDeps, fileId?: number): Promise<number>
         { event: 'ingest.apply_resumed', source: apply.source, applyId: apply.id },
         `finishing the apply of ${apply.source} interrupted by a restart`,
       );
-      await mergeToEnd(deps, apply.id);
+      const totals = await mergeToEnd(deps, apply.id);
+      onFinished?.(apply, totals);
       resumed++;
     } finally {
       detachStaged(db);

@@ -6,7 +6,7 @@ import { moveNoClobber, syncFolder } from '../../files/durable.ts';
 import { createLogger } from '../../log/logger.ts';
 import { type HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
 import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
-import { applyRows } from '../apply/applyStaged.ts';
+import { applyRows, resumeStagedApplies } from '../apply/applyStaged.ts';
 import { fitName } from '../inbox/inboxNames.ts';
 import { reportPathFor } from '../inbox/storedNames.ts';
 import type { FileReport } from '../ingest/report.ts';
@@ -39,11 +39,16 @@ export type ReleaseResult =
       readonly pendingKeys: number;
       /** Rows not applied because a newer file had set their key since the read. */
       readonly superseded: number;
+      /** Its apply had been cut short (a killed `release`) and was finished now. */
+      readonly resumed?: boolean;
     };
 
 export async function releaseHeld(deps: DecisionDeps, id: number): Promise<ReleaseResult> {
   const store = new HeldStore(deps.db);
   const entry = lookUp(store, id);
+  // An apply an interrupted writer left half merged is finished first (this one's among them).
+  const resumed = await finishUnfinished(deps, id);
+  if (resumed !== undefined) return resumed;
   if (entry.source === 'snapshot') return releaseSnapshot(deps, store, entry);
   const heldPath = heldPathOf(deps.dataDir, entry);
   if (entry.status === 'released' && existsSync(heldPath)) {
@@ -94,6 +99,34 @@ export async function releaseHeld(deps: DecisionDeps, id: number): Promise<Relea
     contentHash: entry.contentHash,
     resumed: false,
   };
+}
+
+/**
+ * Finishes every apply left unfinished (a `release` killed mid-merge, a crash); when one of them
+ * released the held snapshot read `id`, its result (the release is complete now).
+ */
+async function finishUnfinished(
+  deps: DecisionDeps,
+  id: number,
+): Promise<ReleaseResult | undefined> {
+  let result: ReleaseResult | undefined;
+  const log = deps.log ?? createLogger({ level: 'silent', pretty: false });
+  await resumeStagedApplies({ db: deps.db, log, dataDir: deps.dataDir }, undefined, (a, t) => {
+    if (a.heldId !== id) return;
+    result = {
+      source: 'snapshot',
+      id,
+      keys: t.rows,
+      pendingKeys: t.differing,
+      superseded: t.superseded,
+      resumed: true,
+    };
+    deps.log?.info(
+      { event: 'held.released', heldId: id, file: 'snapshot', resumed: true, keys: t.rows },
+      `held snapshot read ${id}: its interrupted apply finished`,
+    );
+  });
+  return result;
 }
 
 /** A name in inbox/ for the released file: its own, unless another file has it meanwhile. */
@@ -160,7 +193,7 @@ async function releaseSnapshot(
       if (!store.decide(entry.id, 'released', now)) return { applyId: undefined };
       const rowsRead = report.rowsRead ?? named;
       return {
-        applyId: recordSnapshotApply(deps.db, stagedFile, rowsRead, entry.sourceAt, now),
+        applyId: recordSnapshotApply(deps.db, stagedFile, rowsRead, entry.sourceAt, now, entry.id),
       };
     },
   );

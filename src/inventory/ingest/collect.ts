@@ -267,12 +267,12 @@ class Collector {
   }
 
   /**
-   * Every rejected row is counted and staged; the first are kept here, up to MAX_REJECTED_LISTED
-   * rows and MAX_REJECTED_BYTES.
+   * Every rejected row is counted; the first are kept here (and listed in the report), up to
+   * MAX_REJECTED_LISTED rows and MAX_REJECTED_BYTES. The rest are not kept anywhere: a file of
+   * millions of bad rows costs neither memory nor scratch space.
    */
   reject(line: number, e: RowError): void {
     this.rowsRejected++;
-    this.staged?.reject({ line, key: e.key, field: e.field, reason: e.reason, value: e.value });
     if (this.rejected.length >= MAX_REJECTED_LISTED || this.#rejectedBytes >= MAX_REJECTED_BYTES) {
       return;
     }

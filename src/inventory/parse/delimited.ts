@@ -1,16 +1,17 @@
 import { pipeline, Readable } from 'node:stream';
-import { CsvError, parse } from 'csv-parse';
+import { CsvError, type Options as CsvOptions, parse } from 'csv-parse';
 import type { ByteTap } from './byteTap.ts';
 import { detectDelimiter, isBlankLine } from './dialect.ts';
 import { DecodeStream, type EncodingChoice, type TextEncoding } from './encoding.ts';
 import { headerColumns, isBlankRow, positionalColumns } from './header.ts';
-import { readBatches } from './recordBatches.ts';
+import { readBatches, SMALL_BATCH } from './recordBatches.ts';
 import {
   DEFAULT_MAX_RECORD_BYTES,
   FileFormatError,
+  MAX_FIELDS,
   type RecordEvent,
   recordTooLong,
-  showValue,
+  showFields,
 } from './records.ts';
 
 /** How to read one delimited file; every field has the contract's default. */
@@ -85,13 +86,17 @@ export async function* readDelimited(
     });
 
     // Records come as bare arrays: csv-parse's `info` builds three objects a record.
-    const parser = parse({
+    const csvOptions: CsvOptions = {
       delimiter,
       bom: false,
       relax_column_count: true,
       skip_empty_lines: false,
       max_record_size: maxRecordBytes,
-    });
+      // A record wider than any header may be is let go at once, not buffered with its fields.
+      on_record: (record: string[]) =>
+        record.length > MAX_FIELDS ? wideRecord(record, delimiter) : record,
+    };
+    const parser = parse(csvOptions);
     const fed = Readable.from(continueWith(head.rest, chunks), { objectMode: false });
     const out = pipeline(fed, parser, () => {});
     let header: string[] | undefined;
@@ -99,10 +104,26 @@ export async function* readDelimited(
     // Every record ends with one line feed (LF or CRLF), blank lines are records too, and a
     // record spans more lines only by the line feeds inside its quoted fields.
     let nextLine = head.line;
-    for await (const records of readBatches<string[]>(out)) {
+    for await (const records of readBatches<string[]>(out, weight, SMALL_BATCH)) {
       const events: RecordEvent[] = [];
       for (const record of records) {
         const line = nextLine;
+        if (isWide(record)) {
+          nextLine += 1 + record.lineFeeds;
+          if (header === undefined) {
+            throw new FileFormatError(
+              `the header has ${record.wide} columns, more than ${MAX_FIELDS}`,
+            );
+          }
+          events.push({
+            type: 'bad',
+            line,
+            field: '(row)',
+            reason: `has ${record.wide} fields, the header has ${header.length}`,
+            ...(record.shown === undefined ? {} : { value: record.shown }),
+          });
+          continue;
+        }
         nextLine += 1 + lineFeedsIn(record);
         if (isBlankRow(record)) continue;
         if (header === undefined) {
@@ -118,7 +139,7 @@ export async function* readDelimited(
             line,
             field: '(row)',
             reason: `has ${record.length} fields, the header has ${header.length}`,
-            value: showValue(record.join(delimiter)),
+            value: showFields(record, delimiter),
           });
           continue;
         }
@@ -198,6 +219,29 @@ function tooLong(line: number, headerLine: number, maxBytes: number): FileFormat
   return err;
 }
 
+/**
+ * A record of more than MAX_FIELDS fields, as much of it as is kept: an empty array (what
+ * csv-parse's on_record may give back) carrying the count, its line feeds and its start.
+ */
+type Wide = string[] & {
+  readonly wide: number;
+  readonly lineFeeds: number;
+  readonly shown: string | undefined;
+};
+
+function wideRecord(record: readonly string[], delimiter: string): Wide {
+  return Object.assign([] as string[], {
+    wide: record.length,
+    lineFeeds: lineFeedsIn(record),
+    shown: showFields(record, delimiter),
+  });
+}
+
+const isWide = (r: string[]): r is Wide => (r as Partial<Wide>).wide !== undefined;
+
+/** A record's weight in a batch: its fields. */
+const weight = (r: string[]) => Math.max(1, r.length);
+
 /** Line feeds inside a record's fields (only a quoted field can hold one). */
 function lineFeedsIn(record: readonly string[]): number {
   let n = 0;
@@ -207,13 +251,20 @@ function lineFeedsIn(record: readonly string[]): number {
   return n;
 }
 
-/** The bytes already read, then the rest of the chunks. */
+/**
+ * Bytes handed to the CSV parser at once: it turns a whole piece into records before any is
+ * taken, and a 64 KiB chunk of short rows is 20,000 records alive at once.
+ */
+const FEED = 4096;
+
+/** The bytes already read, then the rest of the chunks, in pieces of at most FEED bytes. */
 async function* continueWith(first: Buffer, rest: AsyncIterator<Buffer>): AsyncGenerator<Buffer> {
-  if (first.length > 0) yield first;
+  for (let at = 0; at < first.length; at += FEED) yield first.subarray(at, at + FEED);
   for (;;) {
     const next = await rest.next();
     if (next.done) return;
-    yield next.value;
+    const chunk = next.value;
+    for (let at = 0; at < chunk.length; at += FEED) yield chunk.subarray(at, at + FEED);
   }
 }
 

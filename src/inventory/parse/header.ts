@@ -1,4 +1,4 @@
-import { FileFormatError, showValue } from './records.ts';
+import { FileFormatError, MAX_FIELDS, showValue } from './records.ts';
 
 /** A column name as compared: trimmed, lower case. */
 export function normalizeColumn(name: string): string {
@@ -12,6 +12,7 @@ export function normalizeColumn(name: string): string {
  * Empty names stay in place, so that positions line up with the data rows; they name no column.
  */
 export function headerColumns(cells: readonly string[]): string[] {
+  checkWidth(cells.length);
   const names = cells.map(normalizeColumn);
   const seen = new Set<string>();
   for (const c of names) {
@@ -26,7 +27,15 @@ export function headerColumns(cells: readonly string[]): string[] {
 
 /** The column names of a file without a header row: positions, `1` to `n` (a profile's `headerLine: 0`). */
 export function positionalColumns(n: number): string[] {
+  checkWidth(n);
   return Array.from({ length: n }, (_, i) => String(i + 1));
+}
+
+/** A header wider than MAX_FIELDS makes the file unreadable (every row would be that wide). */
+function checkWidth(n: number): void {
+  if (n > MAX_FIELDS) {
+    throw new FileFormatError(`the header has ${n} columns, more than ${MAX_FIELDS}`);
+  }
 }
 
 /** A number as a spreadsheet or ERP writes one: `12`, `-3`, `10.55`, `1,5`. */

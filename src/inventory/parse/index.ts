@@ -8,7 +8,6 @@ import type { readXlsx, XlsxOptions } from './xlsx.ts';
 
 export { ByteTap } from './byteTap.ts';
 export type { Dialect } from './delimited.ts';
-export { MAX_JSON_BYTES } from './json.ts';
 export * from './records.ts';
 export type { StringSpill } from './xlsx.ts';
 
@@ -24,7 +23,7 @@ export interface ReaderOptions {
  * Reads the records of a file of the given format from a byte stream that goes through `tap`, in
  * batches (one await per batch, not per row). Delimited text of every dialect and encoding goes
  * through readDelimited (encoding and delimiter detected unless the options say), workbooks
- * through readXlsx. A record of delimited text or JSON Lines over `maxRecordBytes` makes the file
+ * through readXlsx. A record of delimited text, JSON Lines or a JSON array over `maxRecordBytes` makes the file
  * unreadable (FileFormatError naming its line) before more than that is held.
  */
 export function readRecords(
@@ -40,7 +39,7 @@ export function readRecords(
     case 'xlsx':
       return readXlsxWhenAsked(source, tap, { maxRecordBytes, ...options.xlsx });
     case 'json':
-      return readJsonArray(source, tap);
+      return readJsonArray(source, tap, maxRecordBytes);
     case 'jsonl':
       return readJsonLines(source, tap, maxRecordBytes);
   }

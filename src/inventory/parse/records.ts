@@ -37,11 +37,26 @@ export class FileFormatError extends CodedError {
 
 const MAX_VALUE_IN_REPORT = 100;
 
-/** A value as it may appear in a report: text, cut to 100 characters. */
+/**
+ * A value as it may appear in a report: text, cut to 100 characters. The cut is a copy: a slice
+ * of a string keeps the whole string alive in V8, so a kept rejected row would otherwise hold
+ * its 1 MiB line (a thousand such rows, a gigabyte).
+ */
 export function showValue(value: unknown): string | undefined {
   if (value === undefined) return undefined;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  return text.length > MAX_VALUE_IN_REPORT ? `${text.slice(0, MAX_VALUE_IN_REPORT)}…` : text;
+  if (text.length <= MAX_VALUE_IN_REPORT) return text;
+  const cut = Buffer.from(text.slice(0, MAX_VALUE_IN_REPORT), 'utf16le').toString('utf16le');
+  return `${cut}…`;
+}
+
+/** Fields joined by `delimiter` as showValue shows them, without joining more than it shows. */
+export function showFields(fields: readonly string[], delimiter: string): string | undefined {
+  let text = '';
+  for (let i = 0; i < fields.length && text.length <= MAX_VALUE_IN_REPORT; i++) {
+    text += (i === 0 ? '' : delimiter) + fields[i]!.slice(0, MAX_VALUE_IN_REPORT + 1);
+  }
+  return showValue(text);
 }
 
 /** Default largest record (a JSON Lines line, a CSV row) in bytes: INBOX_MAX_RECORD_BYTES. */
@@ -70,6 +85,33 @@ export function formatOf(name: string): InboxFormat | undefined {
 
 export function positionUnit(format: InboxFormat): PositionUnit {
   return format === 'json' ? 'element' : format === 'xlsx' ? 'row' : 'line';
+}
+
+/**
+ * Most fields of one record (or columns of a header): a worksheet's own bound (A to XFD). A wider
+ * header makes the file unreadable; a wider JSON object is a bad row.
+ */
+export const MAX_FIELDS = 16_384;
+
+/** A parsed JSON value as a record: an object of at most MAX_FIELDS keys, else a bad row. */
+export function objectRecord(item: unknown, line: number, text?: string): RecordEvent {
+  const value = text === undefined ? {} : { value: showValue(text) };
+  if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+    return { type: 'bad', line, field: '(row)', reason: 'not a JSON object', ...value };
+  }
+  let n = 0;
+  for (const _ in item) {
+    if (++n > MAX_FIELDS) {
+      return {
+        type: 'bad',
+        line,
+        field: '(row)',
+        reason: `has more than ${MAX_FIELDS} fields`,
+        ...value,
+      };
+    }
+  }
+  return { type: 'record', line, fields: lowerKeys(item as Record<string, unknown>) };
 }
 
 /** The object with its keys normalized (trimmed, lower-cased); the last of equal keys wins. */

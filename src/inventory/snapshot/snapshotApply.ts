@@ -13,7 +13,8 @@ export interface SnapshotRowsRead {
  * read and for a held read an operator releases alike: records the apply (source 'snapshot', its
  * rows as new as the ERP's last write to the snapshot: keys a newer file set since keep theirs)
  * and, in kv, when it was applied and how many rows each query returned (the guard rails compare
- * the next read's with them: an emptied table). Returns the apply's id.
+ * the next read's with them: an emptied table). `heldId`: the held read this apply releases.
+ * Returns the apply's id.
  */
 export function recordSnapshotApply(
   db: StateDb,
@@ -21,6 +22,7 @@ export function recordSnapshotApply(
   rowsRead: SnapshotRowsRead,
   writtenAt: number,
   now: number,
+  heldId: number | null = null,
 ): number {
   const applyId = recordStagedApply(db, {
     stagedFile,
@@ -28,6 +30,7 @@ export function recordSnapshotApply(
     fileId: null,
     sourceAt: writtenAt,
     appliedAt: now,
+    heldId,
   });
   const kv = new KeyValueStore(db);
   kv.set('snapshot.applied_at', now, now);

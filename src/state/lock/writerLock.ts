@@ -52,7 +52,14 @@ const held = new Set<Database.Database>();
 
 /** The OS lock on the lock file, or undefined when another connection holds it. */
 function osLock(path: string): Database.Database | undefined {
-  const file = new Database(path, { timeout: 0 });
+  let file: Database.Database;
+  try {
+    file = new Database(path, { timeout: 0 });
+  } catch (err) {
+    throw new Error(
+      `cannot open the data dir's writer lock ${path}: ${(err as Error).message} (the data dir must be writable by this user)`,
+    );
+  }
   try {
     file.pragma('journal_mode = OFF');
     file.exec('BEGIN EXCLUSIVE');

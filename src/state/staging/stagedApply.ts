@@ -115,6 +115,31 @@ export function unfinishedStagedApplies(db: StateDb): StagedApply[] {
   return db.prepare<[], Row>('SELECT * FROM staged_applies ORDER BY id').all().map(toApply);
 }
 
+/** An unfinished apply as `status` shows it. */
+export interface UnfinishedApply {
+  readonly id: number;
+  /** `file:<ledger id>` or `snapshot`. */
+  readonly source: string;
+  readonly fileId: number | null;
+  /** The held snapshot read it releases, if it is a release. */
+  readonly heldId: number | null;
+  /** When its apply was decided (the commit point), epoch ms. */
+  readonly decidedAt: number;
+  /** Keys merged so far. */
+  readonly keysMerged: number;
+}
+
+/** Applies decided and not merged to the end (one being merged, or one a writer left), oldest first. */
+export function unfinishedApplies(db: StateDb): UnfinishedApply[] {
+  return db
+    .prepare<[], UnfinishedApply>(
+      `SELECT id, source, file_id AS fileId, held_id AS heldId, applied_at AS decidedAt,
+              rows AS keysMerged
+         FROM staged_applies ORDER BY id`,
+    )
+    .all();
+}
+
 /** The unfinished apply of an inbox file, if any. */
 export function stagedApplyOfFile(db: StateDb, fileId: number): StagedApply | undefined {
   const r = db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE file_id = ?').get(fileId);

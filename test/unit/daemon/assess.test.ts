@@ -76,6 +76,7 @@ function status(over: Partial<Status> = {}): Status {
     files: noFiles,
     held: { files: 0, snapshots: 0, oldestAt: null },
     paused: null,
+    unfinishedApplies: [],
     notifications: { queued: 0, oldestAt: null },
     reconcile: {
       minIntervalMs: 900_000,
