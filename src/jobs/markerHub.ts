@@ -141,10 +141,9 @@ export class MarkerHub {
           return 'failed' as const;
         },
       );
-      const outcome = await Promise.race([
-        answer,
-        this.#sleep(WATCHDOG_MS).then(() => 'stuck' as const),
-      ]);
+      const watchdog = this.#sleep(WATCHDOG_MS);
+      const outcome = await Promise.race([answer, watchdog.then(() => 'stuck' as const)]);
+      watchdog.cancel();
       if (this.#closed) break;
       if (outcome === 'failed') await this.#sleep(ERROR_PAUSE_MS);
       else if (outcome === 'stuck' && this.#client.status === 'ready')
@@ -152,16 +151,18 @@ export class MarkerHub {
     }
   }
 
-  /** Resolves after `ms`, or at once when the hub closes. */
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const wake = () => {
+  /** Resolves after `ms`, at once when the hub closes, or when cancelled. */
+  #sleep(ms: number): Promise<void> & { cancel(): void } {
+    let wake = () => {};
+    const slept = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => wake(), ms);
+      wake = () => {
         clearTimeout(timer);
         this.#sleeps.delete(wake);
         resolve();
       };
-      const timer = setTimeout(wake, ms);
       this.#sleeps.add(wake);
     });
+    return Object.assign(slept, { cancel: () => wake() });
   }
 }

@@ -193,3 +193,62 @@ describe('workers apply the failure policy (real Redis)', () => {
     expect(redisErrors).toEqual([]);
   });
 });
+
+/** The names CLIENT LIST shows for connections under this test's prefix. */
+async function connectionNames(): Promise<string[]> {
+  const list = String(await connection.client('LIST'));
+  return list
+    .split('\n')
+    .map((line) => /(?:^| )name=(\S*)/.exec(line)?.[1] ?? '')
+    .filter((name) => name.startsWith(`${box.prefix}:`));
+}
+
+describe('the lanes over two Redis connections (real Redis)', () => {
+  it('every lane waits for work over one blocking connection, and the lanes still run side by side', async () => {
+    const ran: string[] = [];
+    let ingestRan = () => {};
+    const ingested = new Promise<void>((r) => {
+      ingestRan = r;
+    });
+    const record = (name: string) => async () => {
+      ran.push(name);
+    };
+    workers = startWorkers({
+      redis: box.redisUrl,
+      connection,
+      prefix: box.prefix,
+      queues,
+      log: logs.logger,
+      lockMs: 4000,
+      onError: ignoreRedisErrors,
+      processors: {
+        // The push lasts until the ingest lane has run a job: no lane waits for another.
+        push: async () => {
+          ran.push('push');
+          await ingested;
+          return 'done';
+        },
+        ingest: async () => {
+          ran.push('ingest');
+          ingestRan();
+        },
+        shipments: record('shipments'),
+        reconcile: record('reconcile'),
+        maintenance: record('maintenance'),
+      },
+    });
+    const push = await addPush();
+    await waitUntil(() => ran.includes('push'), { message: 'the push running' });
+    await queues.ingest.add('ingest', { name: 'a.csv' });
+    await queues.shipments.add('poll', { task: 'poll', reason: 'test' });
+    await queues.reconcile.add('reconcile', { reason: 'test' });
+    await queues.maintenance.add('recover', { task: 'recover', reason: 'test' });
+    await waitUntil(
+      () => ['ingest', 'shipments', 'reconcile', 'maintenance'].every((n) => ran.includes(n)),
+      { message: 'a job of every other lane ran while the push waited' },
+    );
+    await waitUntil(async () => (await state(push)) === 'completed', { message: 'push done' });
+    // The test's own connection carries the workers' commands; their one other is the wait.
+    expect(await connectionNames()).toEqual([`${box.prefix}:lanes`]);
+  });
+});

@@ -125,9 +125,11 @@ function rederiveSql(rules: readonly StockRule[]): string {
   const call = 'CAST(stock_offer(kind, dc, sku, erp_quantity) AS INTEGER)';
   const offer =
     offerSql(rules, { kind: 'kind', dc: 'dc', sku: 'sku', erp: 'erp_quantity' }, call) ?? call;
+  // The new values from one working-out of the offer (a subquery SQLite does not flatten).
   return `UPDATE desired_stock
-     SET quantity = ${offer} / ${QUANTITY_UNIT}, excluded = (${offer} / ${EXCLUDED_BIT}) % 2,
-         rule = ${labelSql(offer)}
+     SET (quantity, excluded, rule) = (
+       SELECT o / ${QUANTITY_UNIT}, (o / ${EXCLUDED_BIT}) % 2, ${labelSql('o')}
+         FROM (SELECT ${offer} AS o LIMIT 1 OFFSET 0))
    WHERE erp_quantity IS NOT NULL
      AND ${offer} != quantity * ${QUANTITY_UNIT} + excluded * ${EXCLUDED_BIT} + ${storedSlotSql(rules, 'rule')}`;
 }
