@@ -38,7 +38,7 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 COPY --from=build /app/dist ./dist
 COPY config ./config
 # `supplier-sync` on the PATH for every command (`docker compose exec daemon supplier-sync status`);
-# dist/cli/main.js starts with `#!/usr/bin/env -S node --max-semi-space-size=16 --expose-gc`, so the daemon's
+# dist/cli/main.js starts with `#!/usr/bin/env -S node --max-semi-space-size=16 --expose-gc --max-old-space-size=128`, so the daemon's
 # Node flags (src/cli/nodeFlags.ts says why) hold however it is started.
 RUN chmod 755 dist/cli/main.js \
  && ln -s /app/dist/cli/main.js /usr/local/bin/supplier-sync

@@ -11,7 +11,7 @@
  * not given back, so each peak is that file's); each file is waited for in failed/ or
  * processed/, and the daemon's peak RSS (VmHWM) is compared with the 300 MiB limit.
  *
- *   node bench/hostile.ts [--quick | --scale S] [--json]
+ *   node bench/hostile.ts [--only hostile-rows.csv,…] [--quick | --scale S] [--json]
  */
 import { join } from 'node:path';
 import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
@@ -22,7 +22,8 @@ import { startBenchDaemon } from './lib/daemon.ts';
 import { emitResult, peakRssMiB } from './lib/result.ts';
 
 const RSS_LIMIT_MIB = 300;
-const args = benchArgs();
+const args = benchArgs({ only: { type: 'string' } });
+const only = typeof args.values.only === 'string' ? args.values.only.split(',') : undefined;
 
 const started = performance.now();
 const bench = await startBenchDaemon(
@@ -48,7 +49,9 @@ try {
   const results: Result[] = [];
   let rssAtStart: number | undefined;
   let alive = true;
-  for (const f of hostileFiles(args.scale)) {
+  for (const f of hostileFiles(args.scale).filter(
+    (x) => only === undefined || only.includes(x.name),
+  )) {
     // A fresh daemon per file: RSS once grown is not given back, so a peak is one file's only.
     const daemon = await bench.start();
     rssAtStart = Math.max(rssAtStart ?? 0, bench.daemonPeakRssMiB() ?? 0);

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=16 --expose-gc
+#!/usr/bin/env -S node --max-semi-space-size=16 --expose-gc --max-old-space-size=128
 import { realpathSync } from 'node:fs';
 import { ConfigError } from '../config/index.ts';
 import { VERSION } from '../config/version.ts';

@@ -14,5 +14,19 @@
  * that shrinks the heap once the event loop is idle and the heap has grown, instead of waiting
  * about 100 s for V8's own memory reducer. Measured on 20 idle daemons (docs/benchmarks.md,
  * "Density"): about 20 MiB less each.
+ *
+ * `--max-old-space-size=128` (MiB): the old generation's ceiling. The daemon's live heap is a few
+ * tens of MiB (rows are staged in SQLite, shared strings past a bound spilled), but a file of
+ * millions of tiny rows makes garbage faster than V8's concurrent marking clears it when the
+ * machine is loaded, and without a ceiling V8 lets the old generation grow first: 16 MiB of
+ * one-field CSV rows took a fresh daemon to 277 MiB at load 10 (213 MiB idle), and one daemon
+ * meeting nine hostile files in a row to 335–346 MiB under a full test run (#28 point 2). With
+ * the ceiling V8 collects in time instead: 181 MiB for the same file at the same load
+ * (bench/hostile.ts). Were a file ever to need more, the process would stop, and a reading that
+ * ends in a crash three times sends its file to failed/ (src/inventory/ingest/attempts.ts).
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16', '--expose-gc'];
+export const DAEMON_NODE_FLAGS: readonly string[] = [
+  '--max-semi-space-size=16',
+  '--expose-gc',
+  '--max-old-space-size=128',
+];
