@@ -44,6 +44,7 @@ it.skipIf(!existsSync('/proc/self/status'))(
     const d = await h.start();
     const pid = d.child.pid!;
     const files = hostileFiles(0.5);
+    const peaks: string[] = [];
     for (const f of files) {
       f.write(join(h.box.dataDir, 'inbox', f.name));
       const done = await d.waitFor(
@@ -54,7 +55,11 @@ it.skipIf(!existsSync('/proc/self/status'))(
         `${f.name} (${f.what}) handled`,
       );
       expect(done.event, `${f.name}: ${String(done.reason)}`).toBe('file.failed');
-      expect(peakRssMiB(pid), `peak RSS after ${f.name}`).toBeLessThan(RSS_LIMIT_MIB);
+      const peak = peakRssMiB(pid);
+      peaks.push(`${f.name} ${peak.toFixed(0)}`);
+      expect(peak, `peak RSS after ${f.name} (so far: ${peaks.join(', ')} MiB)`).toBeLessThan(
+        RSS_LIMIT_MIB,
+      );
     }
 
     // Every hostile file is in failed/, each with a report that is small and names why.
@@ -82,7 +87,9 @@ it.skipIf(!existsSync('/proc/self/status'))(
     expect(d.child.exitCode).toBeNull();
     expect(d.lines.filter((l) => l.event === 'file.attempt_failed')).toEqual([]);
     const peak = peakRssMiB(pid);
-    console.log(`hostileInputs: daemon peak RSS ${peak.toFixed(0)} MiB over ${files.length} files`);
+    console.log(
+      `hostileInputs: daemon peak RSS ${peak.toFixed(0)} MiB over ${files.length} files (${peaks.join(', ')})`,
+    );
     expect(peak).toBeLessThan(RSS_LIMIT_MIB);
     expect(await h.stop()).toBe(0);
   },
