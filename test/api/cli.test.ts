@@ -168,6 +168,21 @@ describe('supplier-sync api', () => {
     expect((await api('brands', 'delete', String(id))).code).toBe(0);
   });
 
+  it('says where a body is not JSON, never what it holds', async () => {
+    const file = join(sandbox.dataDir, 'broken.json');
+    writeFileSync(file, '[{"sku": "A", "stock_quantity": 1},\n {"note": "S3cretPortalPW!" oops}]');
+    const err = await api('factory-stock', 'bulk-update', '--body-file', file).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err?.message).toBe(
+      `the request body in ${file} is not valid JSON at line 2, column ${' {"note": "S3cretPortalPW!" '.length + 1}: ${err?.message.split(': ').at(-1)}`,
+    );
+    expect(err?.message).not.toContain('S3cret');
+    expect(err?.message).not.toContain('\n');
+  });
+
   it('marks a shipment shipped and reads it back', async () => {
     const [s] = JSON.parse((await api('shipments', 'ready-to-ship')).stdout);
     const body = JSON.stringify({ carrier: 'DHL', tracking_number: 'CLI-1' });

@@ -80,6 +80,10 @@ describe('without a password, on loopback: read-only', () => {
     expect(status.type).toMatch(/^text\/html/);
     expect(status.text).toContain('Times in Europe/Berlin');
     expect(status.text).toContain('Read-only');
+    // Every lane of the budget, the polls' own share included.
+    expect(status.text).toMatch(
+      /left now: shipments \d+, polls \d+, stock \d+, reconciliation \d+/,
+    );
     expect(status.headers.get('content-security-policy')).toContain("default-src 'none'");
     const files = await req('/files');
     expect(files.text).toContain('&lt;img src=x onerror=alert(1)&gt;.csv');

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PRODUCT_SCOPES, type ProductScope } from '../../api/endpoints/products.ts';
+import { jsonSyntaxProblem } from '../../config/jsonSyntax.ts';
 import { UsageError } from '../usage.ts';
 
 /** The `api` command's arguments: the request body, positional values, numbers, scopes. */
@@ -27,8 +28,11 @@ export function body<T>(values: BodyOptions): T {
   } else throw new UsageError('this action needs a body: --json-body JSON or --body-file FILE');
   try {
     return JSON.parse(text) as T;
-  } catch (err) {
-    throw new UsageError(`the body is not JSON: ${(err as Error).message}`);
+  } catch {
+    // Where, never what: a body may hold what should not reach a terminal's scrollback or a log.
+    throw new UsageError(
+      `the request body${file === undefined ? '' : ` in ${file}`} is ${jsonSyntaxProblem(text)}`,
+    );
   }
 }
 

@@ -43,7 +43,7 @@ ${pauseSection(ctx, s.paused)}
 <dl class="facts">
 <dt>Pending</dt><dd>${pending === 0 ? 'nothing to push' : html`${p.factory} factory and ${p.dc} DC difference(s), the oldest since ${t(p.oldestSince)}`}</dd>
 <dt>Done by</dt><dd>${pending === 0 ? '—' : html`${count(s.eta.calls, 'bulk call')}; ${s.eta.at === null || s.eta.at <= ctx.now ? 'as soon as they are sent' : t(s.eta.at)}`}</dd>
-<dt>Budget</dt><dd>${b.usedLastHour} of ${b.limit} calls used in the last hour; left now: shipments ${b.remainingByLane.shipments}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}${b.freesAt === null ? '' : html`; next call frees ${t(b.freesAt)}`}</dd>
+<dt>Budget</dt><dd>${b.usedLastHour} of ${b.limit} calls used in the last hour; left now: shipments ${b.remainingByLane.shipments}, polls ${b.remainingByLane.poll}, stock ${b.remainingByLane.stock}, reconciliation ${b.remainingByLane.reconcile}${b.freesAt === null ? '' : html`; next call frees ${t(b.freesAt)}`}</dd>
 ${s.unfinishedApplies.map((a) => html`<dt>Unfinished</dt><dd>apply of ${a.source}${a.heldId === null ? '' : ` (release of held ${a.heldId})`} decided ${t(a.decidedAt)}, ${a.keysMerged} keys merged so far: the daemon finishes it</dd>`)}
 <dt>Last push</dt><dd>${l.push === null ? t(null) : l.push.outcome === 'ok' ? html`${t(l.push.at)}: ${l.push.updated} updated, ${l.push.failed} rejected` : html`${t(l.push.at)}: <span class="failed">failed: ${l.push.error}</span>`}</dd>
 <dt>Failures</dt><dd><a href="/failures">${count(f.stock.total, 'stock item')} rejected by the portal</a>${f.stock.notFound > 0 ? ` (${f.stock.notFound} "Product not found")` : ''}</dd>
