@@ -149,7 +149,10 @@ interface ChildResult {
 }
 
 function child(extra: readonly string[]): ChildResult {
-  const r = spawnSync(process.execPath, [...DAEMON_NODE_FLAGS, import.meta.filename, ...extra], {
+  // The daemon's flags for what is measured; not for writing the inputs (a million-row workbook
+  // is built in memory by its writer, above the daemon's old-generation ceiling).
+  const flags = extra[0] === '--write' ? [] : DAEMON_NODE_FLAGS;
+  const r = spawnSync(process.execPath, [...flags, import.meta.filename, ...extra], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,
