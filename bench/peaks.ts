@@ -18,6 +18,7 @@ import { once } from 'node:events';
 import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
 import { openStateDb } from '../src/state/db.ts';
 import { benchArgs, sized } from './lib/args.ts';
@@ -45,7 +46,9 @@ function step(name: string, dataDir: string, arg?: string): Step {
   const out = execFileSync(
     process.execPath,
     [
-      '--max-semi-space-size=16',
+      // As the daemon runs (its old-generation ceiling included): a step that needed more would
+      // stop the daemon, and this run with it.
+      ...DAEMON_NODE_FLAGS,
       join(import.meta.dirname, 'lib', 'peakCase.ts'),
       name,
       dataDir,
