@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { DAEMON_NODE_FLAGS } from '../../src/cli/nodeFlags.ts';
 import { LineWatch, type LogLine, type LogView } from './logLines.ts';
 
 export type { LogLine } from './logLines.ts';
@@ -20,9 +21,13 @@ export interface CliProcess extends LogView {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Runs `node src/cli/main.ts ARGS` with the given environment (added to a clean PATH/HOME). */
+/**
+ * Runs `node <the daemon's flags> src/cli/main.ts ARGS` with the given environment (added to a
+ * clean PATH/HOME): the flags the installed command and the image give every command
+ * (src/cli/nodeFlags.ts), so that a child runs as in production, old-generation ceiling included.
+ */
 export function runCli(args: readonly string[], env: Record<string, string>): CliProcess {
-  const child = spawn(NODE, [CLI, ...args], {
+  const child = spawn(NODE, [...DAEMON_NODE_FLAGS, CLI, ...args], {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',
