@@ -17,7 +17,8 @@ const OPEN = (alias: string) => `${alias}.status NOT IN ('confirmed', 'replaced'
 const BATCH = 500;
 
 /**
- * Finished ledger rows older than the cutoff that nothing needs any more. Kept, however old:
+ * Finished ledger rows older than the cutoff that nothing needs any more (a held file released
+ * is finished too: its copy was read again under a row of its own). Kept, however old:
  * - rows not finished ('committed': a move still to do);
  * - the newest applied file of each kind: a copy of it arriving again is a duplicate and costs
  *   nothing (see duplicateOf in inventory/ingest/route.ts);
@@ -29,7 +30,7 @@ const BATCH = 500;
 const PRUNE_LEDGER = `
 DELETE FROM inbox_files WHERE id IN (
   SELECT f.id FROM inbox_files f
-   WHERE f.status IN ('processed', 'failed', 'duplicate') AND f.finished_at < @cutoff
+   WHERE f.status IN ('processed', 'failed', 'duplicate', 'released') AND f.finished_at < @cutoff
      AND f.id IS NOT (SELECT n.id FROM inbox_files n WHERE n.kind = f.kind AND ${appliedCondition('n')}
                        ORDER BY n.id DESC LIMIT 1)
      AND NOT EXISTS (SELECT 1 FROM shipment_confirmations c WHERE c.file_id = f.id AND ${OPEN('c')})

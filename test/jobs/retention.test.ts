@@ -251,6 +251,25 @@ describe('pruneRetained', () => {
     expect(attempts.get('late.csv:2:10:1')).toMatchObject({ name: 'late.csv', attempts: 1 });
   });
 
+  it('prunes the row of a held file released long ago (its copy was read again as a new row)', async () => {
+    // Rows as a release leaves them: the held file's row marked 'released' when the operator
+    // decided, its put-back copy read again under a row of its own (here: the newer files).
+    const releasedOld = await ingest('held-old.csv', 'sku,stock_quantity\nSKU-R,1\n');
+    await ingest('copy-old.csv', 'sku,stock_quantity\nSKU-R,1\nSKU-S,1\n');
+    t = T0 + 35 * DAY;
+    const releasedYoung = await ingest('held-young.csv', 'sku,stock_quantity\nSKU-Y,2\n');
+    await ingest('copy-young.csv', 'sku,stock_quantity\nSKU-Y,2\nSKU-S,2\n');
+    const release = env.db.prepare(
+      "UPDATE inbox_files SET status = 'released', finished_at = ? WHERE id = ?",
+    );
+    release.run(T0, releasedOld);
+    release.run(T0 + 35 * DAY, releasedYoung);
+    t = T0 + 36 * DAY;
+    await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    expect(ledgerIds()).not.toContain(releasedOld);
+    expect(ledgerIds()).toContain(releasedYoung);
+  });
+
   it('prunes nothing with RETENTION_DAYS=0', async () => {
     await seed();
     t = T0 + 3650 * DAY;
