@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { checkCombinations } from './checks.ts';
 import { ConfigError } from './configError.ts';
 import { jsonSyntaxProblem } from './jsonSyntax.ts';
+import { readSecretFile } from './secretFile.ts';
 import { maskUrlPassword } from './secrets.ts';
 import { type Config, type SettingName, settings } from './settings.ts';
 
@@ -123,16 +124,7 @@ function resolvePassword(password: string | undefined, file: string | undefined,
     );
   }
   const path = resolve(cwd, file);
-  let content: string;
-  try {
-    content = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(
-      'SUPPLIER_PASSWORD_FILE',
-      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`,
-    );
-  }
-  const value = content.replace(/\r?\n$/, '');
+  const value = readSecretFile('SUPPLIER_PASSWORD_FILE', path);
   if (value.trim() === '') throw new ConfigError('SUPPLIER_PASSWORD_FILE', `${path} is empty`);
   return value;
 }

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config/configError.ts';
+import { readSecretFile } from '../config/secretFile.ts';
 
 /** The header that carries the body's signature: `sha256=<hex>`. */
 export const SIGNATURE_HEADER = 'X-Supplier-Sync-Signature';
@@ -27,16 +27,7 @@ export function verifySignature(
  * start. Unreadable or empty: a ConfigError (exit 78) naming the setting, never the content.
  */
 export function readWebhookSecret(path: string): string {
-  let content: string;
-  try {
-    content = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(
-      'NOTIFY_WEBHOOK_SECRET_FILE',
-      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`,
-    );
-  }
-  const secret = content.replace(/\r?\n$/, '');
+  const secret = readSecretFile('NOTIFY_WEBHOOK_SECRET_FILE', path);
   if (secret.trim() === '')
     throw new ConfigError('NOTIFY_WEBHOOK_SECRET_FILE', `${path} holds no secret`);
   return secret;

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import { Counter, type Registry } from 'prom-client';
 import { ConfigError } from '../../config/configError.ts';
+import { readSecretFile } from '../../config/secretFile.ts';
 import type { Logger } from '../../log/logger.ts';
 
 /**
@@ -35,16 +35,7 @@ export function consoleMode(
 
 /** The console password: the file's content without its trailing newline (exit 78 when unusable). */
 export function readConsolePassword(path: string): string {
-  let content: string;
-  try {
-    content = readFileSync(path, 'utf8');
-  } catch (err) {
-    throw new ConfigError(
-      'CONSOLE_PASSWORD_FILE',
-      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? err}`,
-    );
-  }
-  const password = content.replace(/\r?\n$/, '');
+  const password = readSecretFile('CONSOLE_PASSWORD_FILE', path);
   if (password.length < MIN_PASSWORD_LENGTH)
     throw new ConfigError(
       'CONSOLE_PASSWORD_FILE',
