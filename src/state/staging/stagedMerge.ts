@@ -6,6 +6,7 @@ import {
   ruleIndex,
 } from '../../domain/stockRules.ts';
 import { perConnection, type StateDb } from '../db.ts';
+import type { ApplyResult } from '../stock/desiredStock.ts';
 import { ensureStockRuleFunctions, hasStockRules, offerSelect } from '../stock/ruleOffers.ts';
 
 /**
@@ -38,14 +39,8 @@ export interface ChunkArgs {
   readonly fileId: number | null;
 }
 
-export interface ChunkCounts {
-  /** Keys of the chunk, superseded ones included (a report's `stock.keys` is their sum). */
-  readonly rows: number;
-  readonly differing: number;
-  readonly newlyPending: number;
-  readonly failuresCleared: number;
-  readonly superseded: number;
-  readonly offers: OfferSummary;
+/** What merging one chunk did (its `rows` are the chunk's keys, superseded ones included). */
+export interface ChunkCounts extends ApplyResult {
   /** The chunk's last key: the cursor for the next one. */
   readonly last: Cursor;
 }
