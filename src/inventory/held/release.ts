@@ -52,15 +52,7 @@ export async function releaseHeld(deps: DecisionDeps, id: number): Promise<Relea
   if (entry.source === 'snapshot') return releaseSnapshot(deps, store, entry);
   const heldPath = heldPathOf(deps.dataDir, entry);
   if (entry.status === 'released' && existsSync(heldPath)) {
-    const inboxName = await moveBack(deps.dataDir, entry);
-    return {
-      source: 'file',
-      id,
-      file: entry.name,
-      inboxName,
-      contentHash: entry.contentHash,
-      resumed: true,
-    };
+    return fileReleased(entry, await moveBack(deps.dataDir, entry), true);
   }
   if (entry.status !== 'held') throw alreadyDecided(entry);
   if (!existsSync(heldPath)) {
@@ -91,13 +83,18 @@ export async function releaseHeld(deps: DecisionDeps, id: number): Promise<Relea
     { event: 'held.released', heldId: id, file: entry.name, inboxName },
     `held file ${id} (${entry.name}) released: back in inbox/ as ${inboxName}`,
   );
+  return fileReleased(entry, inboxName, false);
+}
+
+/** The result of releasing a held file, back in inbox/ as `inboxName`. */
+function fileReleased(entry: HeldEntry, inboxName: string, resumed: boolean): ReleaseResult {
   return {
     source: 'file',
-    id,
+    id: entry.id,
     file: entry.name,
     inboxName,
     contentHash: entry.contentHash,
-    resumed: false,
+    resumed,
   };
 }
 

@@ -150,25 +150,18 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       distributionCentresChecked: false,
       locationsMapped: 0,
     };
-    if (!(await stat(path)).isFile()) {
-      return {
-        ...base,
-        ...empty,
-        ...reading(),
-        readable: false,
-        kind: null,
-        reason: 'not a regular file',
-      };
-    }
+    /** A file not read at all: nothing of it known but why. */
+    const unread = (reason: string) => ({
+      ...base,
+      ...empty,
+      ...reading(),
+      readable: false as const,
+      kind: null,
+      reason,
+    });
+    if (!(await stat(path)).isFile()) return unread('not a regular file');
     if (format === undefined) {
-      return {
-        ...base,
-        ...empty,
-        ...reading(),
-        readable: false,
-        kind: null,
-        reason: `unsupported file extension: use ${SUPPORTED_EXTENSIONS}`,
-      };
+      return unread(`unsupported file extension: use ${SUPPORTED_EXTENSIONS}`);
     }
     const dcs = db ? createDcDirectory({ db }) : undefined;
     const rules = options.rules ?? NO_STOCK_RULES;
