@@ -2,6 +2,7 @@ import type { StockKey, StockKind } from '../domain/stock.ts';
 import type { StateDb } from './db.ts';
 import type { InboxFileRow } from './inbox/inboxTables.ts';
 import type { ConfirmationRow, ShipmentRow } from './shipments/shipmentTables.ts';
+import type { StockFailure } from './stock/stockFailures.ts';
 import { type LastPush, StockPushes } from './stock/stockPushes.ts';
 import type {
   DesiredStockRow,
@@ -53,15 +54,8 @@ export interface StockFacts {
   readonly remote: { readonly quantity: number; readonly seenAt: number } | null;
   /** When the key became pending; null when no push is owed. */
   readonly pendingSince: number | null;
-  readonly failure: {
-    readonly quantity: number;
-    readonly error: string;
-    readonly notFound: boolean;
-    readonly attempts: number;
-    readonly firstFailedAt: number;
-    readonly lastFailedAt: number;
-    readonly nextAttemptAt: number;
-  } | null;
+  /** The stored failure of the key (stockFailures.ts), without the key's own fields. */
+  readonly failure: Omit<StockFailure, keyof StockKey | 'key'> | null;
   readonly lastPush: LastPush | null;
 }
 
