@@ -8,7 +8,6 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { rejectHeld } from '../../src/inventory/index.ts';
-import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 
 let env: IngestEnv;
@@ -41,16 +40,7 @@ const guard = { zeroPercent: 50, dropPercent: 80, minKeys: 1 };
 
 /** Four files: one good, one with two bad rows, one that fails whole, one the guard rails hold. */
 async function handleFiles(): Promise<void> {
-  new RemoteStock(env.db).storeRead(
-    Array.from({ length: 10 }, (_, i) => ({
-      kind: 'factory' as const,
-      dc: '',
-      sku: `S${i}`,
-      quantity: 10,
-      platformSku: null,
-    })),
-    Date.now(),
-  );
+  env.portalHolds(Array.from({ length: 10 }, (_, i) => ({ sku: `S${i}`, quantity: 10 })));
   env.drop('good.csv', 'sku,stock_quantity\nS1,11\nS2,12\n');
   await env.process('good.csv', { guard });
   env.drop('some-bad.csv', 'sku,stock_quantity\nS3,13\nONLY-BAD,abc\nS4,1.5\n');

@@ -24,7 +24,6 @@ import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/re
 import { HeldStore } from '../../src/state/inbox/heldStore.ts';
 import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
-import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');
@@ -190,16 +189,7 @@ describe('a crash in the guard rails', () => {
   beforeEach(() => {
     mkdirSync(env.paths.held, { recursive: true });
     // The portal is known to hold 30 factory keys, each at 10.
-    new RemoteStock(env.db).storeRead(
-      Array.from({ length: 30 }, (_, i) => ({
-        kind: 'factory' as const,
-        dc: '',
-        sku: `S${i}`,
-        quantity: 10,
-        platformSku: null,
-      })),
-      Date.now(),
-    );
+    env.portalHolds(Array.from({ length: 30 }, (_, i) => ({ sku: `S${i}`, quantity: 10 })));
   });
 
   it('a crash between the decision to hold and the move leaves the file in inbox/, never applied; the next pass holds it', async () => {
@@ -274,16 +264,7 @@ describe('a release of a held snapshot read while another process merges', () =>
   const decide = () => ({ db: env.db, dataDir: env.dataDir, now: Date.now });
   /** The portal holds what the last read asked for (as a push would have made it). */
   function pushed(): void {
-    new RemoteStock(env.db).storeRead(
-      env.desired().map((r) => ({
-        kind: 'factory' as const,
-        dc: '',
-        sku: r.sku,
-        quantity: r.quantity,
-        platformSku: null,
-      })),
-      Date.now(),
-    );
+    env.portalHolds(env.desired());
   }
 
   it('a release while another process is in the middle of its merge leaves that apply to it; once the process is gone, the start finishes it', async () => {

@@ -5,7 +5,6 @@ import { stockRulesFileSchema } from '../../src/config/stockRulesFile.ts';
 import { explainKey } from '../../src/daemon/explain.ts';
 import { finishHeldDecisions, rejectHeld, releaseHeld } from '../../src/inventory/index.ts';
 import { HeldStore } from '../../src/state/inbox/heldStore.ts';
-import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
@@ -16,16 +15,7 @@ beforeEach(() => {
   env = makeIngestEnv('guard');
   mkdirSync(env.paths.held, { recursive: true });
   // The portal is known to hold 30 factory keys, each at 10.
-  new RemoteStock(env.db).storeRead(
-    Array.from({ length: 30 }, (_, i) => ({
-      kind: 'factory' as const,
-      dc: '',
-      sku: `S${i}`,
-      quantity: 10,
-      platformSku: null,
-    })),
-    Date.now(),
-  );
+  env.portalHolds(Array.from({ length: 30 }, (_, i) => ({ sku: `S${i}`, quantity: 10 })));
 });
 afterEach(async () => {
   await env.cleanup();

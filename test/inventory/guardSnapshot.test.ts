@@ -15,7 +15,6 @@ import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/re
 import { HeldStore } from '../../src/state/inbox/heldStore.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
 import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
-import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { runCliInProcess } from '../helpers/cliInProcess.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
@@ -71,16 +70,7 @@ const decide = () => ({ db: decision.db(), dataDir: env.dataDir, now: decision.n
 
 /** The portal holds what the last read asked for (as a push would have made it). */
 function pushed(): void {
-  new RemoteStock(env.db).storeRead(
-    env.desired().map((r) => ({
-      kind: 'factory' as const,
-      dc: '',
-      sku: r.sku,
-      quantity: r.quantity,
-      platformSku: null,
-    })),
-    Date.now(),
-  );
+  env.portalHolds(env.desired());
 }
 
 describe('guard rails on the snapshot source', () => {

@@ -9,6 +9,7 @@ import { createDcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { createLogger, type Logger } from '../../src/log/logger.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import type { DistributionCentreRecord } from '../../src/state/stock/distributionCentres.ts';
+import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { makeSandbox } from '../helpers/sandbox.ts';
 
 export interface LogCapture {
@@ -94,6 +95,19 @@ export function makeIngestEnv(label = 'ingest') {
         quantity: number;
         source: string;
       }>;
+    },
+    /** Records that the portal holds these factory quantities (as a reconciliation read would). */
+    portalHolds(rows: ReadonlyArray<{ sku: string; quantity: number }>): void {
+      new RemoteStock(db).storeRead(
+        rows.map((r) => ({
+          kind: 'factory' as const,
+          dc: '',
+          sku: r.sku,
+          quantity: r.quantity,
+          platformSku: null,
+        })),
+        Date.now(),
+      );
     },
     dirty(): string[] {
       return (
