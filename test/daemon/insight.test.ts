@@ -1,7 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
+import { outboxOrders } from '../helpers/outboxFiles.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 let h: Harness;
@@ -10,19 +9,6 @@ afterEach(async () => {
 });
 
 const json = (output: string) => JSON.parse(output.slice(output.indexOf('{')));
-
-const outboxOrders = (h: Harness) => {
-  const dir = join(h.box.dataDir, 'outbox');
-  return readdirSync(dir)
-    .filter((f) => !f.startsWith('.'))
-    .flatMap((f) =>
-      (
-        JSON.parse(readFileSync(join(dir, f), 'utf8')) as {
-          shipments: Array<{ order_number: string }>;
-        }
-      ).shipments.map((s) => s.order_number),
-    );
-};
 
 /** `HH:MM:SS` of an instant in a time zone. */
 const localClock = (at: number, timeZone: string) =>
@@ -92,8 +78,8 @@ describe('insight through the running daemon', () => {
       },
     );
     await h.start();
-    await waitUntil(() => outboxOrders(h).length >= 3, { timeoutMs: 15_000 });
-    const handed = outboxOrders(h);
+    await waitUntil(() => outboxOrders(h.box.dataDir).length >= 3, { timeoutMs: 15_000 });
+    const handed = outboxOrders(h.box.dataDir);
     const [a, b] = handed;
     h.drop('confirm.csv', `order_number,carrier,tracking_number\n${a},DPD,T-1\n${b},DPD,T-2\n`);
     await h.daemon!.waitFor(

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { factoryCsv, type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
+import { outboxOrders } from '../helpers/outboxFiles.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 let h: Harness;
@@ -10,18 +11,6 @@ afterEach(async () => {
 });
 
 const today = () => new Date().toISOString().slice(0, 10);
-const outboxOrders = (h: Harness) => {
-  const dir = join(h.box.dataDir, 'outbox');
-  return readdirSync(dir)
-    .filter((f) => !f.startsWith('.'))
-    .flatMap((f) =>
-      (
-        JSON.parse(readFileSync(join(dir, f), 'utf8')) as {
-          shipments: Array<{ order_number: string }>;
-        }
-      ).shipments.map((s) => s.order_number),
-    );
-};
 const json = (output: string) => JSON.parse(output.slice(output.indexOf('{')));
 /**
  * Retries of refused or failed confirmations within a second, not a minute: a short back-off,
@@ -42,7 +31,7 @@ describe('shipments through the running daemon', () => {
       .map((s) => s.order_number)
       .sort();
     await h.start();
-    await waitUntil(() => outboxOrders(h).length === ready.length, {
+    await waitUntil(() => outboxOrders(h.box.dataDir).length === ready.length, {
       timeoutMs: 15_000,
       message: 'the first export',
     });
@@ -55,14 +44,14 @@ describe('shipments through the running daemon', () => {
     await h.start();
     await h.daemon!.waitFor((l) => l.event === 'shipments.polled', 10_000);
     await h.daemon!.waitFor((l) => l.event === 'shipments.polled' && l.new === 0, 10_000);
-    expect(outboxOrders(h).sort()).toEqual(ready);
+    expect(outboxOrders(h.box.dataDir).sort()).toEqual(ready);
   });
 
   it('sends confirmations: shipped, collected, is_collected; unknown order and conflict reported; duplicate sent once', async () => {
     h = await startHarness('ship-confirm');
     await h.start();
-    await waitUntil(() => outboxOrders(h).length > 0, { timeoutMs: 15_000 });
-    const [a, b, c] = outboxOrders(h);
+    await waitUntil(() => outboxOrders(h.box.dataDir).length > 0, { timeoutMs: 15_000 });
+    const [a, b, c] = outboxOrders(h.box.dataDir);
     h.drop(
       'confirm.csv',
       [
@@ -127,8 +116,8 @@ describe('shipments through the running daemon', () => {
   }, async () => {
     h = await startHarness('ship-refused', {}, FAST_RETRY);
     await h.start();
-    await waitUntil(() => outboxOrders(h).length > 0, { timeoutMs: 15_000 });
-    const [a] = outboxOrders(h);
+    await waitUntil(() => outboxOrders(h.box.dataDir).length > 0, { timeoutMs: 15_000 });
+    const [a] = outboxOrders(h.box.dataDir);
     h.drop('shipped.csv', `order_number,carrier,tracking_number\n${a},DPD,T-A\n`);
     await h.daemon!.waitFor((l) => l.event === 'shipment.confirmed', 15_000);
     // The collected's first answer is a 500 (its outcome unknown), the next a refusal. The order
@@ -173,8 +162,8 @@ describe('shipments through the running daemon', () => {
   }, async () => {
     h = await startHarness('ship-order', {}, FAST_RETRY);
     await h.start();
-    await waitUntil(() => outboxOrders(h).length >= 2, { timeoutMs: 15_000 });
-    const [a, b] = outboxOrders(h);
+    await waitUntil(() => outboxOrders(h.box.dataDir).length >= 2, { timeoutMs: 15_000 });
+    const [a, b] = outboxOrders(h.box.dataDir);
     h.sim.faults.set({
       collectedNeedsShipped: true,
       routeFaults: [{ route: 'POST /shipments/:order_number/shipped', status: 500, times: 1 }],
@@ -232,13 +221,13 @@ describe('shipments through the running daemon', () => {
       },
     );
     await h.start();
-    await waitUntil(() => outboxOrders(h).length >= 3, { timeoutMs: 15_000 });
+    await waitUntil(() => outboxOrders(h.box.dataDir).length >= 3, { timeoutMs: 15_000 });
     h.drop(
       'big.csv',
       factoryCsv(Array.from({ length: 100 }, (_, i) => [seededSku(i), 3000 + i] as const)),
     );
     await h.daemon!.waitForEvent('queue.paused', 20_000);
-    const [a, b, c] = outboxOrders(h);
+    const [a, b, c] = outboxOrders(h.box.dataDir);
     h.drop(
       'confirm.csv',
       `order_number,carrier,tracking_number\n${a},DPD,P-1\n${b},DPD,P-2\n${c},DPD,P-3\n`,

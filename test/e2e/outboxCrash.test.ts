@@ -5,11 +5,12 @@
  * and finishes the hand-over: each order reaches outbox/ exactly once.
  */
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
 import { NODE } from '../helpers/daemonProcess.ts';
+import { outboxOrders } from '../helpers/outboxFiles.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 let h: Harness;
@@ -18,19 +19,6 @@ afterEach(async () => {
 });
 
 const today = () => new Date().toISOString().slice(0, 10);
-const outboxOrders = (h: Harness) => {
-  const dir = join(h.box.dataDir, 'outbox');
-  return readdirSync(dir)
-    .filter((f) => !f.startsWith('.'))
-    .flatMap((f) =>
-      (
-        JSON.parse(readFileSync(join(dir, f), 'utf8')) as {
-          shipments: Array<{ order_number: string }>;
-        }
-      ).shipments.map((s) => s.order_number),
-    );
-};
-
 describe('a crash during a hand-over to the ERP', () => {
   it.each(['after-commit', 'after-temp-write'])(
     'a crash %s of a hand-over: the orders go to the ERP once, also when they left the list meanwhile',
@@ -60,16 +48,16 @@ describe('a crash during a hand-over to the ERP', () => {
         child.once('exit', (code, signal) => r(signal ?? code)),
       );
       expect(exit).toBe('SIGKILL');
-      expect(outboxOrders(h)).toEqual([]);
+      expect(outboxOrders(h.box.dataDir)).toEqual([]);
       // The next day: these orders are no longer on the ready-to-ship list.
       day = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
       await h.start();
-      await waitUntil(() => ready.every((o) => outboxOrders(h).includes(o)), {
+      await waitUntil(() => ready.every((o) => outboxOrders(h.box.dataDir).includes(o)), {
         timeoutMs: 20_000,
         message: 'the interrupted hand-over finished',
       });
       await h.daemon!.waitFor((l) => l.event === 'shipments.polled', 15_000);
-      const handed = outboxOrders(h);
+      const handed = outboxOrders(h.box.dataDir);
       for (const o of ready) expect(handed.filter((x) => x === o)).toHaveLength(1);
       // No temporary file left (the next day's own hand-over may be finishing: wait for it).
       await waitUntil(
