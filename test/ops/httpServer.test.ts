@@ -282,6 +282,17 @@ describe('/metrics', () => {
     let now = NOW;
     const { get } = await start({ queues: false, now: () => now, metricsEveryMs: 20 });
     let t = (await get('/metrics')).text;
+    /** The metrics once the timer has read state.db at `at`. */
+    const refreshedAt = (at: number, what: string) =>
+      waitUntil(
+        async () => {
+          const text = (await get('/metrics')).text;
+          return sample(text, 'supplier_sync_metrics_refreshed_timestamp_seconds') === at / 1000
+            ? text
+            : undefined;
+        },
+        { message: what },
+      );
     expect(sample(t, 'supplier_sync_api_calls_last_hour')).toBe(0);
     expect(sample(t, 'supplier_sync_pending_differences{kind="factory"}')).toBe(0);
     expect(sample(t, 'supplier_sync_pending_oldest_age_seconds')).toBeUndefined();
@@ -294,15 +305,7 @@ describe('/metrics', () => {
     setLoginBlock(db, 'ops@example.com', 'secret', 401, NOW);
     beat(NOW);
     now = NOW + 30_000;
-    t = await waitUntil(
-      async () => {
-        const text = (await get('/metrics')).text;
-        return sample(text, 'supplier_sync_metrics_refreshed_timestamp_seconds') === now / 1000
-          ? text
-          : undefined;
-      },
-      { message: 'a refresh after the change' },
-    );
+    t = await refreshedAt(now, 'a refresh after the change');
     expect(sample(t, 'supplier_sync_api_calls_last_hour')).toBe(1);
     expect(sample(t, 'supplier_sync_pending_differences{kind="factory"}')).toBe(1);
     expect(sample(t, 'supplier_sync_pending_oldest_age_seconds')).toBe(30);
@@ -311,15 +314,7 @@ describe('/metrics', () => {
     expect(t).not.toContain('secret');
 
     now = NOW + 3_600_000 + 1; // the call leaves the window
-    t = await waitUntil(
-      async () => {
-        const text = (await get('/metrics')).text;
-        return sample(text, 'supplier_sync_metrics_refreshed_timestamp_seconds') === now / 1000
-          ? text
-          : undefined;
-      },
-      { message: 'a refresh after the hour' },
-    );
+    t = await refreshedAt(now, 'a refresh after the hour');
     expect(sample(t, 'supplier_sync_api_calls_last_hour')).toBe(0);
     expect(sample(t, 'supplier_sync_sync_stale')).toBe(1);
   });
