@@ -10,7 +10,9 @@
  *   and PSS (shared pages — the node binary's — divided between the daemons sharing them);
  * - the Redis connections per supplier (CLIENT LIST, by the daemons' connection names PREFIX:…);
  * - Redis memory per supplier (INFO used_memory, idle fleet minus the empty server, ÷ N);
- * - one file dropped into every inbox at once: the time until every portal holds every row.
+ * - one file dropped into every inbox at once: the time until every portal holds every row;
+ * - the floor under an idle daemon's memory, measured beside it: Node alone, and Node with the
+ *   packages an idle daemon has loaded (bench/lib/libraryFloor.mjs), both with the daemon's flags.
  *
  * With --http each daemon also serves HTTP (HTTP_PORT: /healthz, /metrics, the console), as the
  * Kubernetes manifests run it.
@@ -36,7 +38,7 @@ import {
   procMemory,
   redisUsedMemory,
 } from './lib/procMemory.ts';
-import { emitResult, median, peakRssMiB } from './lib/result.ts';
+import { emitResult, fmtRatio, median, peakRssMiB } from './lib/result.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const NODE = join(ROOT, 'node_modules', '.bin', 'node');
@@ -110,6 +112,27 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/** A floor process (bench/lib/libraryFloor.mjs), once it has loaded what it loads. */
+async function startFloor(bare: boolean): Promise<ChildProcess> {
+  const child = spawn(
+    NODE,
+    [
+      ...DAEMON_NODE_FLAGS,
+      join(import.meta.dirname, 'lib', 'libraryFloor.mjs'),
+      ...(bare ? ['bare'] : []),
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  onCleanup(() => {
+    child.kill('SIGKILL');
+  });
+  await new Promise<void>((resolve, reject) => {
+    createInterface({ input: child.stdout! }).once('line', () => resolve());
+    child.once('exit', (code) => reject(new Error(`floor process exited with ${code}`)));
+  });
+  return child;
+}
+
 /** Starts supplier i's daemon; resolves once it logged daemon.started. */
 async function startDaemon(s: Supplier): Promise<void> {
   const httpEnv = http ? { HTTP_PORT: String(await freePort()) } : {};
@@ -148,6 +171,12 @@ async function startDaemon(s: Supplier): Promise<void> {
   });
 }
 
+/** VmRSS = private + file-backed, MiB. */
+const fmtMemory = (m: ProcMemory | undefined) =>
+  m === undefined
+    ? 'unknown'
+    : `${m.rss.toFixed(1)} = ${m.anon.toFixed(1)} + ${m.file.toFixed(1)} MiB`;
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const memories = () => suppliers.map((s) => procMemory(s.child!.pid!)).filter((m) => !!m);
 const stat = (ms: readonly ProcMemory[], k: keyof ProcMemory) => ({
@@ -174,6 +203,7 @@ try {
   }
   const startS = (performance.now() - startT) / 1000;
   console.error(`${count} daemons started in ${startS.toFixed(1)} s`);
+  const floors = { node: await startFloor(true), libraries: await startFloor(false) };
   await sleep(15_000);
   const afterStart = memories();
   load.push(loadavg());
@@ -182,6 +212,10 @@ try {
   const cpuBefore = cpu();
   await sleep(idleS * 1000);
   const idle = memories();
+  const floor = {
+    node: procMemory(floors.node.pid!),
+    libraries: procMemory(floors.libraries.pid!),
+  };
   // CPU an idle daemon uses (its schedules, the lanes' waits, the heartbeat), millicores.
   const idleMilliCpu = cpu().map((c, i) => ((c - cpuBefore[i]!) / idleS) * 1000);
   load.push(loadavg());
@@ -238,6 +272,7 @@ try {
       `  started in ${f(startS)} s`,
       `  15 s after start: VmRSS ${f(mStart.rss.median)} / ${f(mStart.rss.max)} MiB, PSS ${f(mStart.pss.median)} / ${f(mStart.pss.max)} MiB`,
       `  idle (${idleS} s more): VmRSS ${f(mIdle.rss.median)} / ${f(mIdle.rss.max)} MiB = private ${f(mIdle.anon.median)} + file-backed ${f(mIdle.file.median)}; PSS ${f(mIdle.pss.median)} / ${f(mIdle.pss.max)} MiB`,
+      `  floor beside them: Node alone ${fmtMemory(floor.node)}; Node with the packages an idle daemon loads ${fmtMemory(floor.libraries)}`,
       `  idle CPU per daemon: ${f(median(idleMilliCpu))} / ${f(Math.max(...idleMilliCpu))} millicores`,
       `  Redis connections per supplier: ${perSupplier.join(' ')} (others unnamed: ${unnamed})`,
       `  Redis memory per supplier: ${f(redisPerSupplierKiB)} KiB idle, ${f(redisWorkedKiB)} KiB after a file`,
@@ -263,6 +298,13 @@ try {
         result: `${f(mIdle.rss.median)} = ${f(mIdle.anon.median)} + ${f(mIdle.file.median)} MiB`,
         reference: ref,
         ratio: ok(mIdle.rss.median, MEMORY_LIMIT_MIB),
+      },
+      {
+        measure:
+          'floor: Node with the packages an idle daemon loads, nothing run (VmRSS = private + file-backed)',
+        result: fmtMemory(floor.libraries),
+        reference: `Node alone ${fmtMemory(floor.node)}`,
+        ratio: floor.libraries === undefined ? '' : fmtRatio(mIdle.rss.median, floor.libraries.rss),
       },
       {
         measure: '15 s after start: VmRSS per daemon (median / max)',
@@ -306,6 +348,7 @@ try {
       idle,
       idleMilliCpu,
       afterWork,
+      floor,
       perSupplier,
       unnamed,
       redis: { empty: redisEmpty, idle: redisIdle, afterWork: redisWorked },
