@@ -33,10 +33,12 @@ export async function sendNotification(req: SendRequest): Promise<SendResult> {
   };
   if (req.secret !== undefined)
     headers[SIGNATURE_HEADER.toLowerCase()] = signBody(req.body, req.secret);
+  const { url, authorization } = withoutCredentials(req.url);
+  if (authorization !== undefined) headers.authorization = authorization;
   const timeout = AbortSignal.timeout(req.timeoutMs);
   const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
   try {
-    const res = await fetch(req.url, {
+    const res = await fetch(url, {
       method: 'POST',
       headers,
       body: req.body,
@@ -52,6 +54,21 @@ export async function sendNotification(req: SendRequest): Promise<SendResult> {
     if (req.signal?.aborted) return { ok: false, error: 'stopped' };
     return { ok: false, error: describeError(err) };
   }
+}
+
+/**
+ * A receiver's URL with `user:password@` in it (a common way to give a webhook Basic auth):
+ * fetch refuses such a URL, so the credentials go in an Authorization header instead.
+ */
+export function withoutCredentials(raw: string): { url: string; authorization?: string } {
+  const url = new URL(raw);
+  if (url.username === '' && url.password === '') return { url: raw };
+  const user = decodeURIComponent(url.username);
+  const password = decodeURIComponent(url.password);
+  url.username = '';
+  url.password = '';
+  const token = Buffer.from(`${user}:${password}`).toString('base64');
+  return { url: url.href, authorization: `Basic ${token}` };
 }
 
 /** `ECONNREFUSED`, `ENOTFOUND` … from fetch's cause; the message otherwise (never the URL). */
