@@ -1,6 +1,6 @@
 /**
  * The scratch database of a staged set (src/state/staging/stagingFile.ts), written in the reading thread and,
- * past `workerAfterRows`, by a real worker thread: the same rows, duplicates and rejections either
+ * past `workerAfterRows`, by a real worker thread: the same rows, duplicates and named keys either
  * way, the reader held back while the worker is behind, the worker's errors surfaced, and a
  * discarded set leaving no file behind. Real SQLite files in a temporary folder in memory.
  */
@@ -17,13 +17,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const ROWS = 30_000;
 
-/** Factory and DC rows in file order, every 7th repeating an earlier key, and some rejections. */
+/** Factory and DC rows in file order, every 7th repeating an earlier key, and some keys named without a row. */
 async function stage(file: StagingFile): Promise<void> {
   for (let i = 0; i < ROWS; i++) {
     const n = i % 7 === 6 ? i - 5 : i;
     const kind: StockKind = n % 2 === 0 ? 'factory' : 'dc';
     file.put(kind, kind === 'dc' ? `DC-${n % 3}` : '', `SKU-${n}`, i, i + 2);
-    if (i % 1000 === 999) file.reject({ line: i + 2, field: 'sku', reason: 'empty', value: '' });
+    if (i % 1000 === 999) file.nameKey('dc', 'DC-9', `NAMED-${i}`);
     if (i % 4096 === 0) {
       file.flush();
       await file.ready();
@@ -35,17 +35,17 @@ async function stage(file: StagingFile): Promise<void> {
 function contents(file: StagingFile) {
   const duplicates = file.duplicates(5, 3);
   const counts = file.duplicateCounts();
-  const rejected = [...file.rejections(7)];
   const keys = file.count();
   file.close();
   const db = new Database(file.path, { readonly: true });
   const rows = db.prepare('SELECT * FROM rows ORDER BY kind, dc, sku').all();
+  const named = db.prepare('SELECT * FROM named ORDER BY kind, dc, sku').all();
   db.close();
-  return { duplicates, counts, rejected, keys, rows };
+  return { duplicates, counts, named, keys, rows };
 }
 
 describe('staging a set', () => {
-  it('stages the same rows, duplicates and rejections in a worker thread as in the reading thread', async () => {
+  it('stages the same rows, duplicates and named keys in a worker thread as in the reading thread', async () => {
     const here = StagingFile.create(dir, { workerAfterRows: Number.POSITIVE_INFINITY });
     const worker = StagingFile.create(dir, { workerAfterRows: 5000 });
     await stage(here);
@@ -55,8 +55,8 @@ describe('staging a set', () => {
     expect(b).toEqual(a);
     expect(a.keys).toBeGreaterThan(20_000);
     expect(a.duplicates.rows).toBe(Math.floor(ROWS / 7));
-    expect(a.rejected).toHaveLength(ROWS / 1000);
-    expect(a.rejected[0]).toEqual({ line: 1001, field: 'sku', reason: 'empty', value: '' });
+    expect(a.named).toHaveLength(ROWS / 1000);
+    expect(a.named[0]).toEqual({ kind: 'dc', dc: 'DC-9', sku: 'NAMED-10999' });
     here.discard();
     worker.discard();
   });

@@ -4,11 +4,11 @@ import { open } from 'node:fs/promises';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { StockKind } from '../../domain/stock.ts';
 import { removeStagingFile, scratchName, stagingDir } from './scratchFiles.ts';
 import { StagingError } from './stagingError.ts';
-import { type NamedRow, openStagingDb, type RejectRow, StagingWriter } from './stagingWriter.ts';
+import { type NamedRow, openStagingDb, StagingWriter } from './stagingWriter.ts';
 
 /** The worker's module: stagingWorker.ts next to this file, or .js once compiled. */
 const WORKER_URL = new URL(
@@ -50,20 +50,6 @@ export interface StagedDuplicates {
   readonly keysOmitted: number;
 }
 
-/** A row of the scratch file's `rejected` table. */
-type RejectedRow = { id: number; line: number; field: string; reason: string } & {
-  [k in 'key' | 'value']: string | null;
-};
-
-export interface StagedRejection {
-  readonly line: number;
-  /** The key the row names, when it could be read (see RowError). */
-  readonly key?: string | undefined;
-  readonly field: string;
-  readonly reason: string;
-  readonly value?: string | undefined;
-}
-
 /**
  * Writes one staged set. `put` buffers; a full buffer is staged in one transaction of multi-row
  * upserts (rows in file order, so the last line of a key wins). `finish()` stages the rest;
@@ -82,12 +68,9 @@ export class StagingFile {
   #failure: Error | undefined;
   #workerAfterRows: number;
   #staged = 0;
-  /** A read-only connection, for reading the rejected rows back after close(). */
-  #reader: Database.Database | undefined;
   /** Flat, per kind: sku, quantity, line of each buffered factory row; dc first for DC rows. */
   #factory: Array<string | number> = [];
   #dc: Array<string | number> = [];
-  #rejects: RejectRow[] = [];
   #named: NamedRow[] = [];
   readonly #sum: boolean;
 
@@ -127,19 +110,13 @@ export class StagingFile {
     }
   }
 
-  /** Keeps a rejected row for the report. */
-  reject(r: StagedRejection): void {
-    this.#rejects.push([r.line, r.field, r.reason, r.value ?? null, r.key ?? null]);
-    if (this.#rejects.length >= BATCH) this.#flushRejects();
-  }
-
   /**
    * Keeps a key the file names without a staged row (a row rejected for its quantity, a row a
    * profile keeps as it is): a full export does not zero it.
    */
   nameKey(kind: StockKind, dc: string, sku: string): void {
     this.#named.push([kind, dc, sku]);
-    if (this.#named.length >= BATCH) this.#flushRejects();
+    if (this.#named.length >= BATCH) this.#flushNamed();
   }
 
   /** Stages what is buffered (called at the end of each parsed batch and at each pause). */
@@ -155,7 +132,7 @@ export class StagingFile {
 
   #flushAll(): void {
     this.#flushStock();
-    this.#flushRejects();
+    this.#flushNamed();
   }
 
   /**
@@ -207,17 +184,14 @@ export class StagingFile {
     if (this.#staged >= this.#workerAfterRows) this.#handOver();
   }
 
-  #flushRejects(): void {
-    if (this.#rejects.length === 0 && this.#named.length === 0) return;
-    const rejects = this.#rejects;
+  #flushNamed(): void {
+    if (this.#named.length === 0) return;
     const named = this.#named;
-    this.#rejects = [];
     this.#named = [];
     if (this.#worker !== undefined) {
-      this.#post({ rejects, named });
+      this.#post({ named });
       return;
     }
-    this.#local().reject(rejects);
     this.#local().name(named);
   }
 
@@ -324,38 +298,10 @@ export class StagingFile {
     return out;
   }
 
-  /** Rejected rows in the order they were kept, read a page at a time (for streamed reports). */
-  *rejections(pageSize = 10_000): Generator<StagedRejection> {
-    this.#reader ??=
-      this.#writer === undefined
-        ? new Database(this.path, { readonly: true, fileMustExist: true })
-        : this.#open();
-    const page = this.#reader.prepare<[number, number], RejectedRow>(
-      'SELECT id, line, key, field, reason, value FROM rejected WHERE id > ? ORDER BY id LIMIT ?',
-    );
-    let after = 0;
-    for (;;) {
-      const rows = page.all(after, pageSize);
-      for (const r of rows) {
-        yield {
-          line: r.line,
-          ...(r.key === null ? {} : { key: r.key }),
-          field: r.field,
-          reason: r.reason,
-          ...(r.value === null ? {} : { value: r.value }),
-        };
-      }
-      if (rows.length < pageSize) return;
-      after = rows.at(-1)!.id;
-    }
-  }
-
   /** Stages the rest and closes the connection (the file stays, for ATTACH). */
   close(): void {
     if (this.#writer === undefined && this.#worker === undefined) return;
-    const db = this.#open();
-    if (this.#reader === db) this.#reader = undefined;
-    db.close();
+    this.#open().close();
     this.#writer = undefined;
   }
 
@@ -373,8 +319,6 @@ export class StagingFile {
 
   /** Closes (without syncing) and deletes the file. */
   discard(): void {
-    if (this.#reader !== this.#writer?.db) this.#reader?.close();
-    this.#reader = undefined;
     this.#writer?.db.close();
     this.#writer = undefined;
     const worker = this.#worker;

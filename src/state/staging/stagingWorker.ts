@@ -3,7 +3,7 @@
  * to it once the file is large): the thread that reads and checks the file goes on with the next
  * rows while this one writes them, on the machine's other core.
  *
- * Messages in: `{ stock: StockBatch }`, `{ rejects: RejectRow[], named: NamedRow[] }`, each answered `{ done: true }`
+ * Messages in: `{ stock: StockBatch }`, `{ named: NamedRow[] }`, each answered `{ done: true }`
  * once written (the reading side keeps a few in flight, no more); `{ close: true }`, answered
  * `{ closed: true }` once the rows out of key order are settled and the connection is closed. A failure is answered
  * `{ error: { name, message, code } }` and ends the thread.
@@ -12,7 +12,6 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import {
   type NamedRow,
   openStagingDb,
-  type RejectRow,
   type StagingOrder,
   StagingWriter,
   type StockBatch,
@@ -20,7 +19,7 @@ import {
 
 type Message =
   | { readonly stock: StockBatch }
-  | { readonly rejects: readonly RejectRow[]; readonly named: readonly NamedRow[] }
+  | { readonly named: readonly NamedRow[] }
   | { readonly close: true };
 
 // Imported anywhere but in the worker thread stagingFile.ts starts (a check loading every module,
@@ -46,10 +45,8 @@ function serve(port: MessagePort, { path, order }: { path: string; order: Stagin
     port.on('message', (m: Message) => {
       try {
         if ('stock' in m) writer.stage(m.stock);
-        else if ('rejects' in m) {
-          writer.reject(m.rejects);
-          writer.name(m.named);
-        } else {
+        else if ('named' in m) writer.name(m.named);
+        else {
           writer.settle();
           writer.db.close();
           port.postMessage({ closed: true });

@@ -13,7 +13,6 @@ import Database, { type Statement } from 'better-sqlite3';
  * - `raw (kind, dc, sku, quantity, line)`: rows of a file out of key order, appended as they come
  *   and moved into `rows` in key order by `settle()` (empty after it);
  * - `duplicates (id, kind, dc, sku, replaced, line)`: one row per replaced row, logged by a trigger;
- * - `rejected (id, line, field, reason, value, key)`: every rejected row, for the report;
  * - `named (kind, dc, sku)`: keys the file names without a row in `rows` (a row rejected for its
  *   quantity, a row a profile keeps as it is): a full export does not zero them.
  */
@@ -44,14 +43,6 @@ CREATE TABLE duplicates (
 CREATE TRIGGER rows_replaced AFTER UPDATE ON rows BEGIN
   INSERT INTO duplicates (kind, dc, sku, replaced, line) VALUES (old.kind, old.dc, old.sku, old.line, new.line);
 END;
-CREATE TABLE rejected (
-  id     INTEGER PRIMARY KEY,
-  line   INTEGER NOT NULL,
-  field  TEXT NOT NULL,
-  reason TEXT NOT NULL,
-  value  TEXT,
-  key    TEXT
-);
 CREATE TABLE named (
   kind TEXT NOT NULL,
   dc   TEXT NOT NULL,
@@ -84,9 +75,6 @@ export interface StockBatch {
   readonly factory: ReadonlyArray<string | number>;
   readonly dc: ReadonlyArray<string | number>;
 }
-
-/** A rejected row: line, field, reason, value (or null), the key it names (or null). */
-export type RejectRow = readonly [number, string, string, string | null, string | null];
 
 /** A key the file names without a staged row: kind, dc, sku. */
 export type NamedRow = readonly [string, string, string];
@@ -146,7 +134,6 @@ export class StagingWriter {
   readonly #dc: Insert;
   readonly #rawFactory: Insert;
   readonly #rawDc: Insert;
-  readonly #reject: Statement<[string]>;
   readonly #name: Statement<[string]>;
   readonly #sum: boolean;
   readonly #settle: Statement;
@@ -174,10 +161,6 @@ export class StagingWriter {
     this.#dc = insert('rows', 'dc');
     this.#rawFactory = insert('raw', 'factory');
     this.#rawDc = insert('raw', 'dc');
-    this.#reject = db.prepare<[string]>(
-      `INSERT INTO rejected (line, field, reason, value, key)
-       SELECT value ->> 0, value ->> 1, value ->> 2, value ->> 3, value ->> 4 FROM json_each(?)`,
-    );
     this.#name = db.prepare<[string]>(
       `INSERT OR IGNORE INTO named (kind, dc, sku)
        SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)`,
@@ -212,11 +195,6 @@ export class StagingWriter {
       this.#settle.run();
       this.#clearRaw.run();
     })();
-  }
-
-  /** Keeps rejected rows for the report. */
-  reject(rows: readonly RejectRow[]): void {
-    if (rows.length > 0) this.#reject.run(JSON.stringify(rows));
   }
 
   /** Keeps keys the file names without a staged row. */
