@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { budgetStatus } from '../api/budget/budgetStore.ts';
 import { dataPaths, loadConfig, maskUrlPassword } from '../config/index.ts';
 import { startDaemon } from '../daemon/daemon.ts';
+import { when, zoneName } from '../domain/humanTime.ts';
 import { rejectHeld } from '../inventory/index.ts';
 import { createLogger } from '../log/logger.ts';
 import { startSimulator } from '../simulator/index.ts';
@@ -128,13 +129,15 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     );
     say();
 
-    say('6. What the portal rejected is kept for retry (supplier-sync failures):');
+    say(
+      `6. What the portal rejected is kept for retry (supplier-sync failures; times in ${zoneName(config.timezone, Date.now())}):`,
+    );
     const paths = dataPaths(dataDir);
     const db = openStateDb(paths.stateDb);
     try {
       for (const f of new StockFailures(db).list())
         say(
-          `  ${f.key}  quantity ${f.quantity}  ${f.error}  (next try ${new Date(f.nextAttemptAt).toISOString()})`,
+          `  ${f.key}  quantity ${f.quantity}  ${f.error}  (next try ${when(f.nextAttemptAt, Date.now(), config.timezone)})`,
         );
       for (const c of new ConfirmationSends(db).failures())
         say(`  ${c.key}  ${c.status}: ${c.error ?? ''}`);
