@@ -136,6 +136,8 @@ export interface RederiveResult {
  * with a RETURNING clause) SQLite first collects the keys to change, then looks each one up again
  * to change it, where a plain UPDATE changes each row where its scan finds it. Looking the
  * written-down keys up (UPDATE … FROM, or … IN) costs more than working every offer out again.
+ * On a million keys of which a quarter change (bench/peaks.ts) this takes about a fifth less time
+ * than the trigger did.
  */
 function rederiveSql(rules: readonly StockRule[]): { capture: string; update: string } {
   const call = 'CAST(stock_offer(kind, dc, sku, erp_quantity) AS INTEGER)';
