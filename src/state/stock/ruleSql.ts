@@ -51,6 +51,17 @@ export function storedSlotSql(rules: readonly StockRule[], column: string): stri
   return `(CASE WHEN ${column} IS NULL THEN 0 ${whens.length > 0 ? `ELSE CASE ${column} ${whens.join(' ')} ELSE -1 END` : 'ELSE -1'} END)`;
 }
 
+/**
+ * The label (desired_stock.rule) of the rule in the slot `slot` (an SQL expression) as a CASE
+ * over the rules' labels; NULL for slot 0. For the rules offerSql compiles (so no more than a few
+ * hundred WHENs).
+ */
+export function slotLabelSql(rules: readonly StockRule[], slot: string): string {
+  if (rules.length === 0) return 'NULL';
+  const whens = rules.map((rule, i) => `WHEN ${i + 1} THEN ${quote(ruleLabel(rule, i))}`);
+  return `(CASE ${slot} ${whens.join(' ')} END)`;
+}
+
 /** Printable ASCII only: compared alike by the rules and by LIKE. */
 const ASCII = /^[ -~]*$/;
 
