@@ -240,4 +240,59 @@ describe('desired stock under stock rules (real SQLite)', () => {
     });
     expect(pendingKeys()).toEqual(['factory::A-1', 'factory::C-1']);
   });
+  it('counts a key already pending whose offer changes without marking it again, and drops what an excluded key owed', async () => {
+    open('rules-rederive-pending');
+    await seedDesiredStock(
+      db,
+      box.dataDir,
+      'factory',
+      [
+        { dc: '', sku: 'A-1', quantity: 10 },
+        { dc: '', sku: 'A-2', quantity: 10 },
+        { dc: '', sku: 'D-1', quantity: 10 },
+        { dc: '', sku: 'E-1', quantity: 10 },
+      ],
+      'file:1',
+      10,
+    );
+    db.exec('DELETE FROM pending_stock');
+    const pending = new PendingStock(db);
+    // A-1 and D-1 still owe a push from earlier (since 5).
+    pending.mark(
+      [
+        { kind: 'factory', dc: '', sku: 'A-1' },
+        { kind: 'factory', dc: '', sku: 'D-1' },
+      ],
+      5,
+    );
+    const failures = new StockFailures(db);
+    const retry = { baseMs: 1000, maxMs: 10_000, notFoundMs: 10_000 };
+    // A failure of a key the rules leave alone stays; one of a key offering another quantity goes.
+    failures.record({ kind: 'factory', dc: '', sku: 'E-1', quantity: 10 }, 'boom', false, 6, retry);
+    failures.record({ kind: 'factory', dc: '', sku: 'A-2', quantity: 10 }, 'boom', false, 6, retry);
+
+    setStockRules(db, [
+      { sku: 'A-*', max: 4 },
+      { sku: 'D-*', exclude: true },
+    ]);
+    expect(rederiveOffers(db, 30)).toEqual({
+      changed: 3,
+      offerChanged: 2,
+      newlyPending: 1,
+      newlyExcluded: 1,
+      noLongerExcluded: 0,
+      failuresCleared: 1,
+      ran: true,
+    });
+    const since = db.prepare('SELECT sku, since FROM pending_stock ORDER BY sku').all() as {
+      sku: string;
+      since: number;
+    }[];
+    // A-1 keeps the time it first owed a push; D-1, excluded now, owes nothing.
+    expect(since).toEqual([
+      { sku: 'A-1', since: 5 },
+      { sku: 'A-2', since: 30 },
+    ]);
+    expect(failures.list().map((f) => f.sku)).toEqual(['E-1']);
+  });
 });

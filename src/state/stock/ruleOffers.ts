@@ -124,85 +124,91 @@ export interface RederiveResult {
 }
 
 /**
- * The re-evaluation in two passes over desired_stock, each in key order and each working out
- * every key's offer once: the rules compiled to SQL where they can be (ruleSql.ts), else the
- * function; a key's stored outcome packed as its offer is, so that the two compare as integers.
+ * The re-evaluation as statements that each work a key's offer out once where they meet it: the
+ * rules compiled to SQL where they can be (ruleSql.ts), else the function; a key's stored outcome
+ * packed as its offer is, so that the two compare as integers. Those that need what a key was
+ * run before the UPDATE changes it:
  *
- * - `capture`: a read of every key, writing down each one whose outcome differs, with what it
- *   was, into temp.rederived_keys (appended in key order: no index to keep up);
- * - `update`: the UPDATE of the same keys (found by the same comparison, so the same keys).
+ * - `clearFailures`: driven by stock_failures (few rows: CROSS JOIN keeps SQLite from scanning
+ *   desired_stock instead), each failed key's offer worked out;
+ * - `markPending`: a read of every key, making pending each one that is offered again or offers
+ *   another quantity (counted: an upsert that leaves a key already pending as it was);
+ * - `update`: the UPDATE of every key whose outcome differs (a plain UPDATE: SQLite changes each
+ *   row where its scan finds it).
  *
- * Two passes cost less than one UPDATE with a trigger writing the keys down: with a trigger (as
- * with a RETURNING clause) SQLite first collects the keys to change, then looks each one up again
- * to change it, where a plain UPDATE changes each row where its scan finds it. Looking the
- * written-down keys up (UPDATE … FROM, or … IN) costs more than working every offer out again.
- * On a million keys of which a quarter change (bench/peaks.ts) this takes about a fifth less time
- * than the trigger did.
+ * Nothing is written down key by key on the side: a trigger or RETURNING makes SQLite collect the
+ * keys first and look each one up again, and a temp table of the changed keys cost a quarter
+ * million inserts; the exclusions' counts come from the index of excluded keys instead
+ * (rederiveOffers).
  */
-function rederiveSql(rules: readonly StockRule[]): { capture: string; update: string } {
-  const call = 'CAST(stock_offer(kind, dc, sku, erp_quantity) AS INTEGER)';
-  const compiled = offerSql(
-    rules,
-    { kind: 'kind', dc: 'dc', sku: 'sku', erp: 'erp_quantity' },
-    call,
-  );
-  const offer = compiled ?? call;
+function rederiveSql(rules: readonly StockRule[]) {
+  const key = (t: string) => ({
+    kind: `${t}kind`,
+    dc: `${t}dc`,
+    sku: `${t}sku`,
+    erp: `${t}erp_quantity`,
+  });
+  const call = (t: string) =>
+    `CAST(stock_offer(${t}kind, ${t}dc, ${t}sku, ${t}erp_quantity) AS INTEGER)`;
+  const offerOf = (t: string) => offerSql(rules, key(t), call(t)) ?? call(t);
+  const compiled = offerSql(rules, key(''), call('')) !== null;
   // The labels as SQL with the rules: no call into JavaScript for each changed key.
   const label = (o: string) =>
-    compiled === null ? labelSql(o) : slotLabelSql(rules, `${o} % ${SLOT_BITS}`);
-  const stored = `quantity * ${QUANTITY_UNIT} + excluded * ${EXCLUDED_BIT} + ${storedSlotSql(rules, 'rule')}`;
+    compiled ? slotLabelSql(rules, `${o} % ${SLOT_BITS}`) : labelSql(o);
+  const stored = (t: string) =>
+    `${t}quantity * ${QUANTITY_UNIT} + ${t}excluded * ${EXCLUDED_BIT} + ${storedSlotSql(rules, `${t}rule`)}`;
+  const offered = (o: string) => `(${o} / ${EXCLUDED_BIT}) % 2 = 0`;
   return {
+    clearFailures: `DELETE FROM stock_failures WHERE (kind, dc, sku) IN (
+       SELECT kind, dc, sku FROM (
+         SELECT f.kind, f.dc, f.sku, f.quantity AS failed, ${stored('d.')} AS was, ${offerOf('d.')} AS o
+           FROM stock_failures f
+          CROSS JOIN main.desired_stock d ON d.kind = f.kind AND d.dc = f.dc AND d.sku = f.sku
+          WHERE d.erp_quantity IS NOT NULL LIMIT -1 OFFSET 0)
+        WHERE o != was AND (NOT ${offered('o')} OR failed != o / ${QUANTITY_UNIT}))`,
     // The offer once per row, in a subquery SQLite does not flatten.
-    capture: `INSERT INTO temp.rederived_keys (kind, dc, sku, quantity, excluded, was_quantity, was_excluded)
-       SELECT kind, dc, sku, o / ${QUANTITY_UNIT}, (o / ${EXCLUDED_BIT}) % 2, quantity, excluded
-         FROM (SELECT kind, dc, sku, quantity, excluded, rule, ${offer} AS o
+    markPending: `INSERT INTO pending_stock (kind, dc, sku, since)
+       SELECT kind, dc, sku, @now
+         FROM (SELECT kind, dc, sku, quantity, excluded, ${offerOf('')} AS o
                  FROM main.desired_stock WHERE erp_quantity IS NOT NULL LIMIT -1 OFFSET 0)
-        WHERE o != ${stored}`,
+        WHERE ${offered('o')} AND (excluded = 1 OR o / ${QUANTITY_UNIT} != quantity)
+       ON CONFLICT DO UPDATE SET since = pending_stock.since`,
     // The new values from one working-out of the offer (a subquery SQLite does not flatten).
     update: `UPDATE main.desired_stock
        SET (quantity, excluded, rule) = (
          SELECT o / ${QUANTITY_UNIT}, (o / ${EXCLUDED_BIT}) % 2, ${label('o')}
-           FROM (SELECT ${offer} AS o LIMIT 1 OFFSET 0))
-     WHERE erp_quantity IS NOT NULL AND ${offer} != ${stored}`,
+           FROM (SELECT ${offerOf('')} AS o LIMIT 1 OFFSET 0))
+     WHERE erp_quantity IS NOT NULL AND ${offerOf('')} != ${stored('')}`,
   };
 }
 
 function build(db: StateDb) {
   ensureStockRuleFunctions(db);
-  // Filled by the capture (rederiveSql), then read whole: no key index to keep up.
+  // The keys excluded before the pass (from the index of excluded keys: usually few).
   db.exec(
-    `CREATE TEMP TABLE IF NOT EXISTS rederived_keys (
-       kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL,
-       quantity INTEGER NOT NULL, excluded INTEGER NOT NULL,
-       was_quantity INTEGER NOT NULL, was_excluded INTEGER NOT NULL)`,
+    'CREATE TEMP TABLE IF NOT EXISTS rederive_was_excluded (kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL)',
   );
   return {
-    clear: db.prepare('DELETE FROM temp.rederived_keys'),
-    counts: db.prepare<
-      [],
-      { offer: number | null; excluded: number | null; included: number | null }
-    >(
-      `SELECT SUM(excluded = 0 AND (was_excluded = 1 OR quantity != was_quantity)) AS offer,
-              SUM(excluded = 1 AND was_excluded = 0) AS excluded,
-              SUM(excluded = 0 AND was_excluded = 1) AS included
-         FROM temp.rederived_keys`,
+    clear: db.prepare('DELETE FROM temp.rederive_was_excluded'),
+    keepExcluded: db.prepare(
+      `INSERT INTO temp.rederive_was_excluded (kind, dc, sku)
+       SELECT kind, dc, sku FROM main.desired_stock WHERE excluded = 1`,
     ),
-    markPending: db.prepare<[number]>(
-      `INSERT INTO pending_stock (kind, dc, sku, since)
-       SELECT kind, dc, sku, ? FROM temp.rederived_keys
-        WHERE excluded = 0 AND (was_excluded = 1 OR quantity != was_quantity)
-       ON CONFLICT DO NOTHING`,
-    ),
+    excluded: db
+      .prepare<[], number>('SELECT COUNT(*) FROM main.desired_stock WHERE excluded = 1')
+      .pluck(),
+    pending: db.prepare<[], number>('SELECT COUNT(*) FROM pending_stock').pluck(),
+    noLongerExcluded: db
+      .prepare<[], number>(
+        `SELECT COUNT(*) FROM temp.rederive_was_excluded w
+           JOIN main.desired_stock d ON d.kind = w.kind AND d.dc = w.dc AND d.sku = w.sku
+          WHERE d.excluded = 0`,
+      )
+      .pluck(),
     // An excluded key owes nothing: it is never pushed.
     settleExcluded: db.prepare(
       `DELETE FROM pending_stock WHERE (kind, dc, sku) IN (
-         SELECT kind, dc, sku FROM temp.rederived_keys WHERE excluded = 1)`,
-    ),
-    clearFailures: db.prepare(
-      `DELETE FROM stock_failures WHERE (kind, dc, sku) IN (
-         SELECT r.kind, r.dc, r.sku FROM temp.rederived_keys r
-           JOIN stock_failures f ON f.kind = r.kind AND f.dc = r.dc AND f.sku = r.sku
-          WHERE r.excluded = 1 OR f.quantity != r.quantity)`,
+         SELECT kind, dc, sku FROM main.desired_stock WHERE excluded = 1)`,
     ),
   };
 }
@@ -240,23 +246,27 @@ export function rederiveOffers(
           ran: false,
         };
       }
-      st.clear.run();
       const sql = rederiveSql(list);
-      const changed = db.prepare(sql.capture).run().changes;
-      // The same comparison in the same transaction: it changes the keys just written down.
-      if (changed > 0) db.prepare(sql.update).run();
-      const counts = st.counts.get();
-      const failuresCleared = st.clearFailures.run().changes;
-      const newlyPending = st.markPending.run(now).changes;
+      st.clear.run();
+      const excludedBefore = st.keepExcluded.run().changes;
+      const pendingBefore = st.pending.get()!;
+      // What needs a key's outcome before the change, first.
+      const failuresCleared = db.prepare(sql.clearFailures).run().changes;
+      const offerChanged = db.prepare(sql.markPending).run({ now }).changes;
+      const newlyPending = st.pending.get()! - pendingBefore;
+      const changed = db.prepare(sql.update).run().changes;
       st.settleExcluded.run();
+      const noLongerExcluded = st.noLongerExcluded.get()!;
+      // Excluded now = excluded before − no longer + newly.
+      const newlyExcluded = st.excluded.get()! - (excludedBefore - noLongerExcluded);
       st.clear.run();
       kv.set('stock_rules.fingerprint', fingerprint, now);
       return {
         changed,
-        offerChanged: counts?.offer ?? 0,
+        offerChanged,
         newlyPending,
-        newlyExcluded: counts?.excluded ?? 0,
-        noLongerExcluded: counts?.included ?? 0,
+        newlyExcluded,
+        noLongerExcluded,
         failuresCleared,
         ran: true,
       };
