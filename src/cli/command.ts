@@ -11,10 +11,9 @@ export interface CommandContext {
   readonly signal: AbortSignal;
 }
 
+/** A command's module (its one-line summary is in the command list, commands/index.ts). */
 export interface Command {
   readonly name: string;
-  /** One line for the command list. */
-  readonly summary: string;
   /** The full `--help` text of the command. */
   readonly usage: string;
   /** Resolves to the process exit code (see ExitCode). */

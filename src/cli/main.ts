@@ -34,11 +34,12 @@ export async function main(
     io.stdout.write(`${HELP}\n`);
     return name === undefined ? ExitCode.usage : ExitCode.ok;
   }
-  const command: Command | undefined = commands.find((c) => c.name === name);
-  if (command === undefined) {
+  const entry = commands.find((c) => c.name === name);
+  if (entry === undefined) {
     io.stderr.write(`supplier-sync: unknown command '${name}'\n${HELP}\n`);
     return ExitCode.usage;
   }
+  const command: Command = await entry.load();
   if (rest.includes('--help') || rest.includes('-h')) {
     io.stdout.write(`${command.usage}\n`);
     return ExitCode.ok;

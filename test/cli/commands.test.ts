@@ -23,6 +23,8 @@ describe('command line (main, in-process)', () => {
       expect(r.stdout).toContain(`supplier-sync ${c.name}`);
       expect(r.stderr, c.name).toBe('');
     }
+    // The list's names are the commands' own.
+    for (const c of commands) expect((await c.load()).name).toBe(c.name);
     // No command at all: the help, as a usage error.
     expect((await runCliInProcess([], env())).code).toBe(2);
   });

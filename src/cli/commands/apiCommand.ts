@@ -228,7 +228,6 @@ const local: Record<
 
 export const apiCommand: Command = {
   name: 'api',
-  summary: 'call any portal endpoint directly (JSON out)',
   usage,
   async run(ctx: CommandContext): Promise<number> {
     const { values, positionals, configFlags } = parseCommand(ctx, options);

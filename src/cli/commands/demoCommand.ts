@@ -16,7 +16,6 @@ Options:
 
 export const demoCommand: Command = {
   name: 'demo',
-  summary: 'the whole loop on this machine: simulator, daemon, sample files',
   usage,
   async run(ctx) {
     const { values } = parseCommand(ctx, {

@@ -35,7 +35,6 @@ Options:
 
 export const explainCommand: Command = {
   name: 'explain',
-  summary: 'the story of one key: where its value came from, what was pushed, what failed',
   usage,
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {

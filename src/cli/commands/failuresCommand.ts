@@ -24,7 +24,6 @@ Options:
 
 export const failuresCommand: Command = {
   name: 'failures',
-  summary: 'list the items the portal rejected; put them back in line',
   usage,
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {

@@ -24,7 +24,6 @@ Options:
 
 export const filesCommand: Command = {
   name: 'files',
-  summary: 'the inbox files handled, newest first: outcome, rows rejected, report',
   usage,
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {

@@ -17,7 +17,6 @@ Options:
 
 export const healthCommand: Command = {
   name: 'health',
-  summary: 'exit 0 when the daemon is healthy (container health checks)',
   usage,
   async run(ctx) {
     const { values, configFlags } = parseCommand(ctx, {

@@ -69,7 +69,6 @@ function parseId(positionals: readonly string[], command: string): number {
 
 export const heldCommand: Command = {
   name: 'held',
-  summary: 'list what the guard rails hold (release ID applies one, reject ID moves it to failed/)',
   usage: heldUsage,
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {
@@ -220,7 +219,6 @@ async function release(
 
 export const releaseCommand: Command = {
   name: 'release',
-  summary: 'apply a held file or snapshot read as it stands',
   usage: releaseUsage,
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {
@@ -237,7 +235,6 @@ export const releaseCommand: Command = {
 
 export const rejectCommand: Command = {
   name: 'reject',
-  summary: 'move a held file to failed/, or drop a held snapshot read',
   usage: rejectUsage,
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {

@@ -37,7 +37,6 @@ const iso = (t: number) => new Date(t).toISOString();
 
 export const pauseCommand: Command = {
   name: 'pause',
-  summary: 'pause the pushes (nothing written to the portal) until resume; survives restarts',
   usage: pauseUsage,
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {
@@ -75,7 +74,6 @@ export const pauseCommand: Command = {
 
 export const resumeCommand: Command = {
   name: 'resume',
-  summary: 'end a pause: the daemon pushes what waited',
   usage: resumeUsage,
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {

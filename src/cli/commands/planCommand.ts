@@ -31,7 +31,6 @@ configuration.`;
 
 export const planCommand: Command = {
   name: 'plan',
-  summary: 'dry run: what a file would change and how many calls it would take',
   usage: USAGE,
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {

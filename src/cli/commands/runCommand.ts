@@ -16,7 +16,6 @@ Options:
 
 export const runCommand: Command = {
   name: 'run',
-  summary: 'the daemon: watchers, schedules and workers until SIGTERM/SIGINT',
   usage,
   async run(ctx) {
     const { configFlags } = parseCommand(ctx, {});

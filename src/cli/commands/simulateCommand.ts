@@ -137,7 +137,6 @@ async function run(ctx: CommandContext): Promise<number> {
 
 export const simulateCommand: Command = {
   name: 'simulate',
-  summary: 'run the bundled Supplier Portal simulator (API v1, in memory)',
   usage: USAGE,
   run,
 };

@@ -62,7 +62,6 @@ async function withQueueDepths(config: Config, status: ReturnType<typeof readSta
 
 export const statusCommand: Command = {
   name: 'status',
-  summary: 'healthy, degraded or needs a person; pending work and when it is done; failures, calls',
   usage,
   async run(ctx) {
     const { values, configFlags } = parseCommand(ctx, {
