@@ -21,6 +21,21 @@ function open(label: string) {
   return db;
 }
 
+/** Factory keys of these SKUs and quantities applied from a file at t=10, none of them pending. */
+async function seedFactory(rows: ReadonlyArray<readonly [string, number]>): Promise<void> {
+  const stock = rows.map(([sku, quantity]) => ({ dc: '', sku, quantity }));
+  await seedDesiredStock(db, box.dataDir, 'factory', stock, 'file:1', 10);
+  db.exec('DELETE FROM pending_stock');
+}
+
+/** A failure of factory key `sku` at `quantity`, recorded at t=`at`. */
+const failAt = (sku: string, quantity: number, at: number) =>
+  new StockFailures(db).record({ kind: 'factory', dc: '', sku, quantity }, 'boom', false, at, {
+    baseMs: 1000,
+    maxMs: 10_000,
+    notFoundMs: 10_000,
+  });
+
 const rowsOf = (kind: string) =>
   db
     .prepare(
@@ -146,36 +161,15 @@ describe('desired stock under stock rules (real SQLite)', () => {
 
   it('re-derives every key when the rules change, making pending only keys whose offer changed', async () => {
     open('rules-rederive');
-    await seedDesiredStock(
-      db,
-      box.dataDir,
-      'factory',
-      [
-        { dc: '', sku: 'A-1', quantity: 10 },
-        { dc: '', sku: 'A-2', quantity: 0 },
-        { dc: '', sku: 'B-1', quantity: 10 },
-        { dc: '', sku: 'C-1', quantity: 10 },
-      ],
-      'file:1',
-      10,
-    );
-    db.exec('DELETE FROM pending_stock');
+    await seedFactory([
+      ['A-1', 10],
+      ['A-2', 0],
+      ['B-1', 10],
+      ['C-1', 10],
+    ]);
     const failures = new StockFailures(db);
-    const retry = { baseMs: 1000, maxMs: 10_000, notFoundMs: 10_000 };
-    failures.record(
-      { kind: 'factory', dc: '', sku: 'C-1', quantity: 10 },
-      'boom',
-      false,
-      11,
-      retry,
-    );
-    failures.record(
-      { kind: 'factory', dc: '', sku: 'B-1', quantity: 10 },
-      'boom',
-      false,
-      11,
-      retry,
-    );
+    failAt('C-1', 10, 11);
+    failAt('B-1', 10, 11);
 
     // Unchanged rules: nothing to do.
     expect(rederiveOffers(db, 20).ran).toBe(false);
@@ -242,34 +236,24 @@ describe('desired stock under stock rules (real SQLite)', () => {
   });
   it('counts a key already pending whose offer changes without marking it again, and drops what an excluded key owed', async () => {
     open('rules-rederive-pending');
-    await seedDesiredStock(
-      db,
-      box.dataDir,
-      'factory',
-      [
-        { dc: '', sku: 'A-1', quantity: 10 },
-        { dc: '', sku: 'A-2', quantity: 10 },
-        { dc: '', sku: 'D-1', quantity: 10 },
-        { dc: '', sku: 'E-1', quantity: 10 },
-      ],
-      'file:1',
-      10,
-    );
-    db.exec('DELETE FROM pending_stock');
-    const pending = new PendingStock(db);
+    await seedFactory([
+      ['A-1', 10],
+      ['A-2', 10],
+      ['D-1', 10],
+      ['E-1', 10],
+    ]);
     // A-1 and D-1 still owe a push from earlier (since 5).
-    pending.mark(
+    new PendingStock(db).mark(
       [
         { kind: 'factory', dc: '', sku: 'A-1' },
         { kind: 'factory', dc: '', sku: 'D-1' },
       ],
       5,
     );
-    const failures = new StockFailures(db);
-    const retry = { baseMs: 1000, maxMs: 10_000, notFoundMs: 10_000 };
     // A failure of a key the rules leave alone stays; one of a key offering another quantity goes.
-    failures.record({ kind: 'factory', dc: '', sku: 'E-1', quantity: 10 }, 'boom', false, 6, retry);
-    failures.record({ kind: 'factory', dc: '', sku: 'A-2', quantity: 10 }, 'boom', false, 6, retry);
+    const failures = new StockFailures(db);
+    failAt('E-1', 10, 6);
+    failAt('A-2', 10, 6);
 
     setStockRules(db, [
       { sku: 'A-*', max: 4 },
