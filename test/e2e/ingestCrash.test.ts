@@ -6,25 +6,21 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  utimesSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { releaseHeld } from '../../src/inventory/index.ts';
 import { recoverInbox } from '../../src/inventory/ingest/recover.ts';
-import { readSnapshot, type SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
+import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { HeldStore } from '../../src/state/inbox/heldStore.ts';
 import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
-import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
+import {
+  type IngestEnv,
+  makeIngestEnv,
+  snapshotDeps,
+  writeSnapshotDb,
+} from '../inventory/helpers.ts';
 
 const NODE = join(process.cwd(), 'node_modules/.bin/node');
 const FIXTURE = join(process.cwd(), 'test/fixtures/ingest-crash.ts');
@@ -229,29 +225,9 @@ describe('a release of a held snapshot read while another process merges', () =>
     snapPath = join(env.dataDir, 'erp', 'snapshot.db');
   });
   /** Writes the snapshot anew (a rename over the old file). */
-  function writeSnapshot(factory: ReadonlyArray<readonly [string, number]>, at = new Date()) {
-    mkdirSync(join(snapPath, '..'), { recursive: true });
-    const tmp = `${snapPath}.new`;
-    const db = new Database(tmp);
-    db.exec(`CREATE TABLE factory_stock (sku TEXT, stock_quantity);
-             CREATE TABLE dc_stock (distribution_centre_code TEXT, sku TEXT, stock_quantity);`);
-    const f = db.prepare('INSERT INTO factory_stock VALUES (?, ?)');
-    for (const r of factory) f.run(...r);
-    db.close();
-    utimesSync(tmp, at, at);
-    renameSync(tmp, snapPath);
-  }
-  const deps = (): SnapshotDeps => ({
-    db: env.db,
-    log: env.capture.log,
-    snapshotDb: snapPath,
-    factoryQuery: 'SELECT sku, stock_quantity FROM factory_stock',
-    dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
-    dcDirectory: env.dcDirectory,
-    maxSkuLength: 64,
-    dataDir: env.dataDir,
-    guard,
-  });
+  const writeSnapshot = (factory: ReadonlyArray<readonly [string, number]>, at?: Date) =>
+    writeSnapshotDb(snapPath, factory, [], at);
+  const deps = () => snapshotDeps(env, snapPath, { guard });
   const rows = (q: (i: number) => number) =>
     Array.from({ length: 10 }, (_, i) => [`S${i}`, q(i)] as const);
   const quantities = () => env.desired().map((r) => r.quantity);

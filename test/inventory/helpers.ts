@@ -1,9 +1,18 @@
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import Database from 'better-sqlite3';
 import { dataPaths } from '../../src/config/dataPaths.ts';
 import { type FileOutcome, type IngestDeps, processInboxFile } from '../../src/inventory/index.ts';
 import type { FileReport } from '../../src/inventory/ingest/report.ts';
+import type { SnapshotDeps } from '../../src/inventory/snapshot/read.ts';
 import type { DcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { createDcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { createLogger, type Logger } from '../../src/log/logger.ts';
@@ -128,3 +137,47 @@ export function makeIngestEnv(label = 'ingest') {
 }
 
 export type IngestEnv = ReturnType<typeof makeIngestEnv>;
+
+/**
+ * An ERP snapshot database at `path` (tables factory_stock and dc_stock, as the contract's example
+ * queries read them), written anew as an ERP does: under a temporary name, dated `at`, then
+ * renamed over the old one.
+ */
+export function writeSnapshotDb(
+  path: string,
+  factory: ReadonlyArray<readonly [unknown, unknown]>,
+  dc: ReadonlyArray<readonly [unknown, unknown, unknown]> = [],
+  at = new Date(),
+): void {
+  mkdirSync(join(path, '..'), { recursive: true });
+  const tmp = `${path}.new`;
+  const db = new Database(tmp);
+  db.exec(`CREATE TABLE factory_stock (sku TEXT, stock_quantity);
+           CREATE TABLE dc_stock (distribution_centre_code TEXT, sku TEXT, stock_quantity);`);
+  const f = db.prepare('INSERT INTO factory_stock VALUES (?, ?)');
+  const d = db.prepare('INSERT INTO dc_stock VALUES (?, ?, ?)');
+  for (const r of factory) f.run(...r);
+  for (const r of dc) d.run(...r);
+  db.close();
+  utimesSync(tmp, at, at);
+  renameSync(tmp, path);
+}
+
+/** What readSnapshot needs to read `snapshotDb` (written by writeSnapshotDb) into `env`. */
+export function snapshotDeps(
+  env: IngestEnv,
+  snapshotDb: string,
+  extra: Partial<SnapshotDeps> = {},
+): SnapshotDeps {
+  return {
+    db: env.db,
+    log: env.capture.log,
+    snapshotDb,
+    factoryQuery: 'SELECT sku, stock_quantity FROM factory_stock',
+    dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
+    dcDirectory: env.dcDirectory,
+    maxSkuLength: 64,
+    dataDir: env.dataDir,
+    ...extra,
+  };
+}

@@ -8,7 +8,7 @@ import { KeyValueStore } from '../../src/state/kv.ts';
 import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { rederiveOffers, setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
-import { type IngestEnv, makeIngestEnv } from './helpers.ts';
+import { type IngestEnv, makeIngestEnv, snapshotDeps, writeSnapshotDb } from './helpers.ts';
 
 let env: IngestEnv;
 let snapPath: string;
@@ -20,39 +20,11 @@ afterEach(async () => {
   await env.cleanup();
 });
 
-function writeSnapshot(
-  path: string,
-  factory: Array<[unknown, unknown]>,
-  dc: Array<[unknown, unknown, unknown]>,
-) {
-  mkdirSync(join(path, '..'), { recursive: true });
-  const db = new Database(path);
-  db.exec(`CREATE TABLE factory_stock (sku TEXT, stock_quantity);
-           CREATE TABLE dc_stock (distribution_centre_code TEXT, sku TEXT, stock_quantity);`);
-  const f = db.prepare('INSERT INTO factory_stock VALUES (?, ?)');
-  const d = db.prepare('INSERT INTO dc_stock VALUES (?, ?, ?)');
-  for (const r of factory) f.run(...r);
-  for (const r of dc) d.run(...r);
-  db.close();
-}
-
-function deps(extra: Partial<SnapshotDeps> = {}): SnapshotDeps {
-  return {
-    db: env.db,
-    log: env.capture.log,
-    snapshotDb: snapPath,
-    factoryQuery: 'SELECT sku, stock_quantity FROM factory_stock',
-    dcQuery: 'SELECT distribution_centre_code, sku, stock_quantity FROM dc_stock',
-    dcDirectory: env.dcDirectory,
-    maxSkuLength: 64,
-    dataDir: env.dataDir,
-    ...extra,
-  };
-}
+const deps = (extra: Partial<SnapshotDeps> = {}) => snapshotDeps(env, snapPath, extra);
 
 describe('readSnapshot', () => {
   it('maps ERP location codes before the check and stores offered quantities (stock rules)', async () => {
-    writeSnapshot(
+    writeSnapshotDb(
       snapPath,
       [
         ['A', 10],
@@ -94,7 +66,7 @@ describe('readSnapshot', () => {
   });
 
   it('reads both tables with the default queries, validates rows, stores desired stock', async () => {
-    writeSnapshot(
+    writeSnapshotDb(
       snapPath,
       [
         ['A', 1],
@@ -128,7 +100,7 @@ describe('readSnapshot', () => {
   it('leaves SKUs that are not in the snapshot as they are', async () => {
     env.drop('s.csv', 'sku,stock_quantity\nKEEP,9\n');
     await env.process('s.csv');
-    writeSnapshot(snapPath, [['A', 1]], []);
+    writeSnapshotDb(snapPath, [['A', 1]], []);
     await readSnapshot(deps());
     expect(env.desired().map((r) => `${r.sku}=${r.quantity}`)).toEqual(['A=1', 'KEEP=9']);
   });
@@ -155,7 +127,7 @@ describe('readSnapshot', () => {
   });
 
   it('a query without the needed columns fails clearly', async () => {
-    writeSnapshot(snapPath, [], []);
+    writeSnapshotDb(snapPath, [], []);
     const out = await readSnapshot(deps({ factoryQuery: 'SELECT sku FROM factory_stock' }));
     expect(out).toMatchObject({ status: 'failed', code: 'query' });
     expect(out.status === 'failed' && out.reason).toContain('missing: stock_quantity');
@@ -187,7 +159,7 @@ describe('readSnapshot', () => {
   it('lets a later file apply the same content again after a snapshot wrote in between', async () => {
     env.drop('a.csv', 'sku,stock_quantity\nA,1\n');
     await env.process('a.csv');
-    writeSnapshot(snapPath, [['A', 5]], []);
+    writeSnapshotDb(snapPath, [['A', 5]], []);
     await readSnapshot(deps());
     env.drop('a2.csv', 'sku,stock_quantity\nA,1\n');
     expect((await env.process('a2.csv')).status).toBe('processed');
@@ -211,7 +183,7 @@ describe('readSnapshot with SNAPSHOT_ABSENT=zero', () => {
   it('zeroes the keys held above 0 that the snapshot omits (DC stock: at the centres it names)', async () => {
     new KeyValueStore(env.db).set('remote.read_at.factory', 1);
     new KeyValueStore(env.db).set('remote.read_at.dc', 1);
-    writeSnapshot(snapPath, [['A', 3]], [['DC1', 'A', 5]]);
+    writeSnapshotDb(snapPath, [['A', 3]], [['DC1', 'A', 5]]);
     const out = await readSnapshot(deps({ absent: 'zero' }));
     expect(out).toMatchObject({ status: 'read', absentZeroed: { factory: 1, dc: 1 } });
     expect(env.desired().map((r) => `${r.kind}:${r.dc}:${r.sku}=${r.quantity}`)).toEqual([
@@ -226,14 +198,14 @@ describe('readSnapshot with SNAPSHOT_ABSENT=zero', () => {
   });
 
   it('keep (the default) leaves them', async () => {
-    writeSnapshot(snapPath, [['A', 3]], []);
+    writeSnapshotDb(snapPath, [['A', 3]], []);
     const out = await readSnapshot(deps());
     expect(out).toMatchObject({ status: 'read', absentZeroed: { factory: 0, dc: 0 } });
     expect(env.desired()).toHaveLength(1);
   });
 
   it('reads the portal first where a kind was never read; a read that fails leaves all as it was', async () => {
-    writeSnapshot(snapPath, [['A', 3]], [['DC1', 'A', 5]]);
+    writeSnapshotDb(snapPath, [['A', 3]], [['DC1', 'A', 5]]);
     const failed = await readSnapshot(deps({ absent: 'zero', readPortalStock: async () => false }));
     expect(failed).toMatchObject({ status: 'failed', code: 'portal_unknown' });
     expect(env.desired()).toEqual([]);
@@ -256,7 +228,7 @@ describe('readSnapshot with SNAPSHOT_ABSENT=zero', () => {
 
 describe('SnapshotWatcher', () => {
   it('fires on a change in place and when the file is replaced by a rename, debounced', async () => {
-    writeSnapshot(snapPath, [['A', 1]], []);
+    writeSnapshotDb(snapPath, [['A', 1]], []);
     let calls = 0;
     const watcher = new SnapshotWatcher({
       path: snapPath,
@@ -276,7 +248,7 @@ describe('SnapshotWatcher', () => {
       const firstCalls = calls;
 
       const next = join(snapPath, '..', 'snapshot.db.new');
-      writeSnapshot(next, [['A', 3]], []);
+      writeSnapshotDb(next, [['A', 3]], []);
       renameSync(next, snapPath);
       await waitUntil(() => env.desired()[0]?.quantity === 3, { message: 'replaced file read' });
       expect(calls).toBeGreaterThan(firstCalls);
@@ -301,7 +273,7 @@ describe('SnapshotWatcher', () => {
     try {
       watcher.trigger(); // a scheduled read while the file is missing
       await waitUntil(() => calls >= 1, { message: 'first read' });
-      writeSnapshot(snapPath, [['R', 7]], []);
+      writeSnapshotDb(snapPath, [['R', 7]], []);
       await waitUntil(() => env.desired()[0]?.quantity === 7, { message: 'read after retry' });
     } finally {
       await watcher.stop();
