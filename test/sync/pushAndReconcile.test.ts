@@ -25,6 +25,7 @@ let sim: Simulator;
 let db: StateDb;
 let client: PortalClient;
 let logText: string[];
+let log: ReturnType<typeof createLogger>;
 
 function setup(maxBulkItems = BATCH, established = true) {
   return async () => {
@@ -35,10 +36,19 @@ function setup(maxBulkItems = BATCH, established = true) {
     const made = pushClient(sim, db, { BULK_BATCH_SIZE: String(BATCH) });
     client = made.client;
     logText = made.logText;
-    const log = made.log;
-    return log;
+    log = made.log;
   };
 }
+
+/** What pushing, reading and the first start need, on this test's simulator and state. */
+const deps = () => ({
+  db,
+  writer: stockWriter(client),
+  reader: stockReader(client),
+  log,
+  clock: systemClock,
+  retry,
+});
 
 afterEach(async () => {
   client?.close();
@@ -51,19 +61,7 @@ const sku = (i: number) => `SKU-${String(i + 1).padStart(7, '0')}`;
 const bulkCalls = (route: string) => sim.stats().requests.filter((r) => r.route === route).length;
 
 describe('push against the simulator', () => {
-  let log: ReturnType<typeof createLogger>;
-  beforeEach(async () => {
-    log = await setup()();
-  });
-
-  const deps = () => ({
-    db,
-    writer: stockWriter(client),
-    reader: stockReader(client),
-    log,
-    clock: systemClock,
-    retry,
-  });
+  beforeEach(setup());
 
   it('pushes only differences, in the fewest calls, and a second push costs nothing', async () => {
     const factory = Array.from({ length: 120 }, (_, i) => ({
@@ -236,18 +234,7 @@ describe('push against the simulator', () => {
 });
 
 describe('a first start against a catalogue far larger than the file', () => {
-  let log: ReturnType<typeof createLogger>;
-  beforeEach(async () => {
-    log = await setup(BATCH, false)();
-  });
-  const deps = () => ({
-    db,
-    writer: stockWriter(client),
-    reader: stockReader(client),
-    log,
-    clock: systemClock,
-    retry,
-  });
+  beforeEach(setup(BATCH, false));
   // 200 DC rows: reading looks cheaper (2 pages against 4 batches of 50), but the portal holds
   // 900 rows (9 pages).
   const rows = () =>
@@ -287,18 +274,7 @@ describe('a first start against a catalogue far larger than the file', () => {
 });
 
 describe('decide before pushing (issue #29)', () => {
-  let log: ReturnType<typeof createLogger>;
-  beforeEach(async () => {
-    log = await setup(BATCH, false)();
-  });
-  const deps = () => ({
-    db,
-    writer: stockWriter(client),
-    reader: stockReader(client),
-    log,
-    clock: systemClock,
-    retry,
-  });
+  beforeEach(setup(BATCH, false));
   const dcRows = Array.from({ length: 30 }, (_, i) => ({
     dc: ACTIVE_DC_CODES[0]!,
     sku: sku(i),
@@ -333,10 +309,7 @@ describe('decide before pushing (issue #29)', () => {
 });
 
 describe('push when the portal takes smaller batches than configured', () => {
-  let log: ReturnType<typeof createLogger>;
-  beforeEach(async () => {
-    log = await setup(20)();
-  });
+  beforeEach(setup(20));
 
   it('splits, learns the size, and still lands every item', async () => {
     const factory = Array.from({ length: 100 }, (_, i) => ({
