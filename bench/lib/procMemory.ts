@@ -72,3 +72,17 @@ export async function redisUsedMemory(redisUrl: string): Promise<number> {
     client.disconnect();
   }
 }
+
+/**
+ * The machine's MemAvailable (/proc/meminfo), MiB: what the kernel could give a new process
+ * without swapping. Its drop across starting N processes is what they cost the machine together,
+ * each shared page counted once (and their kernel memory: page tables, stacks, socket buffers);
+ * NaN where /proc does not tell.
+ */
+export function memAvailableMiB(): number {
+  try {
+    return kib(readFileSync('/proc/meminfo', 'utf8'), 'MemAvailable');
+  } catch {
+    return Number.NaN;
+  }
+}
