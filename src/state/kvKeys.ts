@@ -181,6 +181,12 @@ export const KV_KEYS = {
   'snapshot.applied_at': epochMs,
   /** Rows each snapshot query returned at the last applied read (guard rails: an emptied table). */
   'snapshot.last_rows': z.object({ factory: z.number(), dc: z.number() }),
+  /**
+   * The held read an operator released, while the snapshot applies since have all been that
+   * read again (its content, as written then): the guard rails let such a read pass. Absent
+   * once a read of anything else is applied.
+   */
+  'snapshot.last_release': z.object({ heldId: z.number(), writtenAt: epochMs }),
   /** The stock rules desired_stock's offered quantities were last worked out with (#17). */
   'stock_rules.fingerprint': z.string(),
   /** Pushes paused by an operator (`pause`): since when, why; absent when not paused. */

@@ -128,6 +128,36 @@ describe('guard rails on the snapshot source', () => {
     expect(new HeldStore(env.db).open().map((e) => e.id)).toEqual([2]);
   });
 
+  it('the released read itself, read again before its pushes land, passes; the ERP writing it anew is judged again', async () => {
+    writeSnapshot(
+      rows((i) => 10 + i),
+      new Date(Date.now() - 120_000),
+    );
+    expect((await readSnapshot(deps())).status).toBe('read');
+    pushed();
+    writeSnapshot(
+      rows(() => 0),
+      new Date(Date.now() - 60_000),
+    );
+    expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
+    await releaseHeld(decide(), 1);
+    // The schedule reads the unchanged snapshot again; the portal still holds the old stock.
+    for (let i = 0; i < 2; i++) {
+      expect(await readSnapshot(deps())).toMatchObject({ status: 'read' });
+    }
+    expect(new HeldStore(env.db).open()).toEqual([]);
+    expect(env.db.prepare('SELECT COUNT(*) AS n FROM held').get()).toEqual({ n: 1 });
+    expect(env.capture.events('snapshot.held')).toHaveLength(1);
+    expect(env.capture.events('snapshot.read').slice(-2)).toEqual([
+      expect.objectContaining({ released: expect.objectContaining({ heldId: 1 }) }),
+      expect.objectContaining({ released: expect.objectContaining({ heldId: 1 }) }),
+    ]);
+    expect(quantities()).toEqual(rows(() => 0).map(([, q]) => q));
+    // The ERP writes the same zeroes anew: a new statement, judged against the portal: held.
+    writeSnapshot(rows(() => 0));
+    expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 2 });
+  });
+
   it('holds a read whose table suddenly returns no rows; a newer good read supersedes it', async () => {
     writeSnapshot(rows(() => 5));
     await readSnapshot(deps());

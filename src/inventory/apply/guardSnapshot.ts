@@ -68,9 +68,11 @@ export function snapshotContentHash(db: StateDb, staged: StagedSet): string {
  * Decides on a read and, when it is held, records it (one transaction: a held read of other
  * content is superseded by the new one). Undefined thresholds turn the guard rails off. Every
  * read is judged against what the portal holds now: a release applies the held read itself
- * (held/release.ts) and exempts nothing after it, so the same content read again later is held
- * again (a new entry) if it would again zero the range. A read whose content is still held or
- * was rejected is held again under that entry, without a new one.
+ * (held/release.ts), so the same content read again later is held again (a new entry) if it
+ * would again zero the range — unless it is the released read itself again (the same content,
+ * as written then, and no other read applied since: the schedule re-reading an unchanged
+ * snapshot before the release's pushes have landed), which changes nothing and passes. A read
+ * whose content is still held or was rejected is held again under that entry, without a new one.
  */
 export function guardSnapshotRead(
   db: StateDb,
@@ -116,6 +118,18 @@ export function guardSnapshotStaged(
     rowsRead: read.rowsRead,
     lastRowsRead: last ?? null,
   };
+  const released = stillReleased(db, held, hash, read.writtenAt);
+  if (released !== undefined) {
+    // The read an operator released, again: it changes nothing the release did not.
+    return {
+      hold: false,
+      report: {
+        ...base,
+        held: false,
+        released: { heldId: released.id, heldAt: new Date(released.heldAt).toISOString() },
+      },
+    };
+  }
   const same = held.byHash(hash, 'held') ?? held.byHash(hash, 'rejected');
   if (same !== undefined) {
     return {
@@ -151,6 +165,23 @@ export function guardSnapshotStaged(
       ...(previous === undefined ? {} : { superseded: previous.id }),
     };
   })();
+}
+
+/**
+ * The released held read that a read of content `hash`, written at `writtenAt`, is again: the
+ * last snapshot applies were that release and reads of the same (`snapshot.last_release`), and
+ * the ERP has not written the snapshot since. Undefined otherwise.
+ */
+function stillReleased(
+  db: StateDb,
+  held: HeldStore,
+  hash: string,
+  writtenAt: number,
+): HeldEntry | undefined {
+  const last = new KeyValueStore(db).get('snapshot.last_release');
+  if (last === undefined || last.writtenAt !== writtenAt) return undefined;
+  const entry = held.get(last.heldId);
+  return entry?.status === 'released' && entry.contentHash === hash ? entry : undefined;
 }
 
 /**

@@ -190,7 +190,13 @@ async function releaseSnapshot(
       if (!store.decide(entry.id, 'released', now)) return { applyId: undefined };
       const rowsRead = report.rowsRead ?? named;
       return {
-        applyId: recordSnapshotApply(deps.db, stagedFile, rowsRead, entry.sourceAt, now, entry.id),
+        applyId: recordSnapshotApply(deps.db, {
+          stagedFile,
+          rowsRead,
+          writtenAt: entry.sourceAt,
+          now,
+          releases: entry.id,
+        }),
       };
     },
   );

@@ -156,7 +156,13 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
       staging,
       { type: 'snapshot' },
       (stagedFile) => ({
-        applyId: recordSnapshotApply(deps.db, stagedFile, rowsRead, writtenAt, now),
+        applyId: recordSnapshotApply(deps.db, {
+          stagedFile,
+          rowsRead,
+          writtenAt,
+          now,
+          restatesRelease: guard?.report?.released !== undefined,
+        }),
       }),
     );
     staging.discard();
@@ -231,6 +237,7 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
         pendingKeys: pending,
         offers: outcome.offers,
         ms: outcome.ms,
+        ...(guard?.report?.released === undefined ? {} : { released: guard.report.released }),
       },
       'snapshot read',
     );

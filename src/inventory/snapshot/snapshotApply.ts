@@ -8,32 +8,45 @@ export interface SnapshotRowsRead {
   readonly dc: number;
 }
 
+/** One snapshot apply: what `recordSnapshotApply` records. */
+export interface SnapshotApply {
+  readonly stagedFile: string;
+  readonly rowsRead: SnapshotRowsRead;
+  /** When the ERP last wrote the snapshot: the rows' time. */
+  readonly writtenAt: number;
+  readonly now: number;
+  /** The held read this apply releases (an operator's `release`). */
+  readonly releases?: number;
+  /** The read is the released one again (guardSnapshot.ts, `stillReleased`): the mark stays. */
+  readonly restatesRelease?: boolean;
+}
+
 /**
  * The commit point of a snapshot's staged apply (run inside applyStagedSet's `decide`), for a
  * read and for a held read an operator releases alike: records the apply (source 'snapshot', its
  * rows as new as the ERP's last write to the snapshot: keys a newer file set since keep theirs)
- * and, in kv, when it was applied and how many rows each query returned (the guard rails compare
- * the next read's with them: an emptied table). `heldId`: the held read this apply releases.
- * Returns the apply's id.
+ * and, in kv, when it was applied, how many rows each query returned (the guard rails compare
+ * the next read's with them: an emptied table) and which released read it was, if it was one
+ * (`snapshot.last_release`: a read of that same content again passes the guard rails). Returns
+ * the apply's id.
  */
-export function recordSnapshotApply(
-  db: StateDb,
-  stagedFile: string,
-  rowsRead: SnapshotRowsRead,
-  writtenAt: number,
-  now: number,
-  heldId: number | null = null,
-): number {
+export function recordSnapshotApply(db: StateDb, apply: SnapshotApply): number {
+  const { now, rowsRead } = apply;
   const applyId = recordStagedApply(db, {
-    stagedFile,
+    stagedFile: apply.stagedFile,
     source: 'snapshot',
     fileId: null,
-    sourceAt: writtenAt,
+    sourceAt: apply.writtenAt,
     appliedAt: now,
-    heldId,
+    heldId: apply.releases ?? null,
   });
   const kv = new KeyValueStore(db);
   kv.set('snapshot.applied_at', now, now);
   kv.set('snapshot.last_rows', { factory: rowsRead.factory, dc: rowsRead.dc }, now);
+  if (apply.releases !== undefined) {
+    kv.set('snapshot.last_release', { heldId: apply.releases, writtenAt: apply.writtenAt }, now);
+  } else if (apply.restatesRelease !== true) {
+    kv.delete('snapshot.last_release');
+  }
   return applyId;
 }
