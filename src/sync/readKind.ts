@@ -20,8 +20,9 @@ export async function readWholeKind(kind: StockKind, deps: ReconcileDeps): Promi
   let complete = false;
   let cursor: string | null = null;
   while (!deps.signal?.aborted) {
+    const askedAt = deps.clock.now();
     const page = await deps.reader.page(kind, cursor, { signal: deps.signal });
-    remote.storeRead(page.rows, deps.clock.now());
+    remote.storeRead(page.rows, deps.clock.now(), askedAt);
     rows += page.rows.length;
     if (page.nextCursor === null || page.nextCursor === '') {
       complete = true;

@@ -44,12 +44,19 @@ export interface KindSummary {
 /** Drifted keys named in `reconcile.drift`; the count covers all of them. */
 const DRIFT_EXAMPLES = 5;
 
-const NO_TOTALS: ReconcileTotals = { pages: { factory: 0, dc: 0 }, drift: { factory: 0, dc: 0 } };
 const other = (kind: StockKind): StockKind => (kind === 'factory' ? 'dc' : 'factory');
 
-/** Running totals (pages read, keys found drifted) since state.db was created. */
+/**
+ * Running totals (pages read, keys found drifted) since state.db was created: a new object each
+ * time, which the caller may change and store.
+ */
 export function readTotals(db: StateDb): ReconcileTotals {
-  return new KeyValueStore(db).get('reconcile.totals') ?? NO_TOTALS;
+  return (
+    new KeyValueStore(db).get('reconcile.totals') ?? {
+      pages: { factory: 0, dc: 0 },
+      drift: { factory: 0, dc: 0 },
+    }
+  );
 }
 
 /**
@@ -127,6 +134,7 @@ export async function readNextPage(
   }
   deps.session.resumed.add(kind);
 
+  const askedAt = deps.clock.now();
   const page = await fetchPage(kind, state, deps);
   const now = deps.clock.now();
   const remote = new RemoteStock(deps.db);
@@ -134,7 +142,7 @@ export async function readNextPage(
   let differences = 0;
   let pass: ReconcilePass | null = null;
   deps.db.transaction(() => {
-    const stored = remote.storeRead(page.rows, now);
+    const stored = remote.storeRead(page.rows, now, askedAt);
     differences = stored.differences;
     drifted = stored.drifted;
     state.differences += stored.differences;

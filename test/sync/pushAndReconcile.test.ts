@@ -12,7 +12,7 @@ import { PendingStock } from '../../src/state/stock/pendingStock.ts';
 import { StockFailures } from '../../src/state/stock/stockFailures.ts';
 import { establishRemote } from '../../src/sync/establish.ts';
 import { pushPending } from '../../src/sync/push.ts';
-import { reconcileAll, reconcileKind } from '../../src/sync/reconcile.ts';
+import { readTotals, reconcileAll, reconcileKind } from '../../src/sync/reconcile.ts';
 import { seedDesiredStock } from '../helpers/desiredStock.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 import { markEstablished, pushClient } from './helpers.ts';
@@ -158,6 +158,54 @@ describe('push against the simulator', () => {
     expect(logText.join('')).toContain('"event":"reconcile.completed"');
     await pushPending(deps());
     expect(sim.store.factoryStock(sku(5))?.stock_quantity).toBe(42);
+  });
+
+  it('a push-back that lands while a page is on its way wins: the drift counts once and is pushed once', async () => {
+    await seedDesiredStock(
+      db,
+      box.dataDir,
+      'factory',
+      [{ dc: '', sku: sku(5), quantity: 42 }],
+      'test',
+      Date.now(),
+    );
+    await pushPending(deps());
+    sim.store.setFactoryStock(sku(5), 41); // someone changed it on the portal
+    expect(await reconcileKind('factory', deps())).toMatchObject({ complete: true, drift: 1 });
+    // The next pass's first page is answered (41 still), then the push-back lands (42), then
+    // the page is stored.
+    const reader = stockReader(client);
+    let first = true;
+    const slow: typeof reader = {
+      async page(kind, cursor, options) {
+        const page = await reader.page(kind, cursor, options);
+        if (first) {
+          first = false;
+          expect(page.rows.find((r) => r.sku === sku(5))?.quantity).toBe(41);
+          await new Promise((r) => setTimeout(r, 2));
+          expect(await pushPending(deps())).toMatchObject({ updated: 1 });
+        }
+        return page;
+      },
+    };
+    expect(await reconcileKind('factory', { ...deps(), reader: slow })).toMatchObject({
+      complete: true,
+      drift: 0,
+      differences: 0,
+    });
+    expect(new KeyValueStore(db).get('reconcile.totals')?.drift.factory).toBe(1);
+    expect(new PendingStock(db).counts()).toEqual({ factory: 0, dc: 0 });
+    expect(sim.store.factoryStock(sku(5))?.stock_quantity).toBe(42);
+    sim.resetStats();
+    expect(await pushPending(deps())).toMatchObject({ updated: 0 });
+    expect(bulkCalls('PATCH /factory-stocks')).toBe(0);
+  });
+
+  it("running totals start from zero in every state.db (what one changes is never another's start)", () => {
+    const totals = readTotals(db);
+    totals.drift.factory += 3;
+    totals.pages.dc += 1;
+    expect(readTotals(db)).toEqual({ pages: { factory: 0, dc: 0 }, drift: { factory: 0, dc: 0 } });
   });
 
   it('retries a "Product not found" at once when a reconciliation shows the SKU', async () => {

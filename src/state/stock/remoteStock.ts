@@ -48,8 +48,8 @@ export class RemoteStock {
     this.#desired = db.prepare<[StockKind, string, string], { quantity: number }>(
       'SELECT quantity FROM desired_stock WHERE kind = ? AND dc = ? AND sku = ? AND excluded = 0',
     );
-    this.#known = db.prepare<[StockKind, string, string], { quantity: number }>(
-      'SELECT quantity FROM remote_stock WHERE kind = ? AND dc = ? AND sku = ?',
+    this.#known = db.prepare<[StockKind, string, string], { quantity: number; seenAt: number }>(
+      'SELECT quantity, seen_at AS seenAt FROM remote_stock WHERE kind = ? AND dc = ? AND sku = ?',
     );
     this.#markPending = db.prepare<[StockKind, string, string, number]>(MARK_PENDING_SQL);
     this.#wakeNotFound = db.prepare<[number, StockKind, string, string]>(
@@ -74,13 +74,19 @@ export class RemoteStock {
    * offered quantity differs from what the portal holds (excluded keys never). A "Product not
    * found" failure for a SKU the portal now shows is due at once. Says how many differ, and which
    * of them drifted: the portal holds neither what the daemon believed nor what the ERP asks for.
+   * `askedAt`: when the page was asked for. A key whose push landed after that is left as the
+   * push left it: the page may show it from before the push, and the push's answer is the newer
+   * word (without this, a push-back landing while a page was on its way made the same drift
+   * count twice and be pushed again).
    */
-  storeRead(rows: readonly RemoteRow[], now: number): StoredRead {
+  storeRead(rows: readonly RemoteRow[], now: number, askedAt: number = now): StoredRead {
     let differences = 0;
     const drifted: DriftedKey[] = [];
     this.#db.transaction(() => {
       for (const r of rows) {
-        const was = this.#known.get(r.kind, r.dc, r.sku)?.quantity;
+        const known = this.#known.get(r.kind, r.dc, r.sku);
+        if (known !== undefined && known.seenAt > askedAt) continue;
+        const was = known?.quantity;
         this.#upsert.run(r.kind, r.dc, r.sku, r.quantity, r.platformSku, now);
         if (this.#wakeNotFound.run(now, r.kind, r.dc, r.sku).changes > 0) {
           this.#markPending.run(r.kind, r.dc, r.sku, now);
