@@ -43,19 +43,23 @@ function pushed(): void {
   env.portalHolds(env.desired());
 }
 
+/** A read of stock 10–19 applied (two minutes ago) and pushed; then the snapshot zeroed (a minute ago). */
+async function goodThenZeroed(): Promise<void> {
+  writeSnapshot(
+    rows((i) => 10 + i),
+    new Date(Date.now() - 120_000),
+  );
+  expect((await readSnapshot(deps())).status).toBe('read');
+  pushed();
+  writeSnapshot(
+    rows(() => 0),
+    new Date(Date.now() - 60_000),
+  );
+}
+
 describe('guard rails on the snapshot source', () => {
   it('holds a read that zeroes the range, keeps it aside, and applies it on release with newer files winning', async () => {
-    writeSnapshot(
-      rows((i) => 10 + i),
-      new Date(Date.now() - 120_000),
-    );
-    expect((await readSnapshot(deps())).status).toBe('read');
-    pushed();
-
-    writeSnapshot(
-      rows(() => 0),
-      new Date(Date.now() - 60_000),
-    );
+    await goodThenZeroed();
     const out = await readSnapshot(deps());
     expect(out).toMatchObject({ status: 'held', heldId: 1 });
     expect(quantities()).toEqual(rows((i) => 10 + i).map(([, q]) => q));
@@ -129,16 +133,7 @@ describe('guard rails on the snapshot source', () => {
   });
 
   it('the released read itself, read again before its pushes land, passes; the ERP writing it anew is judged again', async () => {
-    writeSnapshot(
-      rows((i) => 10 + i),
-      new Date(Date.now() - 120_000),
-    );
-    expect((await readSnapshot(deps())).status).toBe('read');
-    pushed();
-    writeSnapshot(
-      rows(() => 0),
-      new Date(Date.now() - 60_000),
-    );
+    await goodThenZeroed();
     expect(await readSnapshot(deps())).toMatchObject({ status: 'held', heldId: 1 });
     await releaseHeld(decide(), 1);
     // The schedule reads the unchanged snapshot again; the portal still holds the old stock.

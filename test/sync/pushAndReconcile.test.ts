@@ -58,6 +58,20 @@ afterEach(async () => {
 });
 
 const sku = (i: number) => `SKU-${String(i + 1).padStart(7, '0')}`;
+/** sku(5) asked for 42 and pushed; then someone changes it on the portal to 41. */
+async function driftedKey(): Promise<void> {
+  await seedDesiredStock(
+    db,
+    box.dataDir,
+    'factory',
+    [{ dc: '', sku: sku(5), quantity: 42 }],
+    'test',
+    Date.now(),
+  );
+  await pushPending(deps());
+  sim.store.setFactoryStock(sku(5), 41);
+}
+
 const bulkCalls = (route: string) => sim.stats().requests.filter((r) => r.route === route).length;
 
 describe('push against the simulator', () => {
@@ -132,16 +146,7 @@ describe('push against the simulator', () => {
   });
 
   it('reconciles: reads the portal, finds drift, and the push repairs it', async () => {
-    await seedDesiredStock(
-      db,
-      box.dataDir,
-      'factory',
-      [{ dc: '', sku: sku(5), quantity: 42 }],
-      'test',
-      Date.now(),
-    );
-    await pushPending(deps());
-    sim.store.setFactoryStock(sku(5), 41); // someone changed it on the portal
+    await driftedKey();
     await seedDesiredStock(
       db,
       box.dataDir,
@@ -161,16 +166,7 @@ describe('push against the simulator', () => {
   });
 
   it('a push-back that lands while a page is on its way wins: the drift counts once and is pushed once', async () => {
-    await seedDesiredStock(
-      db,
-      box.dataDir,
-      'factory',
-      [{ dc: '', sku: sku(5), quantity: 42 }],
-      'test',
-      Date.now(),
-    );
-    await pushPending(deps());
-    sim.store.setFactoryStock(sku(5), 41); // someone changed it on the portal
+    await driftedKey();
     expect(await reconcileKind('factory', deps())).toMatchObject({ complete: true, drift: 1 });
     // The next pass's first page is answered (41 still), then the push-back lands (42), then
     // the page is stored.

@@ -126,18 +126,24 @@ export function guardStockFile(
   const verdict = decideGuard(cmp, thresholds);
   const report = guardReport(cmp, verdict, thresholds);
   const released = releasedContent(db, file.contentHash);
-  if (released !== undefined) {
-    // An operator looked at this entry and released it: applied as it stands, this once.
-    return {
-      hold: false,
-      report: {
-        ...report,
-        held: false,
-        released: { heldId: released.id, heldAt: new Date(released.heldAt).toISOString() },
-      },
-    };
-  }
+  // An operator looked at this entry and released it: applied as it stands, this once.
+  if (released !== undefined) return passedAsReleased(report, released);
   return verdict.hold ? { hold: true, report, verdict } : { hold: false, report };
+}
+
+/** A check's outcome for content an operator released: passed, the report naming the release. */
+export function passedAsReleased(
+  report: GuardReport,
+  released: HeldEntry,
+): { readonly hold: false; readonly report: GuardReport } {
+  return {
+    hold: false,
+    report: {
+      ...report,
+      held: false,
+      released: { heldId: released.id, heldAt: new Date(released.heldAt).toISOString() },
+    },
+  };
 }
 
 /** The thresholds from the settings (GUARD_ZERO_PERCENT, GUARD_DROP_PERCENT, GUARD_MIN_KEYS). */

@@ -13,7 +13,7 @@ import {
   stagedRowsInOrder,
   stageGuardRows,
 } from '../../state/stock/guardFigures.ts';
-import { type GuardReport, guardReport } from './guardFile.ts';
+import { type GuardReport, guardReport, passedAsReleased } from './guardFile.ts';
 
 /**
  * The guard rails' step before a snapshot read is applied: the percent checks over both kinds
@@ -119,17 +119,8 @@ export function guardSnapshotStaged(
     lastRowsRead: last ?? null,
   };
   const released = stillReleased(db, held, hash, read.writtenAt);
-  if (released !== undefined) {
-    // The read an operator released, again: it changes nothing the release did not.
-    return {
-      hold: false,
-      report: {
-        ...base,
-        held: false,
-        released: { heldId: released.id, heldAt: new Date(released.heldAt).toISOString() },
-      },
-    };
-  }
+  // The read an operator released, again: it changes nothing the release did not.
+  if (released !== undefined) return passedAsReleased(base, released);
   const same = held.byHash(hash, 'held') ?? held.byHash(hash, 'rejected');
   if (same !== undefined) {
     return {
