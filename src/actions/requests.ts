@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { HeldDecisionError, type RejectResult } from '../inventory/index.ts';
 import type { Logger } from '../log/logger.ts';
 import { OperatorRequests } from '../state/lock/operatorRequests.ts';
+import { nudgeDaemon, watchNudges } from '../state/lock/requestNudge.ts';
 import {
   describeHolder,
   takeWriterLock,
@@ -26,8 +27,9 @@ import {
  * What a command asks of the daemon instead of writing beside it (issue #28): the operator
  * actions that write (release, reject, failures retry, pause, resume). A command takes the data
  * dir's writer lock and does the work itself only when no daemon holds it; otherwise it records
- * a request in state.db (`operator_requests`), which the daemon takes within a tenth of a
- * second and answers, and waits for the answer. Both ways run the same functions of operator.ts.
+ * a request in state.db (`operator_requests`) and nudges the daemon (state/lock/requestNudge.ts),
+ * which takes it at once and answers, and waits for the answer. Both ways run the same functions
+ * of operator.ts.
  */
 export type OperatorRequest =
   | { readonly action: 'release'; readonly id: number }
@@ -87,15 +89,31 @@ function resultOf(answer: Answer): unknown {
   throw new Error(answer.message);
 }
 
-/** How often the daemon looks for requests. */
-export const REQUEST_POLL_MS = 100;
+/**
+ * How often the daemon looks for requests without a nudge: what a command waits at most where
+ * the nudge file's changes are not reported (some network mounts).
+ */
+export const REQUEST_POLL_MS = 1_000;
 /** A request nobody took for this long is dropped (its command gave up long before). */
 const REQUEST_MAX_AGE_MS = 120_000;
 
-/** The daemon's side: takes requests one at a time and answers them, until stopped. */
-export function serveRequests(deps: ActionDeps & { readonly log: Logger }) {
+/**
+ * The daemon's side: takes requests one at a time and answers them, until stopped. It looks when
+ * a command nudges it, after each answer (another may wait), and every `pollMs`.
+ */
+export function serveRequests(
+  deps: ActionDeps & { readonly log: Logger; readonly pollMs?: number },
+) {
   const requests = new OperatorRequests(deps.db);
   let running: Promise<void> | undefined;
+  let stopped = false;
+  let soon: NodeJS.Immediate | undefined;
+  const lookSoon = () => {
+    soon ??= setImmediate(() => {
+      soon = undefined;
+      tick();
+    });
+  };
   const tick = () => {
     try {
       look();
@@ -105,7 +123,7 @@ export function serveRequests(deps: ActionDeps & { readonly log: Logger }) {
     }
   };
   const look = () => {
-    if (running !== undefined || !deps.db.open) return;
+    if (stopped || running !== undefined || !deps.db.open) return;
     const row = requests.takeNext(Date.now(), REQUEST_MAX_AGE_MS);
     if (row === undefined) return;
     let request: OperatorRequest;
@@ -129,13 +147,23 @@ export function serveRequests(deps: ActionDeps & { readonly log: Logger }) {
       )
       .finally(() => {
         running = undefined;
+        lookSoon();
       });
   };
-  const timer = setInterval(tick, REQUEST_POLL_MS);
+  const nudges = watchNudges(deps.config.dataDir, lookSoon, (err) =>
+    deps.log.warn(
+      { event: 'operator.nudge_unwatched', err },
+      `commands' requests are looked for every ${(deps.pollMs ?? REQUEST_POLL_MS) / 1000} s: the nudge file cannot be watched`,
+    ),
+  );
+  const timer = setInterval(tick, deps.pollMs ?? REQUEST_POLL_MS);
   return {
     /** Takes no more requests; resolves once the one in hand is answered. */
     async stop(): Promise<void> {
+      stopped = true;
       clearInterval(timer);
+      nudges?.close();
+      if (soon !== undefined) clearImmediate(soon);
       await running;
     },
   };
@@ -195,6 +223,7 @@ async function askDaemon(
   const requests = new OperatorRequests(deps.db);
   const { action, ...args } = request;
   const id = requests.ask(action, args, Date.now());
+  nudgeDaemon(opts.dataDir, Date.now());
   for (let n = 1; ; n++) {
     await sleep(50);
     const row = requests.get(id);

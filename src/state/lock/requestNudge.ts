@@ -1,0 +1,49 @@
+import { closeSync, type FSWatcher, openSync, watch, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The nudge a command gives the daemon once it has recorded a request in state.db
+ * (operator_requests): it writes `<data dir>/requests.nudge`, which the daemon watches, so the
+ * daemon takes the request at once instead of reading state.db ten times a second while nothing
+ * is asked (that look was most of an idle daemon's CPU). The daemon still looks now and then
+ * (src/actions/requests.ts), for a file system that does not report changes (some network
+ * mounts) and for a nudge that could not be written.
+ */
+export const REQUEST_NUDGE_FILE = 'requests.nudge';
+
+export const requestNudgePath = (dataDir: string): string => join(dataDir, REQUEST_NUDGE_FILE);
+
+/** Writes the nudge (in place: a watcher follows the file, not its name); false when it could not. */
+export function nudgeDaemon(dataDir: string, now: number): boolean {
+  try {
+    writeFileSync(requestNudgePath(dataDir), `${now}\n`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Calls `onNudge` whenever a command writes the nudge (the file is made when missing). Undefined
+ * when the file cannot be made or watched here; the daemon's own looks then find the requests.
+ */
+export function watchNudges(
+  dataDir: string,
+  onNudge: () => void,
+  onError: (err: Error) => void,
+): { close(): void } | undefined {
+  const path = requestNudgePath(dataDir);
+  let watcher: FSWatcher;
+  try {
+    closeSync(openSync(path, 'a'));
+    watcher = watch(path, { persistent: false }, () => onNudge());
+  } catch (err) {
+    onError(err as Error);
+    return undefined;
+  }
+  watcher.on('error', (err) => {
+    watcher.close();
+    onError(err);
+  });
+  return { close: () => watcher.close() };
+}
