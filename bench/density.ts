@@ -13,11 +13,12 @@
  * - one file dropped into every inbox at once: the time until every portal holds every row;
  * - the floor under an idle daemon's memory, measured beside it: Node alone, and Node with the
  *   packages an idle daemon has loaded (bench/lib/libraryFloor.mjs), both with the daemon's flags;
- * - what the fleet costs the machine: the drop of MemAvailable from before the first daemon
- *   starts to the idle fleet, less this process's own growth (the simulators answering), ÷ N.
- *   Each page counted once, as the node that holds a hundred suppliers sees them (VmRSS counts
- *   the node binary's pages in every daemon that maps them). Meaningful on an otherwise quiet
- *   machine; the figure's spread is what else ran there, ÷ N.
+ * - what the fleet costs the machine: the growth of the memory the kernel cannot take back
+ *   (/proc/meminfo: anonymous pages, shared memory, page tables, kernel stacks, unreclaimable
+ *   slab) from before the first daemon starts to the idle fleet, less this process's own growth
+ *   (the simulators answering), ÷ N; and the drop of MemAvailable, which also moves with the
+ *   page cache of whatever else runs. Each page counted once, as the node that holds a hundred
+ *   suppliers sees them (VmRSS counts the node binary's pages in every daemon that maps them).
  *
  * With --http each daemon also serves HTTP (HTTP_PORT: /healthz, /metrics, the console), as the
  * Kubernetes manifests run it.
@@ -38,7 +39,7 @@ import { benchArgs, sized } from './lib/args.ts';
 import { cleanupAll, onCleanup } from './lib/cleanup.ts';
 import {
   clientNames,
-  memAvailableMiB,
+  machineMemory,
   type ProcMemory,
   procCpuSeconds,
   procMemory,
@@ -206,7 +207,7 @@ try {
   const floors = { node: await startFloor(true), libraries: await startFloor(false) };
   await sleep(3_000);
   const self = () => procMemory(process.pid)?.anon ?? Number.NaN;
-  const machineBefore = { available: memAvailableMiB(), self: self() };
+  const machineBefore = { ...machineMemory(), self: self() };
   // Started a few at a time, as an orchestrator rolls out a fleet (and as two cores allow).
   const startT = performance.now();
   for (let i = 0; i < suppliers.length; i += 4) {
@@ -222,11 +223,11 @@ try {
   const cpuBefore = cpu();
   await sleep(idleS * 1000);
   const idle = memories();
-  const machineIdle = { available: memAvailableMiB(), self: self() };
+  const machineIdle = { ...machineMemory(), self: self() };
   // MiB per daemon: what the machine gave, less what this process (the simulators) took.
-  const machinePerDaemon =
-    (machineBefore.available - machineIdle.available - (machineIdle.self - machineBefore.self)) /
-    count;
+  const selfGrew = machineIdle.self - machineBefore.self;
+  const machinePerDaemon = (machineIdle.held - machineBefore.held - selfGrew) / count;
+  const availablePerDaemon = (machineBefore.available - machineIdle.available - selfGrew) / count;
   const pssSum = idle.reduce((a, m) => a + m.pss, 0);
   const floor = {
     node: procMemory(floors.node.pid!),
@@ -288,7 +289,7 @@ try {
       `  started in ${f(startS)} s`,
       `  15 s after start: VmRSS ${f(mStart.rss.median)} / ${f(mStart.rss.max)} MiB, PSS ${f(mStart.pss.median)} / ${f(mStart.pss.max)} MiB`,
       `  idle (${idleS} s more): VmRSS ${f(mIdle.rss.median)} / ${f(mIdle.rss.max)} MiB = private ${f(mIdle.anon.median)} + file-backed ${f(mIdle.file.median)}; PSS ${f(mIdle.pss.median)} / ${f(mIdle.pss.max)} MiB`,
-      `  the machine: MemAvailable fell by ${f(machinePerDaemon)} MiB per daemon (simulators' growth taken out); PSS summed ${f(pssSum)} MiB = ${f(pssSum / count)} per daemon`,
+      `  the machine (simulators' growth taken out): ${f(machinePerDaemon)} MiB per daemon it cannot take back, MemAvailable ${f(availablePerDaemon)} MiB lower per daemon; PSS summed ${f(pssSum)} MiB = ${f(pssSum / count)} per daemon`,
       `  floor beside them: Node alone ${fmtMemory(floor.node)}; Node with the packages an idle daemon loads ${fmtMemory(floor.libraries)}`,
       `  idle CPU per daemon: ${f(median(idleMilliCpu))} / ${f(Math.max(...idleMilliCpu))} millicores`,
       `  Redis connections per supplier: ${perSupplier.join(' ')} (others unnamed: ${unnamed})`,
@@ -311,7 +312,7 @@ try {
         ratio: ok(mIdle.pss.max, MEMORY_LIMIT_MIB),
       },
       {
-        measure: `what the idle fleet costs the machine, per daemon (MemAvailable's drop ÷ ${count})`,
+        measure: `what the idle fleet costs the machine, per daemon (memory it cannot take back, ÷ ${count})`,
         result: `${f(machinePerDaemon)} MiB`,
         reference: ref,
         ratio: ok(machinePerDaemon, MEMORY_LIMIT_MIB),
@@ -372,7 +373,13 @@ try {
       idleMilliCpu,
       afterWork,
       floor,
-      machine: { before: machineBefore, idle: machineIdle, perDaemon: machinePerDaemon, pssSum },
+      machine: {
+        before: machineBefore,
+        idle: machineIdle,
+        perDaemon: machinePerDaemon,
+        availablePerDaemon,
+        pssSum,
+      },
       perSupplier,
       unnamed,
       redis: { empty: redisEmpty, idle: redisIdle, afterWork: redisWorked },

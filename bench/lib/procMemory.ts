@@ -73,16 +73,26 @@ export async function redisUsedMemory(redisUrl: string): Promise<number> {
   }
 }
 
-/**
- * The machine's MemAvailable (/proc/meminfo), MiB: what the kernel could give a new process
- * without swapping. Its drop across starting N processes is what they cost the machine together,
- * each shared page counted once (and their kernel memory: page tables, stacks, socket buffers);
- * NaN where /proc does not tell.
- */
-export function memAvailableMiB(): number {
+/** What the machine's memory holds (/proc/meminfo), MiB; NaN where /proc does not tell. */
+export interface MachineMemory {
+  /** What the kernel could give a new process without swapping (page cache it may drop counted in). */
+  readonly available: number;
+  /**
+   * What it cannot take back: anonymous pages (every process's private memory, each page once),
+   * shared memory, page tables, kernel stacks and unreclaimable slab (sockets among it). Unlike
+   * `available`, it does not move with the page cache of what else the machine does.
+   */
+  readonly held: number;
+}
+
+export function machineMemory(): MachineMemory {
   try {
-    return kib(readFileSync('/proc/meminfo', 'utf8'), 'MemAvailable');
+    const info = readFileSync('/proc/meminfo', 'utf8');
+    const held = ['AnonPages', 'Shmem', 'PageTables', 'KernelStack', 'SUnreclaim']
+      .map((k) => kib(info, k))
+      .reduce((a, b) => a + b, 0);
+    return { available: kib(info, 'MemAvailable'), held };
   } catch {
-    return Number.NaN;
+    return { available: Number.NaN, held: Number.NaN };
   }
 }
