@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { performAsWriter, serveRequests } from '../../src/actions/requests.ts';
+import { dataPaths } from '../../src/config/dataPaths.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import { OperatorRequests } from '../../src/state/lock/operatorRequests.ts';
-import { nudgeDaemon, requestNudgePath } from '../../src/state/lock/requestNudge.ts';
+import { nudgeDaemon } from '../../src/state/lock/requestNudge.ts';
 import { takeWriterLock, type WriterLock } from '../../src/state/lock/writerLock.ts';
 import { LineWatch } from '../helpers/logLines.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
@@ -87,7 +88,7 @@ describe('operator requests: the command nudges the daemon', () => {
   });
 
   it('where the nudge file cannot be made or watched, the daemon says so and its own looks take the requests', async () => {
-    mkdirSync(requestNudgePath(box.dataDir)); // a folder where the file should be
+    mkdirSync(dataPaths(box.dataDir).requestNudge); // a folder where the file should be
     serve(100);
     expect(log.lines.find((l) => l.event === 'operator.nudge_unwatched')).toMatchObject({
       level: 'warn',

@@ -1,5 +1,5 @@
 import { closeSync, type FSWatcher, openSync, watch, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dataPaths } from '../../config/dataPaths.ts';
 
 /**
  * The nudge a command gives the daemon once it has recorded a request in state.db
@@ -7,16 +7,13 @@ import { join } from 'node:path';
  * daemon takes the request at once instead of reading state.db ten times a second while nothing
  * is asked (that look was most of an idle daemon's CPU). The daemon still looks now and then
  * (src/actions/requests.ts), for a file system that does not report changes (some network
- * mounts) and for a nudge that could not be written.
+ * mounts) and for a nudge that could not be written. The file's path: config/dataPaths.ts.
  */
-export const REQUEST_NUDGE_FILE = 'requests.nudge';
-
-export const requestNudgePath = (dataDir: string): string => join(dataDir, REQUEST_NUDGE_FILE);
 
 /** Writes the nudge (in place: a watcher follows the file, not its name); false when it could not. */
 export function nudgeDaemon(dataDir: string, now: number): boolean {
   try {
-    writeFileSync(requestNudgePath(dataDir), `${now}\n`);
+    writeFileSync(dataPaths(dataDir).requestNudge, `${now}\n`);
     return true;
   } catch {
     return false;
@@ -32,7 +29,7 @@ export function watchNudges(
   onNudge: () => void,
   onError: (err: Error) => void,
 ): { close(): void } | undefined {
-  const path = requestNudgePath(dataDir);
+  const path = dataPaths(dataDir).requestNudge;
   let watcher: FSWatcher;
   try {
     closeSync(openSync(path, 'a'));
