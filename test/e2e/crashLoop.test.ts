@@ -57,6 +57,14 @@ it('sends a file whose reading ended in a crash three times to failed/, unread, 
       intervalMs: 5,
       message: `attempt ${crash} recorded before reading ${BIG}`,
     });
+    // Its log line follows the record by a moment: a kill in between would lose it.
+    if (crash > 1) {
+      await d.waitFor(
+        (l) => l.event === 'file.reading_again' && l.attempt === crash,
+        30_000,
+        'file.reading_again',
+      );
+    }
     d.kill('SIGKILL');
     expect(await d.exited).toBe('SIGKILL');
     // Killed mid-read: nothing of the file was finished.
