@@ -30,7 +30,13 @@ export type FailureAction =
       /** The request may have been applied although no usable answer came back. */
       readonly outcomeUnknown: boolean;
     }
-  | { readonly kind: 'wait'; readonly until: number; readonly reason: string }
+  | {
+      readonly kind: 'wait';
+      readonly until: number;
+      readonly reason: string;
+      /** What holds the next call: this lane's share of the call budget, or the next login. */
+      readonly holds: 'budget' | 'login';
+    }
   | { readonly kind: 'fix-config'; readonly reason: string };
 
 /** What a portal error tells beyond its code (PortalError's fields). */
@@ -55,9 +61,10 @@ export function failurePolicy(err: unknown): FailureAction {
   const e = err as CodedError & PortalFacts;
   switch (e.code) {
     case 'E_BUDGET':
+      return { kind: 'wait', until: e.retryAt ?? 0, reason: e.message, holds: 'budget' };
     case 'E_LOGIN_WAIT':
     case 'E_TOKEN_REFUSED':
-      return { kind: 'wait', until: e.retryAt ?? 0, reason: e.message };
+      return { kind: 'wait', until: e.retryAt ?? 0, reason: e.message, holds: 'login' };
     case 'E_LOGIN_REJECTED':
     case 'E_LOGIN_BLOCKED':
       return { kind: 'fix-config', reason: e.message };
@@ -132,4 +139,27 @@ function portalWords(err: {
   message: string;
 }): string {
   return err.apiMessage ?? err.excerpt ?? err.message;
+}
+
+/** SQLite errors of the machine (locks, disk, memory), not of the data: `SQLITE_FULL`, … */
+const MACHINE_SQLITE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
+
+/**
+ * Whether an error met while reading an inbox file counts as a failed attempt at the file itself
+ * (three of them send it to failed/: src/inventory/ingest/attempts.ts). Passing troubles of the
+ * machine or the portal never count — I/O errors, SQLite's errors of the machine (a full disk, a
+ * lock), a file still being written, a DC list that could not be fetched — and the file waits in
+ * inbox/ for them to pass; a scratch file's error is judged by its cause. Anything else (a bug, a
+ * runtime limit this file meets) counts.
+ */
+export function countsAgainstFile(err: unknown): boolean {
+  if (isCodedError(err)) {
+    if (err.code === 'E_STAGING') return countsAgainstFile(err.cause);
+    if (err.code === 'E_FILE_CHANGED' || err.code === 'E_DC_LIST_UNAVAILABLE') return false;
+  }
+  const e = err as { errno?: unknown; syscall?: unknown; code?: unknown } | null;
+  if (e === null || typeof e !== 'object') return true;
+  if (typeof e.errno === 'number' || typeof e.syscall === 'string') return false; // I/O
+  if (typeof e.code === 'string' && MACHINE_SQLITE.test(e.code)) return false;
+  return true;
 }

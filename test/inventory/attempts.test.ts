@@ -1,9 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  countsAsAttempt,
-  ingestInboxFile,
-  MAX_FILE_ATTEMPTS,
-} from '../../src/inventory/ingest/attempts.ts';
+import { countsAgainstFile } from '../../src/failures/failurePolicy.ts';
+import { ingestInboxFile, MAX_FILE_ATTEMPTS } from '../../src/inventory/ingest/attempts.ts';
 import { FileChangedError } from '../../src/inventory/ingest/process.ts';
 import type { DcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { openStateDb } from '../../src/state/db.ts';
@@ -109,11 +106,11 @@ describe('a file that fails with the same error every time (#13 point 1)', () =>
       code: 'EIO',
       syscall: 'read',
     });
-    expect(countsAsAttempt(io)).toBe(false);
-    expect(countsAsAttempt(new FileChangedError('x.csv'))).toBe(false);
-    expect(countsAsAttempt(Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }))).toBe(false);
-    expect(countsAsAttempt(new RangeError('Invalid string length'))).toBe(true);
-    expect(countsAsAttempt(Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT' }))).toBe(
+    expect(countsAgainstFile(io)).toBe(false);
+    expect(countsAgainstFile(new FileChangedError('x.csv'))).toBe(false);
+    expect(countsAgainstFile(Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }))).toBe(false);
+    expect(countsAgainstFile(new RangeError('Invalid string length'))).toBe(true);
+    expect(countsAgainstFile(Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT' }))).toBe(
       true,
     );
   });

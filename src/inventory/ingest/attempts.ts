@@ -2,12 +2,10 @@ import type { Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { systemClock } from '../../domain/clock.ts';
+import { countsAgainstFile } from '../../failures/failurePolicy.ts';
 import { InboxAttempts } from '../../state/inbox/inboxAttempts.ts';
-import { StagingError } from '../../state/staging/stagingError.ts';
 import { fileIdentity } from '../inbox/inboxNames.ts';
-import { DcListUnavailableError } from '../validate/dcDirectory.ts';
 import {
-  FileChangedError,
   type FileOutcome,
   type IngestDeps,
   processInboxFile,
@@ -25,11 +23,10 @@ export const CRASHED_WHILE_READING =
  * state.db, by the file's identity. An attempt is recorded before the file's rows are read (as
  * a crash: CRASHED_WHILE_READING) and taken back once the reading ends in this process, so that a
  * reading the process does not survive (SIGKILL, an out-of-memory abort, the kernel's OOM
- * killer) counts; so does an error other than an I/O error (a bug, a runtime limit met by this
- * file). At the MAX_FILE_ATTEMPTS-th the file goes to failed/ with the reason, unread: at once
- * for an error, at the next offer (the daemon's start) for a crash. I/O errors, FileChangedError
- * and DcListUnavailableError are passing troubles of the machine or the portal: never counted,
- * the file waits in inbox/ for them to pass.
+ * killer) counts; so does an error the failure policy blames on the file (countsAgainstFile: a
+ * bug, a runtime limit met by this file — not a passing trouble of the machine or the portal,
+ * for which the file waits in inbox/). At the MAX_FILE_ATTEMPTS-th the file goes to failed/ with
+ * the reason, unread: at once for an error, at the next offer (the daemon's start) for a crash.
  */
 export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<FileOutcome> {
   const clock = deps.clock ?? systemClock;
@@ -64,7 +61,7 @@ export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<F
     // The reading ended here, not in a crash: the attempt counted ahead is taken back.
     if (begun !== undefined) attempts.undo(begun);
     begun = undefined;
-    if (!countsAsAttempt(err)) throw err;
+    if (!countsAgainstFile(err)) throw err;
     const st = await lstat(path).catch(() => undefined);
     if (st === undefined || !st.isFile()) throw err;
     const error = describeError(err);
@@ -92,21 +89,6 @@ function giveUpReason(a: { attempts: number; lastError: string }): string {
     return `the reading of this file ended in a crash ${a.attempts} times (the process stopped while reading it: killed, or out of memory); it is not read again`;
   }
   return `${a.attempts} attempts at this file failed with an error that is not an I/O error; the last: ${a.lastError}`;
-}
-
-/** SQLite errors of the machine (locks, disk, memory), not of the file. */
-const PASSING_SQLITE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
-
-/** Whether an error of processInboxFile counts as a failed attempt at the file itself. */
-export function countsAsAttempt(err: unknown): boolean {
-  // A worker's failure to write the scratch file: as its own error says.
-  if (err instanceof StagingError) return countsAsAttempt(err.cause);
-  if (err instanceof FileChangedError || err instanceof DcListUnavailableError) return false;
-  const e = err as { errno?: unknown; syscall?: unknown; code?: unknown } | null;
-  if (e === null || typeof e !== 'object') return true;
-  if (typeof e.errno === 'number' || typeof e.syscall === 'string') return false; // I/O
-  if (typeof e.code === 'string' && PASSING_SQLITE.test(e.code)) return false;
-  return true;
 }
 
 /** One line for the report and the log: the error's class and message, cut to 500 characters. */

@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { BudgetExhaustedError } from '../../api/portalErrors.ts';
+import { failurePolicy } from '../../failures/failurePolicy.ts';
 import { readWhileIdle } from '../../sync/readWhileIdle.ts';
 import { startRead } from '../../sync/reconcile.ts';
 import type { JobDeps } from '../deps.ts';
@@ -38,12 +38,13 @@ export function reconcileProcessor(deps: JobDeps) {
         },
       });
     } catch (err) {
-      if (!(err instanceof BudgetExhaustedError)) throw err;
+      const action = failurePolicy(err);
+      if (action.kind !== 'wait' || action.holds !== 'budget') throw err;
       deps.log.debug(
-        { event: 'reconcile.budget_wait', freesAt: new Date(err.retryAt).toISOString() },
+        { event: 'reconcile.budget_wait', freesAt: new Date(action.until).toISOString() },
         'reading has spent its share of the budget; it goes on when calls free',
       );
-      return { pages: 0, stopped: 'budget', until: err.retryAt };
+      return { pages: 0, stopped: 'budget', until: action.until };
     }
     if (outcome.stopped === 'push') {
       deps.log.debug(
