@@ -26,9 +26,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPortalClient, type PortalClient } from '../src/api/index.ts';
+import { createPortalClient, type PortalClient, stockPortal } from '../src/api/index.ts';
 import { loadConfig } from '../src/config/index.ts';
-import { stockReader, stockWriter } from '../src/daemon/portAdapters.ts';
 import { systemClock } from '../src/domain/clock.ts';
 import type { StockKind } from '../src/domain/stock.ts';
 import { createLogger } from '../src/log/logger.ts';
@@ -200,8 +199,8 @@ function counter(sim: Simulator) {
 
 const deps = (r: Rig) => ({
   db: r.db,
-  writer: stockWriter(r.client),
-  reader: stockReader(r.client),
+  writer: stockPortal(r.client).writer,
+  reader: stockPortal(r.client).reader,
   log,
   clock: systemClock,
   retry: { baseMs: 60_000, maxMs: 3_600_000, notFoundMs: 6 * 3_600_000 },
@@ -284,7 +283,7 @@ async function firstStart(portalLimit: number) {
   const desired = desiredFrom(r.sim);
   await applyAll(r.db, desired);
   const t = performance.now();
-  const choices = await establishRemote({ ...deps(r), writer: stockWriter(r.client) });
+  const choices = await establishRemote({ ...deps(r), writer: stockPortal(r.client).writer });
   await pushPending(deps(r));
   const s = seconds(t);
   const calls = count.take();

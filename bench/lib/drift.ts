@@ -12,9 +12,8 @@
  *   that does not re-read (RECONCILE_MIN_INTERVAL_MS 0, nothing read in the hour before).
  */
 import { join } from 'node:path';
-import { createPortalClient } from '../../src/api/index.ts';
+import { createPortalClient, stockPortal } from '../../src/api/index.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { stockReader, stockWriter } from '../../src/daemon/portAdapters.ts';
 import type { StockKind } from '../../src/domain/stock.ts';
 import { failurePolicy } from '../../src/failures/failurePolicy.ts';
 import type { Logger } from '../../src/log/logger.ts';
@@ -99,8 +98,8 @@ async function rig(
     log,
     retry: RETRY,
     intervalMs: opts.intervalMs,
-    reader: stockReader(client),
-    writer: stockWriter(client),
+    reader: stockPortal(client).reader,
+    writer: stockPortal(client).writer,
     close,
   };
 }

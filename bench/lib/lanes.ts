@@ -5,6 +5,7 @@
  * follows the daemon's rules, and time that skips ahead whenever the daemon would wait.
  */
 
+import type { StockReader, StockWriter } from '../../src/api/index.ts';
 import type { Clock } from '../../src/domain/clock.ts';
 import type { RetrySettings } from '../../src/domain/retrySchedule.ts';
 import { failurePolicy } from '../../src/failures/failurePolicy.ts';
@@ -13,7 +14,6 @@ import type { StateDb } from '../../src/state/db.ts';
 import { PendingStock } from '../../src/state/stock/pendingStock.ts';
 import { pushPending } from '../../src/sync/push.ts';
 import { readWhileIdle } from '../../src/sync/readWhileIdle.ts';
-import type { StockReader, StockWriter } from '../../src/sync/stockPorts.ts';
 
 /**
  * Real time that skips ahead: every call takes the time it really takes, and every wait (a spent

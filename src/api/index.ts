@@ -59,3 +59,12 @@ export type { Page, WalkOptions } from './pagination.ts';
 export * from './portalErrors.ts';
 export type { CallOptions } from './request.ts';
 export type * from './schemas.ts';
+export { type ShipmentsPortal, shipmentsPortal } from './shipmentsPortal.ts';
+export {
+  type ReadOptions,
+  type RemotePage,
+  type StockPortal,
+  type StockReader,
+  type StockWriter,
+  stockPortal,
+} from './stockPort.ts';

@@ -1,5 +1,10 @@
 import { serveRequests } from '../actions/requests.ts';
-import { createPortalClient, portalClientOptions } from '../api/index.ts';
+import {
+  createPortalClient,
+  portalClientOptions,
+  shipmentsPortal,
+  stockPortal,
+} from '../api/index.ts';
 import {
   type Config,
   configSecrets,
@@ -33,7 +38,6 @@ import { startIdleCompaction } from './compaction.ts';
 import { startHeartbeat } from './heartbeat.ts';
 import { loadStockRules } from './liveStockRules.ts';
 import { daemonNotifications } from './notifyWiring.ts';
-import { shipmentsPort, stockReader, stockWriter } from './portAdapters.ts';
 import { updateConfirmationReports } from './reports.ts';
 import { daemonSchedules, type ScheduledTask } from './schedulePlan.ts';
 import { readSnapshotSource, startSources } from './sources.ts';
@@ -119,6 +123,7 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
   );
   const stopping = new AbortController();
+  const portal = stockPortal(client);
 
   const connection = redisConnection(config, {
     connectionName: laneConnectionName(config.queuePrefix, 'daemon'),
@@ -150,7 +155,7 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
   const outbox = { db, outboxDir: paths.outbox, format: config.outboxFormat, clock, log };
   // A full export (absent: "zero", SNAPSHOT_ABSENT=zero) of a kind the portal was never read of.
   const readPortalStock = (kind: 'factory' | 'dc') =>
-    readWholeKind(kind, { db, reader: stockReader(client), log, clock, signal: stopping.signal });
+    readWholeKind(kind, { db, reader: portal.reader, log, clock, signal: stopping.signal });
 
   const deps: JobDeps = {
     config,
@@ -161,9 +166,9 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
     nudges,
     pushDue: () => pushDue(queues),
     startFilesApplied: startFilesApplied(paths.inbox, clock.now),
-    writer: stockWriter(client),
-    reader: stockReader(client),
-    shipments: shipmentsPort(client),
+    writer: portal.writer,
+    reader: portal.reader,
+    shipments: shipmentsPortal(client),
     retry,
     ingestFile: async (name): Promise<IngestResult> => {
       const outcome = await ingestInboxFile(inboxFilePath(paths, name), {

@@ -1,10 +1,9 @@
+import type { ShipmentsPortal, StockReader, StockWriter } from '../api/index.ts';
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { RetrySettings } from '../domain/retrySchedule.ts';
 import type { Logger } from '../log/logger.ts';
-import type { ShipmentsPort } from '../shipments/shipmentsPort.ts';
 import type { StateDb } from '../state/db.ts';
-import type { StockReader, StockWriter } from '../sync/stockPorts.ts';
 import type { Nudges } from './nudges.ts';
 
 /** What an inbox file's processing reports back to the job that ran it. */
@@ -37,7 +36,7 @@ export interface JobDeps {
   readonly startFilesApplied?: () => boolean;
   readonly writer: StockWriter;
   readonly reader: StockReader;
-  readonly shipments: ShipmentsPort;
+  readonly shipments: ShipmentsPortal;
   /** Back-off of items the portal rejected. */
   readonly retry: RetrySettings;
   /**

@@ -1,3 +1,4 @@
+import type { ShipmentsPortal } from '../api/index.ts';
 import type { Clock } from '../domain/clock.ts';
 import { nextAttemptAt, type RetrySettings } from '../domain/retrySchedule.ts';
 import { failurePolicy } from '../failures/failurePolicy.ts';
@@ -8,11 +9,10 @@ import {
   type PendingConfirmation,
 } from '../state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
-import type { ShipmentsPort } from './shipmentsPort.ts';
 
 export interface ConfirmDeps {
   readonly db: StateDb;
-  readonly port: ShipmentsPort;
+  readonly port: ShipmentsPortal;
   readonly log: Logger;
   readonly clock: Clock;
   readonly retry: RetrySettings;

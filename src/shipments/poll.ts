@@ -1,6 +1,6 @@
+import type { ShipmentsPortal } from '../api/index.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { type OutboxDeps, putInPlace, recordPollAndHandOver, recoverOutbox } from './outbox.ts';
-import type { ShipmentsPort } from './shipmentsPort.ts';
 
 /**
  * Fetches the orders ready to ship today, records them, notes those that left the list, and hands
@@ -8,7 +8,7 @@ import type { ShipmentsPort } from './shipmentsPort.ts';
  * place). A hand-over an earlier run could not finish is finished first.
  */
 export async function pollReadyToShip(
-  deps: OutboxDeps & { readonly port: ShipmentsPort; readonly signal?: AbortSignal },
+  deps: OutboxDeps & { readonly port: ShipmentsPortal; readonly signal?: AbortSignal },
 ) {
   await recoverOutbox(deps);
   const records = await deps.port.readyToShip(deps.signal);

@@ -1,3 +1,4 @@
+import type { StockWriter } from '../api/index.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { kvKey } from '../state/kvKeys.ts';
 import { countDesired } from '../state/stock/desiredStock.ts';
@@ -7,7 +8,6 @@ import {
   type FirstStartChoice,
 } from './decide/firstStart.ts';
 import { type ReconcileDeps, reconcileKind, startRead } from './reconcile.ts';
-import type { StockWriter } from './stockPorts.ts';
 
 /**
  * Before the first push of a kind, the portal's stock is unknown. Chooses the cheaper way to learn

@@ -1,5 +1,9 @@
-import { reprobeDue } from '../api/batchSizes.ts';
-import { BulkIncompleteError } from '../api/portalErrors.ts';
+import {
+  BulkIncompleteError,
+  type BulkResult,
+  reprobeDue,
+  type StockWriter,
+} from '../api/index.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { RetrySettings } from '../domain/retrySchedule.ts';
 import type { StockKind, StockRow } from '../domain/stock.ts';
@@ -12,10 +16,9 @@ import { PendingStock } from '../state/stock/pendingStock.ts';
 import { RemoteStock } from '../state/stock/remoteStock.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
 import { StockPushes } from '../state/stock/stockPushes.ts';
-import { type BulkAnswer, type BulkOutcome, classifyBulkAnswer } from './decide/bulkResult.ts';
+import { type BulkOutcome, classifyBulkAnswer } from './decide/bulkResult.ts';
 import { nextBatchLength } from './decide/pushBatches.ts';
 import { decidePush } from './decide/pushDecision.ts';
-import type { StockWriter } from './stockPorts.ts';
 
 export interface PushDeps {
   readonly db: StateDb;
@@ -126,7 +129,7 @@ async function sendBatch(
       // were not sent stay pending, and the failure is decided as usual (by the job).
       const unsent = new Set(err.unsent.map((item) => itemKey(kind, item as SentItem)));
       sent = rows.filter((row) => !unsent.has(itemKey(kind, rowItem(row))));
-      record(kind, sent, classifyBulkAnswer(kind, sent, err.answered as BulkAnswer), deps, totals);
+      record(kind, sent, classifyBulkAnswer(kind, sent, err.answered as BulkResult), deps, totals);
       throw err;
     }
     const action = failurePolicy(err);

@@ -1,3 +1,4 @@
+import type { RemotePage, StockReader } from '../api/index.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { StockKind } from '../domain/stock.ts';
 import { failurePolicy } from '../failures/failurePolicy.ts';
@@ -12,7 +13,6 @@ import {
   type ReconcileTotals,
 } from '../state/kvKeys.ts';
 import { type DriftedKey, RemoteStock } from '../state/stock/remoteStock.ts';
-import type { RemotePage, StockReader } from './stockPorts.ts';
 
 export interface ReconcileDeps {
   readonly db: StateDb;

@@ -108,7 +108,9 @@ describe('a file that fails with the same error every time (#13 point 1)', () =>
     });
     expect(countsAgainstFile(io)).toBe(false);
     expect(countsAgainstFile(new FileChangedError('x.csv'))).toBe(false);
-    expect(countsAgainstFile(Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }))).toBe(false);
+    expect(countsAgainstFile(Object.assign(new Error('busy'), { code: 'SQLITE_BUSY' }))).toBe(
+      false,
+    );
     expect(countsAgainstFile(new RangeError('Invalid string length'))).toBe(true);
     expect(countsAgainstFile(Object.assign(new Error('x'), { code: 'SQLITE_CONSTRAINT' }))).toBe(
       true,

@@ -2,10 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createPortalClient, type PortalClient } from '../../src/api/index.ts';
+import { createPortalClient, type PortalClient, shipmentsPortal } from '../../src/api/index.ts';
 import { ensureDataDirs } from '../../src/config/dataPaths.ts';
 import { loadConfig } from '../../src/config/index.ts';
-import { shipmentsPort } from '../../src/daemon/portAdapters.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import { failurePolicy } from '../../src/failures/failurePolicy.ts';
 import { createLogger, type Logger } from '../../src/log/logger.ts';
@@ -60,7 +59,7 @@ afterEach(async () => {
 const poll = () =>
   pollReadyToShip({
     db,
-    port: shipmentsPort(client),
+    port: shipmentsPortal(client),
     log,
     clock: systemClock,
     outboxDir: outbox,
@@ -132,7 +131,7 @@ describe('ready to ship → outbox', () => {
       const pollWith = (d: StateDb, c: PortalClient) =>
         pollReadyToShip({
           db: d,
-          port: shipmentsPort(c),
+          port: shipmentsPortal(c),
           log,
           clock: systemClock,
           outboxDir: outbox,
@@ -154,7 +153,7 @@ describe('ready to ship → outbox', () => {
   it('writes CSV when asked, with a header and one row per shipment', async () => {
     const outcome = await pollReadyToShip({
       db,
-      port: shipmentsPort(client),
+      port: shipmentsPortal(client),
       log,
       clock: systemClock,
       outboxDir: outbox,
@@ -197,7 +196,7 @@ const store = (rows: Parameters<typeof storeConfirmations>[1], fileId: number | 
   storeConfirmations(db, rows, { fileId, now: Date.now() });
 
 const send = () =>
-  sendConfirmations({ db, port: shipmentsPort(client), log, clock: systemClock, retry });
+  sendConfirmations({ db, port: shipmentsPortal(client), log, clock: systemClock, retry });
 
 /** Sends until nothing is due now (a retry's back-off here is a few ms). */
 async function sendUntilSettled(rounds = 50) {
@@ -354,7 +353,7 @@ describe('confirmations → portal', () => {
     const slow = { baseMs: 60_000, maxMs: 60_000, notFoundMs: 60_000 };
     const first = await sendConfirmations({
       db,
-      port: shipmentsPort(client),
+      port: shipmentsPortal(client),
       log,
       clock: systemClock,
       retry: slow,
@@ -450,7 +449,13 @@ describe('confirmations → portal', () => {
     sim.faults.set({ next500: 3, nextReset: 2 });
     const sends = new ConfirmationSends(db);
     for (let round = 0; round < 50 && sends.counts(0).pending > 0; round++) {
-      await sendConfirmations({ db, port: shipmentsPort(client), log, clock: systemClock, retry });
+      await sendConfirmations({
+        db,
+        port: shipmentsPortal(client),
+        log,
+        clock: systemClock,
+        retry,
+      });
       await new Promise((r) => setTimeout(r, 6));
     }
     expect(sends.counts(0)).toMatchObject({ pending: 0, failed: 0, confirmedToday: 6 });

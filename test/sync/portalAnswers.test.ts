@@ -1,7 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BulkIncompleteError, type PortalClient } from '../../src/api/index.ts';
-import { stockWriter } from '../../src/daemon/portAdapters.ts';
+import { BulkIncompleteError, type PortalClient, stockPortal } from '../../src/api/index.ts';
 import { type Clock, systemClock } from '../../src/domain/clock.ts';
 import {
   type Simulator,
@@ -44,7 +43,7 @@ async function setup(simOptions: SimulatorOptions = {}, env: Record<string, stri
   const log = made.log;
   return (clock: Clock = systemClock) => ({
     db,
-    writer: stockWriter(client),
+    writer: stockPortal(client).writer,
     log,
     clock,
     retry,

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PortalClient } from '../../src/api/index.ts';
-import { stockReader, stockWriter } from '../../src/daemon/portAdapters.ts';
+import { stockPortal } from '../../src/api/index.ts';
 import { systemClock } from '../../src/domain/clock.ts';
 import type { createLogger } from '../../src/log/logger.ts';
 import { type Simulator, startSimulator } from '../../src/simulator/index.ts';
@@ -43,8 +43,8 @@ function setup(maxBulkItems = BATCH, established = true) {
 /** What pushing, reading and the first start need, on this test's simulator and state. */
 const deps = () => ({
   db,
-  writer: stockWriter(client),
-  reader: stockReader(client),
+  writer: stockPortal(client).writer,
+  reader: stockPortal(client).reader,
   log,
   clock: systemClock,
   retry,
@@ -170,7 +170,7 @@ describe('push against the simulator', () => {
     expect(await reconcileKind('factory', deps())).toMatchObject({ complete: true, drift: 1 });
     // The next pass's first page is answered (41 still), then the push-back lands (42), then
     // the page is stored.
-    const reader = stockReader(client);
+    const reader = stockPortal(client).reader;
     let first = true;
     const slow: typeof reader = {
       async page(kind, cursor, options) {
@@ -227,7 +227,7 @@ describe('push against the simulator', () => {
 
   it('resumes an interrupted reconciliation from its last page', async () => {
     const stop = new AbortController();
-    const reader = stockReader(client);
+    const reader = stockPortal(client).reader;
     let pages = 0;
     // The real reader, cut after its second page as a crash or a shutdown would.
     const cut: typeof reader = {
@@ -364,7 +364,7 @@ describe('push when the portal takes smaller batches than configured', () => {
     await seedDesiredStock(db, box.dataDir, 'factory', factory, 'test', Date.now());
     const totals = await pushPending({
       db,
-      writer: stockWriter(client),
+      writer: stockPortal(client).writer,
       log,
       clock: systemClock,
       retry,

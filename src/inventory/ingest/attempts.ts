@@ -5,11 +5,7 @@ import { systemClock } from '../../domain/clock.ts';
 import { countsAgainstFile } from '../../failures/failurePolicy.ts';
 import { InboxAttempts } from '../../state/inbox/inboxAttempts.ts';
 import { fileIdentity } from '../inbox/inboxNames.ts';
-import {
-  type FileOutcome,
-  type IngestDeps,
-  processInboxFile,
-} from './process.ts';
+import { type FileOutcome, type IngestDeps, processInboxFile } from './process.ts';
 
 /** Tries of one file that end in a crash or an error that is not an I/O error before it goes to failed/. */
 export const MAX_FILE_ATTEMPTS = 3;

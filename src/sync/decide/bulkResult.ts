@@ -1,25 +1,6 @@
+import type { BulkAnswer } from '../../api/index.ts';
 import { isNotFoundError } from '../../domain/retrySchedule.ts';
 import type { StockKind, StockRow } from '../../domain/stock.ts';
-
-/** The per-item parts of a bulk-update answer, as the portal sent them. */
-export interface BulkAnswer {
-  readonly updated: ReadonlyArray<{
-    readonly sku: string;
-    readonly distribution_centre_code?: string | null;
-    readonly stock_quantity?: number | null;
-    readonly platform_sku?: string | null;
-  }>;
-  readonly errors: ReadonlyArray<{
-    /** May be absent in an answer the spec leaves open; such an entry cannot be matched. */
-    readonly sku?: string | null;
-    /**
-     * Absent in the spec's documented error entry: then the entry is matched by SKU, which is
-     * alone in its batch (see pushBatches.ts).
-     */
-    readonly distribution_centre_code?: string | null;
-    readonly error?: string | null;
-  }>;
-}
 
 export interface ItemFailure {
   readonly row: StockRow;
