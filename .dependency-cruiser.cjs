@@ -59,8 +59,9 @@ function tierRules(tiers, base, label) {
 }
 
 /**
- * The layers inside src/inventory/, bottom last: the data dir's inbox folders and the readers at
- * the bottom, then validation, the staged apply with its before-apply checks (full-export zeroing,
+ * The layers inside src/inventory/, bottom last: the data dir's inbox folders, the readers and
+ * the staging of a set's rows into a scratch database (a worker thread writes large ones) at the
+ * bottom, then validation, the staged apply with its before-apply checks (full-export zeroing,
  * the guard rails), then the two sources (one inbox file; the ERP snapshot), then what works on
  * their results (an operator's decisions on what is held; the dry run). Imports point down only,
  * and siblings of one tier do not import each other.
@@ -70,7 +71,7 @@ const inventoryTiers = [
   ['ingest', 'snapshot'],
   ['apply'],
   ['validate'],
-  ['inbox', 'parse'],
+  ['inbox', 'parse', 'staging'],
 ];
 
 module.exports = {

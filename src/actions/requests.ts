@@ -2,7 +2,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { HeldDecisionError, type RejectResult } from '../inventory/index.ts';
 import type { Logger } from '../log/logger.ts';
 import { OperatorRequests } from '../state/lock/operatorRequests.ts';
-import { nudgeDaemon, watchNudges } from '../state/lock/requestNudge.ts';
 import {
   describeHolder,
   takeWriterLock,
@@ -22,12 +21,13 @@ import {
   resume,
   retryFailures,
 } from './operator.ts';
+import { wakeDaemon, watchWakes } from './wakeFile.ts';
 
 /**
  * What a command asks of the daemon instead of writing beside it (issue #28): the operator
  * actions that write (release, reject, failures retry, pause, resume). A command takes the data
  * dir's writer lock and does the work itself only when no daemon holds it; otherwise it records
- * a request in state.db (`operator_requests`) and nudges the daemon (state/lock/requestNudge.ts),
+ * a request in state.db (`operator_requests`) and wakes the daemon (actions/wakeFile.ts),
  * which takes it at once and answers, and waits for the answer. Both ways run the same functions
  * of operator.ts.
  */
@@ -90,8 +90,8 @@ function resultOf(answer: Answer): unknown {
 }
 
 /**
- * How often the daemon looks for requests without a nudge: what a command waits at most where
- * the nudge file's changes are not reported (some network mounts).
+ * How often the daemon looks for requests without a wake: what a command waits at most where
+ * the wake file's changes are not reported (some network mounts).
  */
 export const REQUEST_POLL_MS = 1_000;
 /** A request nobody took for this long is dropped (its command gave up long before). */
@@ -99,7 +99,7 @@ const REQUEST_MAX_AGE_MS = 120_000;
 
 /**
  * The daemon's side: takes requests one at a time and answers them, until stopped. It looks when
- * a command nudges it, after each answer (another may wait), and every `pollMs`.
+ * a command wakes it, after each answer (another may wait), and every `pollMs`.
  */
 export function serveRequests(
   deps: ActionDeps & { readonly log: Logger; readonly pollMs?: number },
@@ -150,10 +150,10 @@ export function serveRequests(
         lookSoon();
       });
   };
-  const nudges = watchNudges(deps.config.dataDir, lookSoon, (err) =>
+  const wakes = watchWakes(deps.config.dataDir, lookSoon, (err) =>
     deps.log.warn(
-      { event: 'operator.nudge_unwatched', err },
-      `commands' requests are looked for every ${(deps.pollMs ?? REQUEST_POLL_MS) / 1000} s: the nudge file cannot be watched`,
+      { event: 'operator.wake_unwatched', err },
+      `commands' requests are looked for every ${(deps.pollMs ?? REQUEST_POLL_MS) / 1000} s: the wake file cannot be watched`,
     ),
   );
   const timer = setInterval(tick, deps.pollMs ?? REQUEST_POLL_MS);
@@ -162,7 +162,7 @@ export function serveRequests(
     async stop(): Promise<void> {
       stopped = true;
       clearInterval(timer);
-      nudges?.close();
+      wakes?.close();
       if (soon !== undefined) clearImmediate(soon);
       await running;
     },
@@ -223,7 +223,7 @@ async function askDaemon(
   const requests = new OperatorRequests(deps.db);
   const { action, ...args } = request;
   const id = requests.ask(action, args, Date.now());
-  nudgeDaemon(opts.dataDir, Date.now());
+  wakeDaemon(opts.dataDir, Date.now());
   for (let n = 1; ; n++) {
     await sleep(50);
     const row = requests.get(id);

@@ -16,8 +16,8 @@ export interface DataPaths {
   readonly held: string;
   /** The one writer's OS lock (src/state/lock/writerLock.ts). */
   readonly writerLock: string;
-  /** What a command writes to nudge the daemon to take its request (src/state/lock/requestNudge.ts). */
-  readonly requestNudge: string;
+  /** What a command writes to wake the daemon to take its request (src/actions/wakeFile.ts). */
+  readonly requestWake: string;
 }
 
 /** The folders `ensureDataDirs` creates. */
@@ -33,7 +33,7 @@ export function dataPaths(dataDir: string): DataPaths {
     outbox: join(dataDir, 'outbox'),
     held: join(dataDir, 'held'),
     writerLock: join(dataDir, 'writer.lock'),
-    requestNudge: join(dataDir, 'requests.nudge'),
+    requestWake: join(dataDir, 'requests.wake'),
   };
 }
 

@@ -26,7 +26,7 @@ import { type Heartbeat, type KvValue, kvKey, type ReconcilePass } from '../stat
 import { NotifyOutbox, type OutboxDepth } from '../state/notify/notifyOutbox.ts';
 import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
-import { type UnfinishedApply, unfinishedApplies } from '../state/staging/stagedApply.ts';
+import { type UnfinishedApply, unfinishedApplies } from '../state/staging/stagedApplyTable.ts';
 import { PendingStock } from '../state/stock/pendingStock.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
 import { readTotals } from '../sync/reconcile.ts';

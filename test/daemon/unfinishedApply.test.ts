@@ -5,14 +5,14 @@
  */
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { StagingFile } from '../../src/inventory/staging/stagingFile.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import {
   attachStaged,
   detachStaged,
   mergeStagedChunk,
   recordStagedApply,
-} from '../../src/state/staging/stagedApply.ts';
-import { StagingFile } from '../../src/state/staging/stagingFile.ts';
+} from '../../src/state/staging/stagedApplyTable.ts';
 import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
 import { freePort } from '../setup/redis.ts';
 

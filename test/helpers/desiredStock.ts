@@ -2,7 +2,7 @@ import type { StockKind } from '../../src/domain/stock.ts';
 import { applyRows } from '../../src/inventory/apply/applyStaged.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import type { StateDb } from '../../src/state/db.ts';
-import { recordStagedApply } from '../../src/state/staging/stagedApply.ts';
+import { recordStagedApply } from '../../src/state/staging/stagedApplyTable.ts';
 import type { ApplyResult, DesiredInput } from '../../src/state/stock/desiredStock.ts';
 
 const silent = createLogger({ level: 'silent', pretty: false });

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { profilesFileSchema } from '../../src/config/profiles.ts';
 import { StockRows } from '../../src/inventory/ingest/stockRows.ts';
+import { StagingFile } from '../../src/inventory/staging/stagingFile.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
-import { StagingFile } from '../../src/state/staging/stagingFile.ts';
 import { RemoteStock } from '../../src/state/stock/remoteStock.ts';
 import { makeIngestEnv } from './helpers.ts';
 

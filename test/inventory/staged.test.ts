@@ -7,7 +7,7 @@ import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
-import { recordStagedApply } from '../../src/state/staging/stagedApply.ts';
+import { recordStagedApply } from '../../src/state/staging/stagedApplyTable.ts';
 import { rederiveOffers, setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 

@@ -9,14 +9,14 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
+import { StagingFile } from '../../src/inventory/staging/stagingFile.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
 import {
   attachStaged,
   detachStaged,
   mergeStagedChunk,
   recordStagedApply,
-} from '../../src/state/staging/stagedApply.ts';
-import { StagingFile } from '../../src/state/staging/stagingFile.ts';
+} from '../../src/state/staging/stagedApplyTable.ts';
 import type { ApplyResult } from '../../src/state/stock/desiredStock.ts';
 import { setStockRules } from '../../src/state/stock/ruleOffers.ts';
 import { memoryTempDir } from '../helpers/sandbox.ts';

@@ -1,5 +1,5 @@
 /**
- * The scratch database of a staged set (src/state/staging/stagingFile.ts), written in the reading thread and,
+ * The scratch database of a staged set (src/inventory/staging/stagingFile.ts), written in the reading thread and,
  * past `workerAfterRows`, by a real worker thread: the same rows, duplicates and named keys either
  * way, the reader held back while the worker is behind, the worker's errors surfaced, and a
  * discarded set leaving no file behind. Real SQLite files in a temporary folder in memory.
@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { StockKind } from '../../src/domain/stock.ts';
-import { StagingFile } from '../../src/state/staging/stagingFile.ts';
+import { StagingFile } from '../../src/inventory/staging/stagingFile.ts';
 import { memoryTempDir } from '../helpers/sandbox.ts';
 
 const dir = memoryTempDir('staging-');

@@ -2,7 +2,7 @@
  * Applying a staged set of stock rows (a file's, the snapshot's, or a held snapshot read's) to
  * desired stock, in bounded memory and without blocking the event loop for long (issue #14). The
  * one way stock is applied: used by processInboxFile, readSnapshot and, through applyRows, the
- * release of a held snapshot read; SQL in src/state/staging/stagingFile.ts and src/state/staging/stagedApply.ts.
+ * release of a held snapshot read; SQL in src/inventory/staging/stagingFile.ts and src/state/staging/stagedApplyTable.ts.
  *
  * The steps, in order:
  * 1. **Stage.** The reader puts accepted rows into a scratch SQLite database under
@@ -56,9 +56,9 @@ import {
   mergeStagedChunk,
   type StagedApply,
   unfinishedStagedApplies,
-} from '../../state/staging/stagedApply.ts';
-import { StagingFile } from '../../state/staging/stagingFile.ts';
+} from '../../state/staging/stagedApplyTable.ts';
 import type { ApplyResult } from '../../state/stock/desiredStock.ts';
+import { StagingFile } from '../staging/stagingFile.ts';
 import { stockSummary } from './stockSummary.ts';
 
 /** Keys merged per transaction: about 10–20 ms of work on a 2-core machine. */

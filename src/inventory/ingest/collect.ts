@@ -1,5 +1,4 @@
 import type { Readable } from 'node:stream';
-import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { looksLikeData, noHeaderReason } from '../parse/header.ts';
 import {
   ByteTap,
@@ -11,6 +10,7 @@ import {
   showValue,
 } from '../parse/index.ts';
 import { createYielder } from '../parse/yielder.ts';
+import type { StagingFile } from '../staging/stagingFile.ts';
 import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
 import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../validate/mapping.ts';
 import type { ReadPlan } from '../validate/readPlan.ts';

@@ -1,8 +1,8 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { LocationMap } from '../../domain/stockRules.ts';
 import type { ConfirmationInput } from '../../state/shipments/confirmations.ts';
-import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import type { Dialect, InboxFormat, PositionUnit, StringSpill } from '../parse/index.ts';
+import type { StagingFile } from '../staging/stagingFile.ts';
 import type { DcDirectory } from '../validate/dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { ReadPlan } from '../validate/readPlan.ts';

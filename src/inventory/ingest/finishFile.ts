@@ -2,7 +2,7 @@ import type { Stats } from 'node:fs';
 import { join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
 import type { LedgerEntry } from '../../state/inbox/inboxLedger.ts';
-import { stagedApplyOfFile } from '../../state/staging/stagedApply.ts';
+import { stagedApplyOfFile } from '../../state/staging/stagedApplyTable.ts';
 import { resumeStagedApplies } from '../apply/applyStaged.ts';
 import { moveInboxEntry } from '../inbox/inboxMove.ts';
 import { folderFor, reportPathFor } from '../inbox/storedNames.ts';

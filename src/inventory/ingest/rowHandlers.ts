@@ -1,7 +1,7 @@
 import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
 import type { ConfirmationInput } from '../../state/shipments/confirmations.ts';
-import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { showValue } from '../parse/records.ts';
+import type { StagingFile } from '../staging/stagingFile.ts';
 import { createDcCheck, type DcCheck, dcRejection } from '../validate/dcCheck.ts';
 import type { DcDirectory } from '../validate/dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';

@@ -1,11 +1,11 @@
 import type { Stats } from 'node:fs';
 import type { StockKind } from '../../domain/stock.ts';
-import { recordStagedApply } from '../../state/staging/stagedApply.ts';
-import type { StagingFile } from '../../state/staging/stagingFile.ts';
+import { recordStagedApply } from '../../state/staging/stagedApplyTable.ts';
 import { portalStockRead } from '../../state/stock/absentStock.ts';
 import { zeroAbsentKeys } from '../apply/absentZeros.ts';
 import { applyStagedSet, type BeforeApplyCheck } from '../apply/applyStaged.ts';
 import { type GuardReport, guardStockFile } from '../apply/guardFile.ts';
+import type { StagingFile } from '../staging/stagingFile.ts';
 import type { CollectedFile } from './collect.ts';
 import {
   applyDepsOf,

@@ -4,7 +4,6 @@ import { sourceTime } from '../../domain/sourceTime.ts';
 import { emptyOfferSummary, type OfferSummary } from '../../domain/stockRules.ts';
 import type { Logger } from '../../log/logger.ts';
 import type { StateDb } from '../../state/db.ts';
-import { StagingFile } from '../../state/staging/stagingFile.ts';
 import { portalStockRead } from '../../state/stock/absentStock.ts';
 import { zeroAbsentKeys } from '../apply/absentZeros.ts';
 import { applyStagedSet, type BeforeApplyCheck } from '../apply/applyStaged.ts';
@@ -13,6 +12,7 @@ import {
   type SnapshotGuardOutcome,
   supersedeHeldSnapshot,
 } from '../apply/guardSnapshot.ts';
+import { StagingFile } from '../staging/stagingFile.ts';
 import { recordSnapshotApply } from './snapshotApply.ts';
 import { describeFailure, SnapshotFailure } from './snapshotFailure.ts';
 import {

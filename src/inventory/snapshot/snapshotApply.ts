@@ -1,6 +1,6 @@
 import type { StateDb } from '../../state/db.ts';
 import { KeyValueStore } from '../../state/kv.ts';
-import { recordStagedApply } from '../../state/staging/stagedApply.ts';
+import { recordStagedApply } from '../../state/staging/stagedApplyTable.ts';
 
 /** How many rows each of the snapshot's queries returned. */
 export interface SnapshotRowsRead {

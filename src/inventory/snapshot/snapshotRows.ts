@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { type LocationMap, mapLocation } from '../../domain/stockRules.ts';
-import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { normalizeColumn } from '../parse/header.ts';
 import { createYielder } from '../parse/yielder.ts';
+import type { StagingFile } from '../staging/stagingFile.ts';
 import { createDcCheck, type DcCheck, dcRejection } from '../validate/dcCheck.ts';
 import { type DcDirectory, DcListUnavailableError } from '../validate/dcDirectory.ts';
 import { type RowError, validateStockRow } from '../validate/rows.ts';

@@ -6,7 +6,7 @@
  * - `staged_applies` holds one row per staged set whose apply was decided (the commit point) but
  *   not yet merged into desired_stock to the end: the merge runs in short transactions, each
  *   moving `after_*` (the last key merged) on, and the last one deletes the row. A row found at
- *   start is merged to the end before anything else (see src/state/staging/stagedApply.ts).
+ *   start is merged to the end before anything else (see src/state/staging/stagedApplyTable.ts).
  */
 export const stagedApply = `
 ALTER TABLE desired_stock ADD COLUMN source_file_id INTEGER;

@@ -1,7 +1,7 @@
 import Database, { type Statement } from 'better-sqlite3';
 
 /**
- * The writing side of a scratch database (src/state/staging/stagingFile.ts): its schema, its connection
+ * The writing side of a scratch database (src/inventory/staging/stagingFile.ts): its schema, its connection
  * settings and the statements that stage rows. The same code runs in the thread that reads the
  * file and, for a large file, in a worker thread of its own (stagingWorker.ts).
  *
@@ -71,6 +71,9 @@ export const NAMED_TABLE_SQL =
  * Buffered rows, flat: `factory` holds sku, quantity, line of each factory row; `dc` holds dc,
  * sku, quantity, line of each DC row. Each in file order.
  */
+/** A connection to a scratch database of staged rows. */
+export type ScratchDb = Database.Database;
+
 export interface StockBatch {
   readonly factory: ReadonlyArray<string | number>;
   readonly dc: ReadonlyArray<string | number>;
@@ -86,7 +89,7 @@ export type NamedRow = readonly [string, string, string];
  * not in the heap; a larger one staged neither sorted nor shuffled rows faster). `create` makes
  * its tables.
  */
-export function openStagingDb(path: string, create: boolean): Database.Database {
+export function openStagingDb(path: string, create: boolean): ScratchDb {
   const db = new Database(path, { fileMustExist: !create });
   db.pragma('journal_mode = OFF');
   db.pragma('synchronous = OFF');

@@ -4,11 +4,21 @@ import { open } from 'node:fs/promises';
 import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import type Database from 'better-sqlite3';
 import type { StockKind } from '../../domain/stock.ts';
-import { removeStagingFile, scratchName, stagingDir } from './scratchFiles.ts';
-import { StagingError } from './stagingError.ts';
-import { type NamedRow, openStagingDb, StagingWriter } from './stagingWriter.ts';
+import { removeStagingFile, scratchName, stagingDir } from '../../state/staging/scratchFiles.ts';
+import {
+  countStagedRows,
+  type StagedDuplicates,
+  stagedDuplicateCounts,
+  stagedDuplicates,
+} from '../../state/staging/stagedSetReads.ts';
+import { StagingError } from '../../state/staging/stagingError.ts';
+import {
+  type NamedRow,
+  openStagingDb,
+  type ScratchDb,
+  StagingWriter,
+} from '../../state/staging/stagingWriter.ts';
 
 /** The worker's module: stagingWorker.ts next to this file, or .js once compiled. */
 const WORKER_URL = new URL(
@@ -41,14 +51,6 @@ const BATCH = 4096;
 export const WORKER_AFTER_ROWS = 50_000;
 /** Batches handed to the worker and not yet written, before the reader waits. */
 const MAX_IN_FLIGHT = 4;
-
-export interface StagedDuplicates {
-  /** Rows replaced by a later row with the same key. */
-  readonly rows: number;
-  /** The first `maxKeys` keys by their first repeat, each with up to `maxLines` lines. */
-  readonly keys: Array<{ kind: StockKind; dc: string; sku: string; lines: number[] }>;
-  readonly keysOmitted: number;
-}
 
 /**
  * Writes one staged set. `put` buffers; a full buffer is staged in one transaction of multi-row
@@ -249,7 +251,7 @@ export class StagingFile {
     return this.#writer;
   }
 
-  #open(): Database.Database {
+  #open(): ScratchDb {
     this.flush();
     const writer = this.#local();
     writer.settle();
@@ -258,44 +260,17 @@ export class StagingFile {
 
   /** Rows in the staged set (distinct keys). */
   count(): number {
-    return this.#open().prepare('SELECT COUNT(*) FROM rows').pluck(true).get() as number;
+    return countStagedRows(this.#open());
   }
 
-  /** The replaced rows, for the report. */
+  /** The replaced rows, for the report: the first `maxKeys` keys, each with up to `maxLines` lines. */
   duplicates(maxKeys: number, maxLines: number): StagedDuplicates {
-    const db = this.#open();
-    const rows = db.prepare('SELECT COUNT(*) FROM duplicates').pluck(true).get() as number;
-    if (rows === 0) return { rows: 0, keys: [], keysOmitted: 0 };
-    db.exec('CREATE INDEX IF NOT EXISTS duplicates_key ON duplicates (kind, dc, sku, id)');
-    const keyCount = db
-      .prepare('SELECT COUNT(*) FROM (SELECT 1 FROM duplicates GROUP BY kind, dc, sku)')
-      .pluck(true)
-      .get() as number;
-    // By first repeat in the file (rows out of key order are settled in key order: ids are not).
-    const first = db.prepare<[number], { kind: StockKind; dc: string; sku: string }>(
-      `SELECT kind, dc, sku FROM duplicates GROUP BY kind, dc, sku ORDER BY MIN(line) LIMIT ?`,
-    );
-    const lines = db.prepare<[string, string, string, number], { replaced: number; line: number }>(
-      'SELECT replaced, line FROM duplicates WHERE kind = ? AND dc = ? AND sku = ? ORDER BY id LIMIT ?',
-    );
-    const keys = first.all(maxKeys).map((k) => {
-      const seen = lines.all(k.kind, k.dc, k.sku, maxLines);
-      const list = [seen[0]!.replaced, ...seen.map((s) => s.line)].slice(0, maxLines);
-      return { ...k, lines: list };
-    });
-    return { rows, keys, keysOmitted: keyCount - keys.length };
+    return stagedDuplicates(this.#open(), maxKeys, maxLines);
   }
 
   /** Replaced rows by kind. */
   duplicateCounts(): Record<StockKind, number> {
-    const out: Record<StockKind, number> = { factory: 0, dc: 0 };
-    const rows = this.#open()
-      .prepare<[], { kind: StockKind; n: number }>(
-        'SELECT kind, COUNT(*) AS n FROM duplicates GROUP BY kind',
-      )
-      .all();
-    for (const r of rows) out[r.kind] = r.n;
-    return out;
+    return stagedDuplicateCounts(this.#open());
   }
 
   /** Stages the rest and closes the connection (the file stays, for ATTACH). */

@@ -1,5 +1,5 @@
 /**
- * A worker thread that stages a large file's rows (src/state/staging/stagingFile.ts hands a scratch database
+ * A worker thread that stages a large file's rows (src/inventory/staging/stagingFile.ts hands a scratch database
  * to it once the file is large): the thread that reads and checks the file goes on with the next
  * rows while this one writes them, on the machine's other core.
  *
@@ -15,7 +15,7 @@ import {
   type StagingOrder,
   StagingWriter,
   type StockBatch,
-} from './stagingWriter.ts';
+} from '../../state/staging/stagingWriter.ts';
 
 type Message =
   | { readonly stock: StockBatch }

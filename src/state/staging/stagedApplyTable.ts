@@ -11,7 +11,7 @@ import type { ApplyResult } from '../stock/desiredStock.ts';
 import { type Cursor, mergeChunk } from './stagedMerge.ts';
 
 /**
- * The apply of a staged set (see src/state/staging/stagingFile.ts) to desired stock, in short transactions.
+ * The apply of a staged set (see src/inventory/staging/stagingFile.ts) to desired stock, in short transactions.
  *
  * All or nothing, under a kill at any point:
  * 1. Before the commit point the rows exist only in the scratch file: nothing in state.db
