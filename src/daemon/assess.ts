@@ -1,6 +1,7 @@
 import { FOREIGN_LOGIN_REPEATS } from '../api/auth/foreignLogins.ts';
+import type { StateDb } from '../state/db.ts';
 import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
-import type { Status } from './status.ts';
+import { readStatus, type Status, type StatusSettings } from './status.ts';
 
 /** How the daemon is doing, in one word an operator acts on. */
 export type Verdict = 'healthy' | 'degraded' | 'needs a person';
@@ -101,4 +102,15 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
   if (person.length > 0) return { verdict: 'needs a person', reasons: [...person, ...degraded] };
   if (degraded.length > 0) return { verdict: 'degraded', reasons: degraded };
   return { verdict: 'healthy', reasons: [] };
+}
+
+/**
+ * The verdict the running daemon gives of itself (for the notification of a turn to NEEDS A
+ * PERSON): its own heartbeat is taken as fresh — a clock moved on in a test, or a slow beat, must
+ * not read as "not running" to the daemon that tells.
+ */
+export function ownVerdict(db: StateDb, config: StatusSettings, now: number): Assessment {
+  const s = readStatus(db, config, now);
+  const daemon = { ...(s.daemon ?? { pid: process.pid, startedAt: now }), at: now };
+  return assess({ status: { ...s, daemon } });
 }

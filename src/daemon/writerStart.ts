@@ -6,18 +6,18 @@ import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { describeHolder, type WriterLock, waitForWriterLock } from '../state/lock/writerLock.ts';
 
-/** Where a start keeps the lock it took (a start that fails half way lets go of it). */
-export interface HeldLock {
+/** Where a start keeps the writer lock it took (a start that fails half way lets go of it). */
+export interface TakenLock {
   lock?: WriterLock;
 }
 
-/** Runs a start that keeps its lock in `held`; when it fails, the lock is let go. */
-export async function releasingOnFailure<T>(start: (held: HeldLock) => Promise<T>): Promise<T> {
-  const held: HeldLock = {};
+/** Runs a start that keeps its lock in `taken`; when it fails, the lock is let go. */
+export async function unlockingOnFailure<T>(start: (taken: TakenLock) => Promise<T>): Promise<T> {
+  const taken: TakenLock = {};
   try {
-    return await start(held);
+    return await start(taken);
   } catch (err) {
-    held.lock?.release();
+    taken.lock?.release();
     throw err;
   }
 }

@@ -1,8 +1,10 @@
 /**
  * Ingestion: the inbox watcher, file processing, the snapshot source, decisions on what the
  * guard rails hold, and the dry run. The only door into src/inventory/ for the other folders
- * (.dependency-cruiser.cjs); inside, the layers are inbox | parse → validate → apply →
- * ingest | snapshot → held | plan (each imports only those before it).
+ * (.dependency-cruiser.cjs): the jobs call the service `createIngestion` builds (ingestion.ts);
+ * the commands and the console call the operator's decisions and the dry run below. Inside, the
+ * layers are inbox | parse | staging → validate → apply → ingest | snapshot → held | plan (each
+ * imports only those before it).
  */
 
 export { resumeStagedApplies } from './apply/applyStaged.ts';
@@ -11,7 +13,6 @@ export { finishHeldDecisions } from './held/finishDecisions.ts';
 export { HeldDecisionError } from './held/heldLookup.ts';
 export { type RejectResult, rejectHeld } from './held/reject.ts';
 export { type ReleaseResult, releaseHeld } from './held/release.ts';
-export { type PrunedFiles, pruneHandledFiles } from './inbox/fileRetention.ts';
 export { fileIdentity, type InboxEntry, isIgnoredName } from './inbox/inboxNames.ts';
 export { InboxWatcher, type InboxWatcherOptions } from './inbox/inboxWatcher.ts';
 export { reportPathFor } from './inbox/storedNames.ts';
@@ -26,10 +27,18 @@ export {
 } from './ingest/process.ts';
 export { recoverInbox } from './ingest/recover.ts';
 export type { FileReport } from './ingest/report.ts';
+export {
+  createIngestion,
+  type Ingestion,
+  type IngestionEdges,
+  type IngestionSettings,
+  type IngestResult,
+} from './ingestion.ts';
 export { type FilePlan, planFile } from './plan/planFile.ts';
 export { readSnapshot, type SnapshotDeps, type SnapshotOutcome } from './snapshot/read.ts';
 export { SnapshotReadError } from './snapshot/snapshotFailure.ts';
 export { SnapshotWatcher, type SnapshotWatcherOptions } from './snapshot/watcher.ts';
+export type { SourceEvents, Sources } from './sources.ts';
 export {
   createDcDirectory,
   type DcDirectory,

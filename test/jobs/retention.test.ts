@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readdirSync, utimesSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/domain/clock.ts';
-import { pruneRetained } from '../../src/jobs/processors/retentionJob.ts';
+import { pruneHandledFiles } from '../../src/inventory/inbox/fileRetention.ts';
+import { createRetention } from '../../src/retention/index.ts';
 import { InboxAttempts } from '../../src/state/inbox/inboxAttempts.ts';
 import { ConfirmationSends } from '../../src/state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
@@ -120,6 +121,18 @@ async function seed() {
   return { ...l, recent };
 }
 
+/** One retention run over the environment's data dir, as the daemon's retention service does. */
+function pruneRetained(env: IngestEnv, clock: Clock, retentionDays: number) {
+  const { db, log, dataDir } = env.deps;
+  return createRetention({
+    db,
+    log,
+    clock,
+    retentionDays,
+    pruneFiles: (cutoff, keep) => pruneHandledFiles({ dataDir, cutoff, keep }),
+  }).prune();
+}
+
 describe('pruneRetained', () => {
   it('keeps everything younger than RETENTION_DAYS', async () => {
     await seed();
@@ -130,7 +143,7 @@ describe('pruneRetained', () => {
       processed: stored('processed'),
       failed: stored('failed'),
     };
-    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 60 });
+    const result = await pruneRetained(env, clock, 60);
     expect(result.files).toEqual({ processed: 0, failed: 0, reports: 0 });
     expect(result.rows).toEqual({
       inboxFiles: 0,
@@ -150,7 +163,7 @@ describe('pruneRetained', () => {
   it('prunes finished files and rows older than RETENTION_DAYS, never one still needed', async () => {
     const l = await seed();
     t = T0 + 36 * DAY;
-    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    const result = await pruneRetained(env, clock, 30);
 
     expect(result.files).toEqual({ processed: 7, failed: 1, reports: 8 });
     expect(result.rows).toEqual({
@@ -197,7 +210,7 @@ describe('pruneRetained', () => {
     env.drop('conf-2-again.csv', confirmationsCsv(['ORD-6,UPS,T6']));
     expect((await env.process('conf-2-again.csv', { clock })).status).toBe('duplicate');
     expect(new ConfirmationSends(env.db).due(t).map((c) => c.orderNumber)).toEqual(['ORD-2']);
-    const again = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    const again = await pruneRetained(env, clock, 30);
     expect(again.files).toEqual({ processed: 0, failed: 0, reports: 0 });
     expect(again.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0, inboxAttempts: 0 });
   });
@@ -214,7 +227,7 @@ describe('pruneRetained', () => {
     shipments.markConfirmed('ORD-R', t);
 
     t = T0 + 36 * DAY;
-    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    const result = await pruneRetained(env, clock, 30);
     expect(result.rows).toMatchObject({ shipments: 1, confirmations: 2 });
     expect(confirmationRows()).toEqual([]);
     expect(shipmentOrders()).toEqual([]);
@@ -231,7 +244,7 @@ describe('pruneRetained', () => {
     utimesSync(oldTemp, new Date(T0), new Date(T0));
     utimesSync(youngTemp, new Date(T0 + 35 * DAY), new Date(T0 + 35 * DAY));
     t = T0 + 36 * DAY;
-    await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    await pruneRetained(env, clock, 30);
     expect(existsSync(join(env.paths.processed, 'operator-notes.txt'))).toBe(true);
     expect(existsSync(join(env.paths.failed, '20200101T000000Z-9-a-folder'))).toBe(true);
     expect(existsSync(youngTemp)).toBe(true);
@@ -245,7 +258,7 @@ describe('pruneRetained', () => {
     attempts.record('gone.csv:1:10:1', 'gone.csv', 'Error: bad', T0 + DAY);
     attempts.record('late.csv:2:10:1', 'late.csv', 'Error: bad', T0 + 35 * DAY);
     t = T0 + 36 * DAY;
-    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    const result = await pruneRetained(env, clock, 30);
     expect(result.rows.inboxAttempts).toBe(1);
     expect(attempts.get('gone.csv:1:10:1')).toBeUndefined();
     expect(attempts.get('late.csv:2:10:1')).toMatchObject({ name: 'late.csv', attempts: 1 });
@@ -265,7 +278,7 @@ describe('pruneRetained', () => {
     release.run(T0, releasedOld);
     release.run(T0 + 35 * DAY, releasedYoung);
     t = T0 + 36 * DAY;
-    await pruneRetained({ ...env.deps, clock, retentionDays: 30 });
+    await pruneRetained(env, clock, 30);
     expect(ledgerIds()).not.toContain(releasedOld);
     expect(ledgerIds()).toContain(releasedYoung);
   });
@@ -273,7 +286,7 @@ describe('pruneRetained', () => {
   it('prunes nothing with RETENTION_DAYS=0', async () => {
     await seed();
     t = T0 + 3650 * DAY;
-    const result = await pruneRetained({ ...env.deps, clock, retentionDays: 0 });
+    const result = await pruneRetained(env, clock, 0);
     expect(result.rows).toEqual({
       inboxFiles: 0,
       shipments: 0,

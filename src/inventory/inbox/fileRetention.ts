@@ -1,17 +1,8 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { dataPaths } from '../../config/dataPaths.ts';
+import type { PrunedFiles } from '../../domain/prunedFiles.ts';
 import { parseStoredName } from './storedNames.ts';
-
-/** Files removed by one retention run. */
-export interface PrunedFiles {
-  /** Handled files removed from processed/. */
-  readonly processed: number;
-  /** Handled files removed from failed/. */
-  readonly failed: number;
-  /** Their `.report.json` files (and reports whose file was already gone). */
-  readonly reports: number;
-}
 
 const REPORT_SUFFIX = '.report.json';
 

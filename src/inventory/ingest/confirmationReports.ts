@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { dataPaths } from '../config/dataPaths.ts';
-import { writeFileAtomic } from '../files/durable.ts';
-import { reportPathFor } from '../inventory/index.ts';
-import type { Logger } from '../log/logger.ts';
-import type { StateDb } from '../state/db.ts';
-import { InboxLedger } from '../state/inbox/inboxLedger.ts';
-import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
+import { dataPaths } from '../../config/dataPaths.ts';
+import { writeFileAtomic } from '../../files/durable.ts';
+import type { Logger } from '../../log/logger.ts';
+import type { StateDb } from '../../state/db.ts';
+import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
+import { ConfirmationSends } from '../../state/shipments/confirmationSends.ts';
+import { reportPathFor } from '../inbox/storedNames.ts';
 
 /**
  * Adds the portal's answers to the report of each confirmations file: a `portal` section with

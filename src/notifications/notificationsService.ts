@@ -4,27 +4,43 @@ import type { Clock } from '../domain/clock.ts';
 import { settingsFileNotification } from '../domain/notification.ts';
 import type { Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/redact.ts';
-import { type Notifier, startNotifier } from '../notifications/notifier.ts';
-import { NOTIFY_GIVE_UP_MS } from '../notifications/retryPolicy.ts';
-import { readWebhookSecret } from '../notifications/signature.ts';
-import { watchVerdict } from '../notifications/verdictWatch.ts';
 import type { StateDb } from '../state/db.ts';
 import { enqueueNotification, NotifyOutbox } from '../state/notify/notifyOutbox.ts';
-import { assess } from './assess.ts';
-import { readStatus } from './status.ts';
+import { type Notifier, startNotifier } from './notifier.ts';
+import { NOTIFY_GIVE_UP_MS } from './retryPolicy.ts';
+import { readWebhookSecret } from './signature.ts';
+import { type VerdictNow, watchVerdict } from './verdictWatch.ts';
 
 /** How often, at most, the delivery loop reads the status verdict on its own. */
 const VERDICT_EVERY_MS = 10_000;
 
+/** The settings notifications read (never the whole configuration). */
+export type NotificationSettings = Pick<
+  Config,
+  | 'notifyWebhookUrl'
+  | 'notifyWebhookSecretFile'
+  | 'notifyTimeoutMs'
+  | 'notifyRetryBaseMs'
+  | 'notifyRetryMaxMs'
+>;
+
+/** What the delivery loop needs once state.db is open. */
+export interface NotificationEdges {
+  readonly db: StateDb;
+  readonly clock: Clock;
+  /** The status verdict now (a turn to NEEDS A PERSON, or back, is notified). */
+  readonly readVerdict: () => VerdictNow;
+}
+
 /** The daemon's notifications (NOTIFY_WEBHOOK_URL): nothing at all when it is unset. */
-export interface DaemonNotifications {
+export interface Notifications {
   /**
    * The log the watched settings files (profiles, stock rules) report to: their `.invalid`
    * warnings also become notifications once `start` has run.
    */
   readonly watchLog: WatchLog;
   /** Starts the delivery loop on state.db (before any work that may notify). */
-  start(db: StateDb, clock: Clock): void;
+  start(edges: NotificationEdges): void;
   /** One delivery pass now, the verdict read first (tests and tools that must not wait). */
   runNow(): Promise<void>;
   stop(): Promise<void>;
@@ -34,13 +50,13 @@ export interface DaemonNotifications {
  * Reads the signing secret (a bad file stops the start, exit 78) and registers the secret and
  * the URL with the log scrubber; the loop starts with `start`.
  */
-export function daemonNotifications(config: Config, log: Logger): DaemonNotifications {
+export function createNotifications(config: NotificationSettings, log: Logger): Notifications {
   const url = config.notifyWebhookUrl;
   if (url === undefined) {
     return {
       watchLog: log,
       // Off: what an earlier run left undelivered is not kept (status would show it forever).
-      start(db) {
+      start({ db }) {
         const discarded = new NotifyOutbox(db).discardAll();
         if (discarded > 0)
           log.warn(
@@ -91,16 +107,8 @@ export function daemonNotifications(config: Config, log: Logger): DaemonNotifica
 
   return {
     watchLog,
-    start(db, clock) {
+    start({ db, clock, readVerdict }) {
       attached = { db, clock };
-      // The daemon that tells is running: its own heartbeat is taken as fresh (a clock moved on
-      // in a test, or a slow beat, must not read as "not running").
-      const readVerdict = () => {
-        const now = clock.now();
-        const s = readStatus(db, config, now);
-        const daemon = { ...(s.daemon ?? { pid: process.pid, startedAt: now }), at: now };
-        return assess({ status: { ...s, daemon } });
-      };
       let lastVerdictRead = 0;
       notifier = startNotifier({
         db,

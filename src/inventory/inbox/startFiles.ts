@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { isIgnoredName } from '../inventory/index.ts';
+import { isIgnoredName } from './inboxNames.ts';
 
 /**
  * The longest a first-start decision waits for the files that were in the inbox at start: a

@@ -1,20 +1,30 @@
-import { type Clock, systemClock } from '../../domain/clock.ts';
-import { type PrunedFiles, pruneHandledFiles } from '../../inventory/index.ts';
-import type { Logger } from '../../log/logger.ts';
-import type { StateDb } from '../../state/db.ts';
+import type { Clock } from '../domain/clock.ts';
+import type { PrunedFiles } from '../domain/prunedFiles.ts';
+import type { Logger } from '../log/logger.ts';
+import type { StateDb } from '../state/db.ts';
 import {
   ledgerIdsAwaitingReports,
   type PrunedRows,
   pruneFinishedRows,
-} from '../../state/rowRetention.ts';
+} from '../state/rowRetention.ts';
 
-export interface RetentionDeps {
+/** What retention needs from around it. */
+export interface RetentionEdges {
   readonly db: StateDb;
   readonly log: Logger;
-  readonly clock?: Clock;
-  readonly dataDir: string;
+  readonly clock: Clock;
   /** RETENTION_DAYS; 0 keeps everything. */
   readonly retentionDays: number;
+  /**
+   * Removes the handled files (and their reports) received before `cutoff`, but those named in
+   * `keep` (ledger ids whose reports are still owed): ingestion owns the inbox's folders.
+   */
+  readonly pruneFiles: (cutoff: number, keep: ReadonlySet<number>) => Promise<PrunedFiles>;
+}
+
+/** Retention (RETENTION_DAYS): what nothing needs any more goes, daily and at start. */
+export interface Retention {
+  prune(): Promise<RetentionResult>;
 }
 
 export interface RetentionResult {
@@ -33,22 +43,22 @@ const DAY_MS = 86_400_000;
  * before then (see state/rowRetention.ts for what is
  * kept however old). Logged as `retention.pruned` with the counts.
  */
-export async function pruneRetained(deps: RetentionDeps): Promise<RetentionResult> {
+export function createRetention(edges: RetentionEdges): Retention {
+  return { prune: () => pruneRetained(edges) };
+}
+
+async function pruneRetained(deps: RetentionEdges): Promise<RetentionResult> {
   const none: RetentionResult = {
     cutoff: null,
     files: { processed: 0, failed: 0, reports: 0 },
     rows: { inboxFiles: 0, shipments: 0, confirmations: 0, inboxAttempts: 0 },
   };
   if (deps.retentionDays <= 0) return none;
-  const clock = deps.clock ?? systemClock;
+  const clock = deps.clock;
   const started = clock.now();
   const cutoff = started - deps.retentionDays * DAY_MS;
   // Files first: which ones must stay is read from rows the second step may prune.
-  const files = await pruneHandledFiles({
-    dataDir: deps.dataDir,
-    cutoff,
-    keep: ledgerIdsAwaitingReports(deps.db),
-  });
+  const files = await deps.pruneFiles(cutoff, ledgerIdsAwaitingReports(deps.db));
   const rows = pruneFinishedRows(deps.db, cutoff);
   const removedFiles = files.processed + files.failed;
   const removedRows = rows.inboxFiles + rows.shipments + rows.confirmations + rows.inboxAttempts;
