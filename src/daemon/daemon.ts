@@ -2,20 +2,14 @@ import { serveRequests } from '../actions/requests.ts';
 import { createPortalClient, portalClientOptions } from '../api/index.ts';
 import { type Config, configSecrets, describeConfig, ensureDataDirs } from '../config/index.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
-import { laneConnectionName, redisConnection } from '../jobs/connection.ts';
-import { Nudges } from '../jobs/nudges.ts';
-import { afterJobs, processors } from '../jobs/processors/index.ts';
-import { closeQueues, createQueues, liftPauses } from '../jobs/queues.ts';
-import { recoverWork } from '../jobs/recovery.ts';
-import { watchRedis } from '../jobs/redisWatch.ts';
 import { startSchedules } from '../jobs/schedules.ts';
-import { startWorkers } from '../jobs/workers.ts';
 import type { Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/redact.ts';
 import { createNotifications } from '../notifications/index.ts';
 import { openStateDb } from '../state/db.ts';
 import { ownVerdict } from './assess.ts';
 import { startBackground } from './background.ts';
+import { connectJobs } from './jobsStart.ts';
 import { daemonSchedules, type ScheduledTask } from './schedulePlan.ts';
 import { buildServices } from './services.ts';
 import { loadSettingsFiles } from './settingsFiles.ts';
@@ -46,11 +40,6 @@ export interface Daemon {
   /** Graceful stop: no new work, the call in flight finishes, everything closes. */
   stop(reason: string): Promise<void>;
 }
-
-/** The longest the start waits to lift the queues' pauses (Redis may be down). */
-const LIFT_PAUSES_WAIT_MS = 2000;
-/** The longest a graceful stop waits for jobs in flight before it closes anyway. */
-const STOP_GRACE_MS = 8000;
 
 /**
  * The daemon, the composition root: state.db, the portal client, the flows' services
@@ -84,14 +73,8 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
   );
   const stopping = new AbortController();
 
-  const connection = redisConnection(config, {
-    connectionName: laneConnectionName(config.queuePrefix, 'daemon'),
-  });
-  // One line when Redis goes away and one when it is back, however many parts report it.
-  const redis = watchRedis({ log, now: clock.now });
-  redis.connection(connection, 'daemon');
-  const queues = createQueues(connection, config.queuePrefix, redis.onError);
-  const nudges = new Nudges(queues);
+  const jobs = connectJobs({ config, log, clock });
+  const { nudges } = jobs;
   const asked = (what: string) => (err: unknown) =>
     log.warn({ event: 'queue.error', err }, `could not enqueue ${what}`);
   // Stored keys worked out again if the rules differ from the last run's; at every change too.
@@ -107,29 +90,8 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
     signal: stopping.signal,
     settingsFiles,
   });
-  const jobs = { ...services, nudges, queues };
-
   await services.shipments.recoverOutbox();
-  // Before the workers look at their queues (a worker that met a pause sleeps it out): a restart
-  // after a configuration fix works at once. Bounded: a Redis that is down does not hold the start.
-  await Promise.race([
-    liftPauses(queues).catch((err) =>
-      log.warn({ event: 'queue.error', err }, 'could not lift the queues’ pauses'),
-    ),
-    new Promise((r) => setTimeout(r, LIFT_PAUSES_WAIT_MS).unref()),
-  ]);
-  const workers = startWorkers({
-    redis: config,
-    connection,
-    prefix: config.queuePrefix,
-    queues,
-    processors: processors(jobs),
-    afterJob: afterJobs(jobs),
-    lockMs: config.jobLockMs,
-    onError: redis.onError,
-    log,
-    now: clock.now,
-  });
+  await jobs.startWorkers(services);
   const sources = await services.ingestion.startSources({
     onFile: (name, identity) => nudges.ingest(name, identity),
     onSnapshotChange: () => nudges.maintenance('snapshot', 'snapshot changed'),
@@ -139,7 +101,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
       // An apply left half merged is finished (no Redis needed). While Redis is down its nudges
       // would only wait in the connection's queue; the 'ready' below re-derives the work.
       await services.ingestion.resumeStagedApplies();
-      if (redis.state().up) await recoverWork(jobs, 'periodic recovery');
+      if (jobs.redis.state().up) await jobs.recover('periodic recovery');
     }),
     config.timezone,
     log,
@@ -154,8 +116,8 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
           host: config.httpHost,
           db,
           config,
-          queues,
-          redis,
+          queues: jobs.queues,
+          redis: jobs.redis,
           log,
           now: clock.now,
           consolePassword,
@@ -164,12 +126,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
       : undefined;
 
   // Work that was pending when the daemon last stopped (or that Redis lost) is asked for again.
-  const recoverOnReady = () => {
-    recoverWork(jobs, 'redis ready').catch((err) =>
-      log.warn({ event: 'recover.failed', err }, 'could not re-enqueue pending work'),
-    );
-  };
-  connection.on('ready', recoverOnReady);
+  jobs.recoverOnReconnect();
   // Not awaited: with Redis down these wait for it, and the daemon must start (and stop) anyway.
   nudges.poll('start').catch(asked('the first poll'));
   if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
@@ -197,23 +154,17 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
           { event: 'daemon.stopping', reason },
           'stopping: no new work, finishing the call in flight',
         );
-        connection.off('ready', recoverOnReady);
         await cron.stop();
         await requests.stop();
         settingsFiles.stop();
         await sources.stop();
         stopping.abort(new Error(`daemon stopping (${reason})`));
-        const closed = await Promise.race([
-          workers.close().then(() => true),
-          new Promise<false>((r) => setTimeout(() => r(false), STOP_GRACE_MS).unref()),
-        ]);
+        const closed = await jobs.closeWorkers();
         client.close();
         await notifications.stop();
         background.stop();
         await http?.close();
-        redis.stop();
-        await closeQueues(queues);
-        connection.disconnect();
+        await jobs.close();
         taken.lock?.release();
         db.close();
         log.info(
