@@ -1,12 +1,15 @@
 /**
- * The layers of src/, checked by `npm test` (npm run lint:deps). Imports point down only:
+ * The layers of src/, checked by `npm test` (npm run lint:deps, over src/, deploy/ and scripts/).
+ * Imports point down only:
  *
- *   cli → demo → daemon → actions | notifications → jobs → inventory | shipments | sync → api → state → domain | config | log | files
- *   → failures
+ *   cli → demo → daemon → actions | notifications → jobs → inventory | shipments | sync | retention
+ *   → api → state → domain | config | log | files → failures
  *
- * Modules of one tier do not import each other (inventory, shipments and sync meet in domain/
- * and state/), except that api/ may use state/ (the token, the budget and learnt sizes live in
- * state.db). failures/ (the error codes and the one failure policy) is the ground: every layer
+ * Modules of one tier do not import each other (the flows meet in domain/ and state/; where one
+ * flow needs another's operation, the daemon hands it over as an edge), except that api/ may use
+ * state/ (the token, the budget and learnt sizes live in state.db). Each flow's folder, api/ and
+ * notifications/ are entered through their index.ts only (the service and what the others read),
+ * and a job processor takes the flows' services and nothing else of theirs. failures/ (the error codes and the one failure policy) is the ground: every layer
  * that throws gives its errors a code from there, and jobs/ classifies them all without looking
  * up. The simulator stands alone. BullMQ is known to jobs/ only; SQLite to state/ and to the
  * snapshot reader (it opens the ERP's own file). actions/ holds what an operator does (release,
@@ -18,7 +21,7 @@ const tiers = [
   ['daemon'],
   ['actions', 'notifications'],
   ['jobs'],
-  ['inventory', 'shipments', 'sync'],
+  ['inventory', 'shipments', 'sync', 'retention'],
   ['api'],
   ['state'],
   ['domain', 'config', 'log', 'files'],
@@ -74,30 +77,72 @@ const inventoryTiers = [
   ['inbox', 'parse', 'staging'],
 ];
 
+/** The flows, each with one service (its folder's index.ts exports its factory). */
+const FLOWS = ['inventory', 'sync', 'shipments', 'retention'];
+/** Folders entered through their index.ts only, from anywhere else in src/. */
+const DOORS = [...FLOWS, 'api', 'notifications'];
+
+/** `folder` is entered through its index.ts only, and nothing inside it imports that index. */
+function doorRules(folder) {
+  return [
+    {
+      name: `${folder}-through-its-index`,
+      comment: `other folders import ${folder}/ through src/${folder}/index.ts only`,
+      severity: 'error',
+      from: { path: '^src/', pathNot: `^src/${folder}/` },
+      to: { path: `^src/${folder}/`, pathNot: `^src/${folder}/index\\.ts$` },
+    },
+    {
+      name: `${folder}-index-is-the-top`,
+      comment: `nothing inside ${folder}/ imports its own index (it would run back up)`,
+      severity: 'error',
+      from: { path: `^src/${folder}/` },
+      to: { path: `^src/${folder}/index\\.ts$` },
+    },
+  ];
+}
+
 module.exports = {
   forbidden: [
     ...tierRules(tiers, 'src/', 'layers'),
     ...tierRules(inventoryTiers, 'src/inventory/', 'inventory'),
+    ...DOORS.flatMap(doorRules),
     {
-      name: 'inventory-through-its-index',
-      comment: 'other folders import inventory/ through src/inventory/index.ts only',
+      name: 'processors-take-services',
+      comment:
+        'a job processor reaches a flow through its service only: it imports jobs/ and the flows’ index.ts, nothing else of src/',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/inventory/' },
-      to: { path: '^src/inventory/', pathNot: '^src/inventory/index\\.ts$' },
-    },
-    {
-      name: 'inventory-index-is-the-top',
-      comment: 'nothing inside inventory/ imports its own index (it would run back up)',
-      severity: 'error',
-      from: { path: '^src/inventory/' },
-      to: { path: '^src/inventory/index\\.ts$' },
+      from: { path: '^src/jobs/processors/' },
+      to: { path: '^src/', pathNot: `^src/(jobs/|(${FLOWS.join('|')})/index\\.ts$)` },
     },
     {
       name: 'no-cycles',
       comment: 'no module reaches itself through its imports',
       severity: 'error',
-      from: { path: '^src/' },
+      from: { path: '^(src|deploy|scripts)/' },
       to: { circular: true },
+    },
+    {
+      name: 'src-stands-alone',
+      comment: 'src/ imports nothing of deploy/, scripts/, bench/ or test/',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^(deploy|scripts|bench|test)/' },
+    },
+    {
+      name: 'deploy-under-scripts',
+      comment:
+        'deploy/ (the manifests and their renderer) uses src/ only, never scripts/, bench/ or test/',
+      severity: 'error',
+      from: { path: '^deploy/' },
+      to: { path: '^(scripts|bench|test)/' },
+    },
+    {
+      name: 'scripts-not-tests',
+      comment: 'scripts/ use src/ and deploy/, never bench/ or test/',
+      severity: 'error',
+      from: { path: '^scripts/' },
+      to: { path: '^(bench|test)/' },
     },
     {
       name: 'simulator-stands-alone',
@@ -137,7 +182,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: ['^src/', 'node_modules/(bullmq|better-sqlite3)/'],
+    includeOnly: ['^(src|deploy|scripts)/', 'node_modules/(bullmq|better-sqlite3)/'],
     parser: 'swc',
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

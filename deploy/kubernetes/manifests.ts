@@ -14,7 +14,7 @@ import { Secret } from 'kubernetes-models/v1/Secret';
 import { Service } from 'kubernetes-models/v1/Service';
 import type { IVolume } from 'kubernetes-models/v1/Volume';
 import type { IVolumeMount } from 'kubernetes-models/v1/VolumeMount';
-import type { Fleet, Supplier } from './fleet.ts';
+import type { Fleet, Supplier } from './fleetSchema.ts';
 
 export type Manifest = ConfigMap | Secret | Service | StatefulSet;
 

@@ -1,4 +1,9 @@
 /** The Supplier Portal client: endpoints, token, budget, back-off, pagination, bulk, errors. */
+export {
+  FOREIGN_LOGIN_REPEATS,
+  type ForeignLogins,
+  readForeignLogins,
+} from './auth/foreignLogins.ts';
 export { clearLoginBlock, readLoginBlock } from './auth/loginBlock.ts';
 export { backoffDelay, parseRetryAfter } from './backoff.ts';
 export {
@@ -26,6 +31,7 @@ export {
   type ProbeSchedule,
   type ServerHint,
 } from './budget/decide.ts';
+export { whenCallsDone } from './budget/eta.ts';
 export type { BulkAnswer, BulkResult, DcStockItem, FactoryStockItem } from './bulk.ts';
 export {
   createPortalClient,

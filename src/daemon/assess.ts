@@ -1,4 +1,4 @@
-import { FOREIGN_LOGIN_REPEATS } from '../api/auth/foreignLogins.ts';
+import { FOREIGN_LOGIN_REPEATS } from '../api/index.ts';
 import type { StateDb } from '../state/db.ts';
 import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
 import { readStatus, type Status, type StatusSettings } from './status.ts';

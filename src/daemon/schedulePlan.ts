@@ -1,7 +1,7 @@
 import type { Config } from '../config/index.ts';
 import type { Nudges } from '../jobs/nudges.ts';
 import type { Schedule } from '../jobs/schedules.ts';
-import { deadlineCron } from '../shipments/watch.ts';
+import { deadlineCron } from '../shipments/index.ts';
 
 /** How often work is re-derived from state.db (lost nudges, due failures, a Redis that restarted). */
 const RECOVER_CRON = '*/30 * * * * *';

@@ -1,21 +1,24 @@
-import { type ForeignLogins, readForeignLogins } from '../api/auth/foreignLogins.ts';
-import { readLoginBlock } from '../api/auth/loginBlock.ts';
-import { BatchSizes } from '../api/batchSizes.ts';
 import {
+  BatchSizes,
   type BudgetSettings,
   type BudgetStatus,
   budgetStatus,
+  type ForeignLogins,
+  HOUR_MS,
+  LANES,
+  type Lane,
   laneReserve,
-} from '../api/budget/budgetStore.ts';
-import { HOUR_MS, LANES, type Lane } from '../api/budget/decide.ts';
-import { whenCallsDone } from '../api/budget/eta.ts';
+  readForeignLogins,
+  readLoginBlock,
+  whenCallsDone,
+} from '../api/index.ts';
 import type { Config } from '../config/index.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
 import type { StockKind } from '../domain/stock.ts';
 import { withTimeout } from '../domain/timeout.ts';
 import { type QueueName, type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
-import { overdueShipments } from '../shipments/watch.ts';
+import { overdueShipments } from '../shipments/index.ts';
 import { AuthStore } from '../state/calls/authStore.ts';
 import { CallLog } from '../state/calls/callLog.ts';
 import type { StateDb } from '../state/db.ts';
@@ -29,7 +32,7 @@ import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
 import { type UnfinishedApply, unfinishedApplies } from '../state/staging/stagedApplyTable.ts';
 import { PendingStock } from '../state/stock/pendingStock.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
-import { readTotals } from '../sync/reconcile.ts';
+import { readTotals } from '../sync/index.ts';
 import { checkStale } from './staleWatch.ts';
 
 /** The settings the status read needs (a frozen Config satisfies this). */

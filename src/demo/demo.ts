@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { budgetStatus } from '../api/budget/budgetStore.ts';
+import { budgetStatus } from '../api/index.ts';
 import { dataPaths, loadConfig, maskUrlPassword } from '../config/index.ts';
 import { startDaemon } from '../daemon/daemon.ts';
 import { when, zoneName } from '../domain/humanTime.ts';

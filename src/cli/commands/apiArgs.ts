@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { PRODUCT_SCOPES, type ProductScope } from '../../api/endpoints/products.ts';
+import { PRODUCT_SCOPES, type ProductScope } from '../../api/index.ts';
 import { jsonSyntaxProblem } from '../../config/jsonSyntax.ts';
 import { UsageError } from '../usage.ts';
 

@@ -1,20 +1,28 @@
-import { clearLoginBlock } from '../../api/auth/loginBlock.ts';
-import { budgetStatus } from '../../api/budget/budgetStore.ts';
-import type { Lane } from '../../api/budget/decide.ts';
-import { LANES } from '../../api/budget/decide.ts';
-import type { BulkResult, DcStockItem, FactoryStockItem } from '../../api/bulk.ts';
-import { createPortalClient, type PortalClient } from '../../api/client.ts';
-import type { BrandInput } from '../../api/endpoints/brands.ts';
-import type { ProductInput } from '../../api/endpoints/products.ts';
-import type { ShipmentActionInput } from '../../api/endpoints/shipments.ts';
-import type { Page } from '../../api/pagination.ts';
-import { BulkIncompleteError, isPortalError } from '../../api/portalErrors.ts';
-import type { CallOptions } from '../../api/request.ts';
+import type {
+  BrandInput,
+  BulkResult,
+  CallOptions,
+  DcStockItem,
+  FactoryStockItem,
+  Lane,
+  Page,
+  ProductInput,
+  ShipmentActionInput,
+} from '../../api/index.ts';
+import {
+  BulkIncompleteError,
+  budgetStatus,
+  clearLoginBlock,
+  createPortalClient,
+  isPortalError,
+  LANES,
+  type PortalClient,
+} from '../../api/index.ts';
 import { type Config, dataPaths } from '../../config/index.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import { createLogger, type Logger } from '../../log/logger.ts';
 import { openStateDb } from '../../state/db.ts';
-import { classifyBulkAnswer, MISSING_FROM_ANSWER } from '../../sync/decide/bulkResult.ts';
+import { classifyBulkAnswer, MISSING_FROM_ANSWER } from '../../sync/index.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
 import { type Command, type CommandContext, ExitCode } from '../command.ts';
 import { UsageError } from '../usage.ts';

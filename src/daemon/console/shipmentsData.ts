@@ -1,4 +1,4 @@
-import { overdueShipments } from '../../shipments/watch.ts';
+import { overdueShipments } from '../../shipments/index.ts';
 import { ShipmentStore } from '../../state/shipments/shipmentStore.ts';
 import type { ConsoleDeps } from './consoleDeps.ts';
 import type { ShipmentsData } from './pages/shipmentsPage.ts';

@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename } from 'node:path';
-import { BatchSizes } from '../../api/batchSizes.ts';
+import { BatchSizes } from '../../api/index.ts';
 import { dataPaths } from '../../config/dataPaths.ts';
 import type { Profile } from '../../config/profiles.ts';
 import { decideGuard, type GuardThresholds } from '../../domain/guard.ts';
