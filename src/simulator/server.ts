@@ -251,7 +251,10 @@ async function handleAdmin(
       });
     }
     const body = method === 'POST' ? parseJson(await readBody(req)) : undefined;
-    const response = match.route.handler({ query: url.searchParams, body: body ?? {} }, deps.admin);
+    const response = match.route.handler(
+      { query: url.searchParams, params: match.params, body: body ?? {} },
+      deps.admin,
+    );
     sendJson(res, response.status, response.body, response.headers);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;
