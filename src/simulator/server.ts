@@ -229,6 +229,10 @@ async function handleApi(
     if (!(error instanceof HttpError)) throw error;
     response = { status: error.status, body: error.body(), headers: { ...error.headers } };
   }
+  if (faults.resetAfterApply(route, response.status)) {
+    req.socket.destroy();
+    return finish(0);
+  }
   sendJson(res, response.status, response.body, { ...(response.headers ?? {}), ...headers });
   finish(response.status);
 }
