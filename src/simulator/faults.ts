@@ -1,6 +1,8 @@
 /**
  * Fault injection. Counters (next429, next500, nextReset) are consumed first, in the order reset,
- * 500, 429; then the random rates are drawn from a seeded PRNG so runs are reproducible. The other
+ * 500, 429; then the random rates are drawn from a seeded PRNG so runs are reproducible.
+ * nextResetAfterApply comes after the handler: the request is applied, then the socket destroyed
+ * without an answer (a client must not apply it twice). The other
  * knobs give answers the spec leaves open ("not shown") that a real portal may give: refusals of a
  * route, every token refused, a collected that needs a shipped, DC errors without the centre's
  * code, whole-request validation of bulk bodies, page-numbered shipment lists, clamped quantities,
@@ -36,6 +38,13 @@ export interface FaultSettings {
   next500: number;
   /** The next N get their socket destroyed without a response. */
   nextReset: number;
+  /**
+   * The next N write requests (POST, PUT, DELETE but login; or those of resetAfterApplyRoute) that
+   * the handler answered 2xx: applied, then the socket is destroyed instead of answering.
+   */
+  nextResetAfterApply: number;
+  /** Limits nextResetAfterApply to one route, `METHOD /pattern` as in the stats. null: any write. */
+  resetAfterApplyRoute: string | null;
   /** When set, 429s (injected and real) carry Retry-After with this many seconds. */
   retryAfterSeconds: number | null;
   /** Scripted error answers per route (403 insufficient permissions, 422 refusals, …). */
@@ -81,6 +90,8 @@ export const NO_FAULTS: Readonly<FaultSettings> = Object.freeze({
   next429: 0,
   next500: 0,
   nextReset: 0,
+  nextResetAfterApply: 0,
+  resetAfterApplyRoute: null,
   retryAfterSeconds: null,
   routeFaults: [],
   refuseTokens: false,
@@ -92,6 +103,9 @@ export const NO_FAULTS: Readonly<FaultSettings> = Object.freeze({
   cursorTtlMs: null,
   listTotals: false,
 });
+
+/** A route as the stats name it: `METHOD /pattern`. */
+const ROUTE_KEY = /^[A-Z]+ \//;
 
 /** Validates a partial settings object (from the admin endpoint); returns an error text or null. */
 export function validateFaults(input: unknown): string | null {
@@ -108,8 +122,14 @@ export function validateFaults(input: unknown): string | null {
       case 'next429':
       case 'next500':
       case 'nextReset':
+      case 'nextResetAfterApply':
         if (!Number.isInteger(value) || (value as number) < 0) {
           return `${key} must be a non-negative integer`;
+        }
+        break;
+      case 'resetAfterApplyRoute':
+        if (value !== null && (typeof value !== 'string' || !ROUTE_KEY.test(value))) {
+          return "resetAfterApplyRoute must be 'METHOD /pattern' or null";
         }
         break;
       case 'retryAfterSeconds':
@@ -157,7 +177,7 @@ function validateRouteFaults(value: unknown): string | null {
         return `routeFaults.${i}: unknown key ${key}`;
       }
     }
-    if (typeof r.route !== 'string' || !/^[A-Z]+ \//.test(r.route)) {
+    if (typeof r.route !== 'string' || !ROUTE_KEY.test(r.route)) {
       return `routeFaults.${i}.route must be 'METHOD /pattern'`;
     }
     if (!Number.isInteger(r.status) || (r.status as number) < 400 || (r.status as number) > 599) {
@@ -233,6 +253,23 @@ export class FaultEngine {
       message: f.message ?? message,
       field: f.field ?? 'request',
     };
+  }
+
+  /**
+   * After the handler answered `status` to a request of `route`: true when that answer is to be
+   * dropped and the socket destroyed (consuming one nextResetAfterApply). Only a 2xx answer counts
+   * (a refusal applied nothing); without resetAfterApplyRoute, only writes other than login.
+   */
+  resetAfterApply(route: string, status: number): boolean {
+    const s = this.#settings;
+    if (s.nextResetAfterApply <= 0 || status < 200 || status > 299) return false;
+    const wanted =
+      s.resetAfterApplyRoute === null
+        ? !route.startsWith('GET ') && route !== 'POST /login'
+        : route === s.resetAfterApplyRoute;
+    if (!wanted) return false;
+    s.nextResetAfterApply--;
+    return true;
   }
 
   /** Decides the fault for one request (consuming counters). */

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { createAuth } from './account.ts';
 import type { ApiContext, RouteDef } from './context.ts';
 import { type FaultControls, FaultEngine } from './faults.ts';
+import { checkReviewPolicy, DEFAULT_REVIEW_DELAY_MS, type ReviewMode } from './productBook.ts';
 import { createRateWindow, type RateWindowKind } from './rateLimit.ts';
 import { Router } from './router.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -32,7 +33,15 @@ export type * from './model.ts';
 export type { RateWindowKind } from './rateLimit.ts';
 export * from './seed.ts';
 export type { RequestStat, SimulatorStats } from './stats.ts';
-export { type NewProduct, type NewShipment, SimulatorStore } from './store.ts';
+export {
+  type NewProduct,
+  type NewShipment,
+  type ReviewDecision,
+  type ReviewMode,
+  type ReviewPolicy,
+  type ReviewRecord,
+  SimulatorStore,
+} from './store.ts';
 
 export interface SimulatorOptions {
   /** TCP port; 0 = any free port. Default 0. */
@@ -63,8 +72,16 @@ export interface SimulatorOptions {
   maxScanRows?: number;
   /** 'YYYY-MM-DD' the simulator calls today. Default: the current UTC date. */
   today?: () => string;
-  /** Clock in ms since the epoch, for rate limits and timestamps. Default Date.now. */
+  /** Clock in ms since the epoch, for rate limits, timestamps and reviews. Default Date.now. */
   now?: () => number;
+  /**
+   * How a product created through POST /products is reviewed: 'auto' = by the rule (a description
+   * under 100 characters is declined, the rest activated) `reviewDelayMs` after its creation;
+   * 'manual' = it stays pending until an admin decides. Default 'auto'.
+   */
+  review?: ReviewMode;
+  /** Time from creation to the automatic review, ms of the `now` clock; 0 = on the next read. Default 5000. */
+  reviewDelayMs?: number;
   /** Receives one object per request ({event: 'simulator.request', …}). Default: silent. */
   log?: (line: Record<string, unknown>) => void;
 }
@@ -126,8 +143,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     throw new RangeError('simulator option bulkTooLargeStatus must be 400, 413 or 422');
   }
   const host = options.host ?? '127.0.0.1';
+  const review = {
+    mode: options.review ?? 'auto',
+    delayMs: options.reviewDelayMs ?? DEFAULT_REVIEW_DELAY_MS,
+  };
+  checkReviewPolicy(review);
 
-  const store = new SimulatorStore({ seed, products, shipments, today, now });
+  const store = new SimulatorStore({ seed, products, shipments, today, now, review });
   const auth = createAuth(options.email ?? DEFAULT_EMAIL, options.password ?? DEFAULT_PASSWORD);
   const faultEngine = new FaultEngine(seed);
   const stats = new StatsCollector();

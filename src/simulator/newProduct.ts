@@ -37,8 +37,8 @@ export interface CreatedProduct {
 
 /**
  * The parts of a new product that refer to reference data, checked: its site prices (a known
- * site and tax rate each), its DC stock (active centres only) and its images (ids from
- * `nextImageId`). Throws HttpError 400 naming the field at fault.
+ * site and tax rate each, one price per site), its DC stock (active centres only, each once) and
+ * its images (ids from `nextImageId`). Throws HttpError 400 naming the field at fault.
  */
 export function checkNewProduct(
   input: NewProduct,
@@ -48,20 +48,28 @@ export function checkNewProduct(
   readonly dcStock: NonNullable<NewProduct['distribution_centre_stock']>;
   readonly images: ProductImage[];
 } {
+  const priced = new Set<string>();
   const sitePricing: SitePricing[] = (input.site_pricing ?? []).map((entry, i) => {
     const site = SITES.find((s) => s.code === entry.site_code);
     if (!site) throw invalidParameter(`site_pricing.${i}.site_code`, 'Unknown site code.');
+    if (priced.has(site.code)) {
+      throw invalidParameter(`site_pricing.${i}.site_code`, `Site ${site.code} is priced twice.`);
+    }
+    priced.add(site.code);
     if (!TAX_RATES.some((t) => t.id === entry.tax_rate_id)) {
       throw invalidParameter(`site_pricing.${i}.tax_rate_id`, 'Unknown tax rate id.');
     }
     return { site: { ...site }, price: entry.price, price_currency: entry.price_currency };
   });
   const dcStock = input.distribution_centre_stock ?? [];
+  const stocked = new Set<string>();
   dcStock.forEach((entry, i) => {
     const field = `distribution_centre_stock.${i}.distribution_centre_code`;
     const dc = DISTRIBUTION_CENTRES.find((d) => d.code === entry.distribution_centre_code);
     if (!dc) throw invalidParameter(field, 'Unknown distribution centre.');
     if (!dc.is_active) throw invalidParameter(field, 'The distribution centre is not active.');
+    if (stocked.has(dc.code)) throw invalidParameter(field, `${dc.code} is given twice.`);
+    stocked.add(dc.code);
   });
   const images: ProductImage[] = (input.images ?? []).map((img, i) => ({
     id: nextImageId(),

@@ -229,6 +229,10 @@ async function handleApi(
     if (!(error instanceof HttpError)) throw error;
     response = { status: error.status, body: error.body(), headers: { ...error.headers } };
   }
+  if (faults.resetAfterApply(route, response.status)) {
+    req.socket.destroy();
+    return finish(0);
+  }
   sendJson(res, response.status, response.body, { ...(response.headers ?? {}), ...headers });
   finish(response.status);
 }
@@ -251,7 +255,10 @@ async function handleAdmin(
       });
     }
     const body = method === 'POST' ? parseJson(await readBody(req)) : undefined;
-    const response = match.route.handler({ query: url.searchParams, body: body ?? {} }, deps.admin);
+    const response = match.route.handler(
+      { query: url.searchParams, params: match.params, body: body ?? {} },
+      deps.admin,
+    );
     sendJson(res, response.status, response.body, response.headers);
   } catch (error) {
     if (!(error instanceof HttpError)) throw error;

@@ -5,34 +5,25 @@
  */
 
 import { BrandBook } from './brandBook.ts';
-import { alreadyExists, invalidParameter } from './httpError.ts';
+import { alreadyExists, invalidParameter, notFound } from './httpError.ts';
 import type {
   DcStockRecord,
   FactoryStockRecord,
   PlatformStatus,
   ProductDcStock,
   ProductDetail,
-  ProductImage,
   ProductListItem,
   ProductScope,
   ProductStatus,
   ShipmentRecord,
-  SitePricing,
 } from './model.ts';
-import {
-  type CreatedProduct,
-  checkNewProduct,
-  type NewProduct,
-  seededImages,
-  seededSitePricing,
-} from './newProduct.ts';
+import { checkNewProduct, type NewProduct } from './newProduct.ts';
 import { type PlatformSkuCodec, platformSkuCodec } from './platformSku.ts';
-import { ACTIVE_DC_CODES, ProductSeed, parseSeededSku, SEED_BRANDS, seededSku } from './seed.ts';
+import { ProductBook, type ReviewPolicy, type ReviewRecord } from './productBook.ts';
+import type { ReviewDecision } from './reviewRule.ts';
+import { ACTIVE_DC_CODES, ProductSeed, parseSeededSku, SEED_BRANDS } from './seed.ts';
 import { type NewShipment, ShipmentBook } from './shipmentBook.ts';
 import { checkQuantity, StockLevels } from './stockArrays.ts';
-
-const PLATFORM_STATUSES: readonly PlatformStatus[] = ['pending', 'active', 'inactive', 'declined'];
-const STATUSES: readonly ProductStatus[] = ['active', 'inactive', 'pending'];
 
 export interface StoreOptions {
   seed: number;
@@ -40,11 +31,15 @@ export interface StoreOptions {
   shipments: number;
   /** 'YYYY-MM-DD' the simulator calls today; seeded shipments are relative to its value at start. */
   today: () => string;
-  /** Clock in ms since the epoch, for timestamps. */
+  /** Clock in ms since the epoch, for timestamps and the review of new products. */
   now: () => number;
+  /** How new products are reviewed (productBook.ts). */
+  review: ReviewPolicy;
 }
 
 export type { NewProduct } from './newProduct.ts';
+export type { ReviewMode, ReviewPolicy, ReviewRecord } from './productBook.ts';
+export type { ReviewDecision } from './reviewRule.ts';
 export type { NewShipment } from './shipmentBook.ts';
 
 export class SimulatorStore {
@@ -54,11 +49,9 @@ export class SimulatorStore {
   readonly #dcIndex = new Map(ACTIVE_DC_CODES.map((code, i) => [code, i]));
   #count: number;
   #capacity: number;
-  #status: Uint8Array;
-  #platformStatus: Uint8Array;
   readonly #stock: StockLevels;
-  readonly #created = new Map<number, CreatedProduct>();
-  readonly #createdBySku = new Map<string, number>();
+  /** Every product's statuses; the products created through the API and their review. */
+  readonly #book: ProductBook;
   #nextImageId = 1_000_000_001;
   /** The brands (brandBook.ts). */
   readonly brands = new BrandBook(SEED_BRANDS);
@@ -72,13 +65,8 @@ export class SimulatorStore {
     this.#seeded = n;
     this.#count = n;
     this.#capacity = n + 1024;
-    this.#status = new Uint8Array(this.#capacity);
-    this.#platformStatus = new Uint8Array(this.#capacity);
+    this.#book = new ProductBook({ seed, seeded: n, now: options.now, policy: options.review });
     this.#stock = new StockLevels(this.#capacity, seed, n);
-    for (let i = 0; i < n; i++) {
-      this.#status[i] = STATUSES.indexOf(seed.status(i));
-      this.#platformStatus[i] = PLATFORM_STATUSES.indexOf(seed.platformStatus(i));
-    }
     this.#shipmentBook = new ShipmentBook(this, {
       seed: options.seed,
       count: options.shipments,
@@ -95,7 +83,7 @@ export class SimulatorStore {
   }
 
   skuAt(position: number): string {
-    return this.#created.get(position)?.sku ?? seededSku(position);
+    return this.#book.sku(position);
   }
 
   platformSkuAt(position: number): string {
@@ -103,20 +91,25 @@ export class SimulatorStore {
   }
 
   nameAt(position: number): string {
-    return this.#created.get(position)?.name ?? this.#seed.name(position);
+    return this.#book.name(position);
   }
 
+  /** Supplier-facing status; a created product's review is applied here when it is due. */
   statusAt(position: number): ProductStatus {
-    return STATUSES[this.#status[position]!]!;
+    return this.#book.status(position);
   }
 
   platformStatusAt(position: number): PlatformStatus {
-    return PLATFORM_STATUSES[this.#platformStatus[position]!]!;
+    return this.#book.platformStatus(position);
+  }
+
+  declinedReasonAt(position: number): string | null {
+    return this.#book.declinedReason(position);
   }
 
   /** Position of a product by its supplier SKU. */
   positionOfSku(sku: string): number | undefined {
-    const created = this.#createdBySku.get(sku);
+    const created = this.#book.positionOf(sku);
     if (created !== undefined) return created;
     const p = parseSeededSku(sku);
     return p !== undefined && p < this.#seeded ? p : undefined;
@@ -131,23 +124,19 @@ export class SimulatorStore {
   }
 
   listItemAt(position: number, scopes?: ReadonlySet<ProductScope>): Record<string, unknown> {
-    const platformStatus = this.platformStatusAt(position);
     const item: ProductListItem & Record<string, unknown> = {
       sku: this.skuAt(position),
       platform_sku: this.platformSkuAt(position),
       name: this.nameAt(position),
       status: this.statusAt(position),
-      platform_status: platformStatus,
-      declined_reason:
-        platformStatus === 'declined' && !this.#created.has(position)
-          ? this.#seed.declinedReason(position)
-          : null,
+      platform_status: this.platformStatusAt(position),
+      declined_reason: this.declinedReasonAt(position),
     };
     if (!scopes || scopes.size === 0) return item;
-    if (scopes.has('images')) item.images = this.#images(position);
+    if (scopes.has('images')) item.images = this.#book.images(position);
     if (scopes.has('variants')) item.variants = [];
-    if (scopes.has('description')) item.description = this.#description(position);
-    if (scopes.has('site_pricing')) item.site_pricing = this.#sitePricing(position);
+    if (scopes.has('description')) item.description = this.#book.description(position);
+    if (scopes.has('site_pricing')) item.site_pricing = this.#book.sitePricing(position);
     if (scopes.has('distribution_centre_stock'))
       item.distribution_centre_stock = this.#productDcStock(position);
     if (scopes.has('factory_stock')) item.factory_stock = this.factoryRecordAt(position);
@@ -156,14 +145,13 @@ export class SimulatorStore {
   }
 
   detailAt(position: number): ProductDetail {
-    const created = this.#created.get(position);
     return {
       ...(this.listItemAt(position) as unknown as ProductListItem),
-      brand: created?.brand ?? this.#seed.brand(position),
-      range: created ? created.range : this.#seed.range(position),
-      description: this.#description(position),
-      images: this.#images(position),
-      site_pricing: this.#sitePricing(position),
+      brand: this.#book.brand(position),
+      range: this.#book.range(position),
+      description: this.#book.description(position),
+      images: this.#book.images(position),
+      site_pricing: this.#book.sitePricing(position),
       variants: [],
       distribution_centre_stock: this.#productDcStock(position),
       factory_stock: this.factoryRecordAt(position),
@@ -178,67 +166,97 @@ export class SimulatorStore {
   }
 
   /**
-   * Creates a product (status pending, platform_status inactive) and sets the stock it carries.
-   * Throws HttpError 400 for unknown references and 422 for a duplicate SKU.
+   * Creates a product (status pending, platform_status inactive), sets the stock it carries and
+   * starts its review. Throws HttpError 422 for a duplicate SKU and 400 for an unknown brand or
+   * reference; nothing is kept then. The product carries its brand's name as the brand is spelt.
    */
   addProduct(input: NewProduct): ProductDetail {
     if (this.positionOfSku(input.sku) !== undefined) {
       throw alreadyExists('sku', `A product with sku ${input.sku} already exists.`);
     }
-    if (!this.brands.byName(input.brand)) {
-      throw invalidParameter('brand', `The brand ${input.brand} does not exist.`);
-    }
+    const brand = this.brands.byName(input.brand);
+    if (!brand) throw invalidParameter('brand', `The brand ${input.brand} does not exist.`);
     const { sitePricing, dcStock, images } = checkNewProduct(input, () => this.#nextImageId++);
     if (this.#count === this.#capacity) this.#grow();
     const p = this.#count++;
-    this.#created.set(p, {
+    this.#book.add(p, {
       sku: input.sku,
       name: input.name,
-      brand: input.brand,
+      brand: brand.name,
       range: input.range ?? null,
       description: input.description ?? '',
       images,
       sitePricing,
     });
-    this.#createdBySku.set(input.sku, p);
-    this.#status[p] = STATUSES.indexOf('pending');
-    this.#platformStatus[p] = PLATFORM_STATUSES.indexOf('inactive');
     this.#stock.clear(p, input.factory_stock?.stock_quantity ?? 0);
     for (const entry of dcStock) {
       const d = this.#dcIndex.get(entry.distribution_centre_code)!;
       this.#stock.setDc(p * this.#stock.dcCount + d, entry.stock_quantity);
     }
-    return this.detailAt(p);
+    const created = this.detailAt(p);
+    this.#book.startReview(p);
+    return created;
   }
 
   #grow(): void {
-    const capacity = this.#capacity * 2;
-    const grow = (old: Uint8Array) => {
-      const next = new Uint8Array(capacity);
-      next.set(old);
-      return next;
-    };
-    this.#status = grow(this.#status);
-    this.#platformStatus = grow(this.#platformStatus);
-    this.#stock.grow(capacity);
-    this.#capacity = capacity;
+    this.#capacity *= 2;
+    this.#stock.grow(this.#capacity);
   }
 
-  #description(position: number): string {
-    const created = this.#created.get(position);
-    return created ? created.description : this.#seed.description(position);
+  // ---- the platform's review (productBook.ts, reviewRule.ts) ----------------------------------
+
+  /**
+   * Decides a product's review as the platform would: `active`, or `declined` with a reason (a
+   * default one when none is given). Any product, created or seeded; a decided one can be decided
+   * again. Unknown → HttpError 404.
+   */
+  reviewProduct(
+    skuOrPlatformSku: string,
+    decision: ReviewDecision,
+    reason?: string | null,
+  ): ProductDetail {
+    const p = this.#known(skuOrPlatformSku);
+    this.#book.decide(p, decision, reason ?? null);
+    return this.detailAt(p);
   }
 
-  #images(position: number): ProductImage[] {
-    const created = this.#created.get(position);
-    if (created) return created.images.map((i) => ({ ...i }));
-    return seededImages(this.#seed, position, this.skuAt(position));
+  /**
+   * Holds the review of a created product until an admin decides it (`held` false: releases it to
+   * the automatic review). Unknown or seeded → 404; already decided → 409.
+   */
+  holdReview(skuOrPlatformSku: string, held = true): ReviewRecord {
+    const p = this.#created(skuOrPlatformSku);
+    this.#book.hold(p, held);
+    return this.#book.review(p);
   }
 
-  #sitePricing(position: number): SitePricing[] {
-    const created = this.#created.get(position);
-    if (created) return created.sitePricing.map((s) => ({ ...s, site: { ...s.site } }));
-    return seededSitePricing(this.#seed, position);
+  /** Where the review of a created product stands; undefined for a seeded or unknown one. */
+  review(skuOrPlatformSku: string): ReviewRecord | undefined {
+    const p = this.positionOf(skuOrPlatformSku);
+    return p === undefined || p < this.#seeded ? undefined : this.#book.review(p);
+  }
+
+  get reviewPolicy(): ReviewPolicy {
+    return this.#book.policy;
+  }
+
+  /** Changes how products created from now on are reviewed; a bad value → RangeError. */
+  setReviewPolicy(policy: Partial<ReviewPolicy>): ReviewPolicy {
+    return this.#book.setPolicy(policy);
+  }
+
+  #known(skuOrPlatformSku: string): number {
+    const p = this.positionOf(skuOrPlatformSku);
+    if (p === undefined) throw notFound('sku', `Product ${skuOrPlatformSku} not found.`);
+    return p;
+  }
+
+  #created(skuOrPlatformSku: string): number {
+    const p = this.#known(skuOrPlatformSku);
+    if (p < this.#seeded) {
+      throw notFound('sku', `Product ${skuOrPlatformSku} was not created through the API.`);
+    }
+    return p;
   }
 
   #productDcStock(position: number): ProductDcStock[] {
@@ -311,9 +329,8 @@ export class SimulatorStore {
     const position = Math.floor(index / this.#stock.dcCount);
     const d = index - position * this.#stock.dcCount;
     const { quantity, allocated } = this.#stock.dc(index);
-    const inbound = this.#created.has(position)
-      ? { quantity: 0, allocated: 0 }
-      : this.#seed.dcInbound(position, d);
+    const inbound =
+      position >= this.#seeded ? { quantity: 0, allocated: 0 } : this.#seed.dcInbound(position, d);
     return {
       distribution_centre_code: ACTIVE_DC_CODES[d]!,
       sku: this.skuAt(position),

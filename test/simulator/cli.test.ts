@@ -43,6 +43,10 @@ describe('simulate command', () => {
         'sliding',
         '--max-bulk-items',
         '5',
+        '--review',
+        'manual',
+        '--review-delay-ms',
+        '250',
       ],
       env: {},
       stdout: stdout.stream,
@@ -76,6 +80,8 @@ describe('simulate command', () => {
       ),
     });
     expect(big.status).toBe(422);
+    const policy = await fetch(`${line.origin}/__admin/review-policy`);
+    expect(await policy.json()).toEqual({ mode: 'manual', delayMs: 250 });
     controller.abort();
     expect(await done).toBe(0);
     await expect(fetch(`${line.baseUrl}/sites`)).rejects.toThrow();
@@ -88,6 +94,8 @@ describe('simulate command', () => {
     [['--rate-window', 'weekly']],
     [['--unknown']],
     [['--email', '']],
+    [['--review', 'later']],
+    [['--review-delay-ms', '-1']],
   ])('exits 2 with a message on stderr for %j', async (argv) => {
     const stdout = capture();
     const stderr = capture();

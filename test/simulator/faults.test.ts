@@ -54,6 +54,52 @@ describe('fault knobs', () => {
     expect(client.sim.stats().rateLimited).toBe(2);
   });
 
+  it('nextResetAfterApply applies a POST /products, then destroys the socket without an answer', async () => {
+    const client = await start();
+    const set = await client.admin('POST', '/faults', {
+      nextResetAfterApply: 1,
+      resetAfterApplyRoute: 'POST /products',
+    });
+    expect(set.status).toBe(200);
+    const product = { sku: 'RESET-1', name: 'Reset Lamp', brand: 'Lumen' };
+    // other routes and refusals (nothing applied) do not take it
+    expect((await client.post('/brands', { name: 'After Reset' })).status).toBe(201);
+    expect((await client.post('/products', { ...product, brand: 'Nope' })).status).toBe(400);
+    await expect(client.post('/products', product)).rejects.toThrow();
+    expect(client.sim.faults.current().nextResetAfterApply).toBe(0);
+    const read = await client.get('/products/RESET-1');
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ sku: 'RESET-1', status: 'pending' });
+    // sending it again would create it twice: the portal refuses
+    expect((await client.post('/products', product)).status).toBe(422);
+    expect(client.sim.stats().requests.map((r) => `${r.route} ${r.status}`)).toEqual([
+      'POST /login 200',
+      'POST /brands 201',
+      'POST /products 400',
+      'POST /products 0',
+      'GET /products/:sku 200',
+      'POST /products 422',
+    ]);
+  });
+
+  it('nextResetAfterApply without a route takes the next write but login, reads pass', async () => {
+    const client = await start();
+    client.sim.faults.set({ nextResetAfterApply: 1 });
+    expect((await client.get('/sites')).status).toBe(200);
+    expect((await client.login()).status).toBe(200);
+    await expect(
+      client.post('/factory-stocks', { sku: 'SKU-0000001', stock_quantity: 77 }),
+    ).rejects.toThrow();
+    expect(client.sim.store.factoryStock('SKU-0000001')?.stock_quantity).toBe(77);
+    expect(
+      (await client.post('/factory-stocks', { sku: 'SKU-0000001', stock_quantity: 78 })).status,
+    ).toBe(200);
+    expect(() => client.sim.faults.set({ nextResetAfterApply: -1 })).toThrow(RangeError);
+    const bad = await client.admin('POST', '/faults', { resetAfterApplyRoute: 'products' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/resetAfterApplyRoute/);
+  });
+
   it('slowMs delays every answer', async () => {
     const client = await start();
     client.sim.faults.set({ slowMs: 200 });

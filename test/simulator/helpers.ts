@@ -123,6 +123,16 @@ export async function walkBothWays<T>(
   return { forward, backward: backwardPages.flat(), pages: pages.length };
 }
 
+/** A price on the UK site, as a POST /products body gives it. */
+export const UK_PRICE = {
+  site_code: 'UK',
+  price: '19.99',
+  price_currency: 'GBP',
+  tax_rate_id: 1,
+  preorder_discount_percent: '0.00',
+  factory_stock_discount_percent: '5.00',
+} as const;
+
 export function expectedApiError(code: string, field?: string) {
   return {
     error: {

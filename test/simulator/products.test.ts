@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Simulator } from '../../src/simulator/index.ts';
 import { PRODUCT_SCOPES } from '../../src/simulator/model.ts';
 import { ACTIVE_DC_CODES, INACTIVE_DC_CODE, seededSku } from '../../src/simulator/seed.ts';
-import { type Client, expectedApiError, startWithClient, walkBothWays } from './helpers.ts';
+import {
+  type Client,
+  expectedApiError,
+  startWithClient,
+  UK_PRICE,
+  walkBothWays,
+} from './helpers.ts';
 
 let sim: Simulator;
 let client: Client;
@@ -176,16 +182,7 @@ describe('POST /products', () => {
     brand: 'Northwind',
     range: 'Studio',
     images: [{ url: 'https://img.example.com/a.jpg', is_primary: true, type: 'lifestyle' }],
-    site_pricing: [
-      {
-        site_code: 'UK',
-        price: '19.99',
-        price_currency: 'GBP',
-        tax_rate_id: 1,
-        preorder_discount_percent: '0.00',
-        factory_stock_discount_percent: '5.00',
-      },
-    ],
+    site_pricing: [UK_PRICE],
     distribution_centre_stock: [{ distribution_centre_code: 'DC-LON', stock_quantity: 12 }],
     factory_stock: { stock_quantity: 40 },
   };

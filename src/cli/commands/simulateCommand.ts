@@ -23,6 +23,10 @@ Options:
   --logins-per-hour N    login budget per window (default 10)
   --rate-window KIND     fixed (aligned clock hours, default) or sliding (last 3600 s)
   --max-bulk-items N     largest bulk-update array accepted (default 1000)
+  --review MODE          auto (new products reviewed by the rule after the delay, default) or
+                         manual (they stay pending until POST /__admin/products/{sku}/review)
+  --review-delay-ms N    ms from a product's creation to its automatic review (default 5000;
+                         0 = on the next read)
   --verbose              one JSON line per request on stderr
   --help                 this text
 
@@ -40,6 +44,8 @@ const OPTIONS = {
   'logins-per-hour': { type: 'string' },
   'rate-window': { type: 'string' },
   'max-bulk-items': { type: 'string' },
+  review: { type: 'string' },
+  'review-delay-ms': { type: 'string' },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const;
@@ -69,6 +75,10 @@ function parse(argv: readonly string[]): {
   if (rateWindow !== undefined && rateWindow !== 'fixed' && rateWindow !== 'sliding') {
     throw new ArgError(`--rate-window must be fixed or sliding; got '${rateWindow}'`);
   }
+  const review = values.review;
+  if (review !== undefined && review !== 'auto' && review !== 'manual') {
+    throw new ArgError(`--review must be auto or manual; got '${review}'`);
+  }
   for (const name of ['email', 'password', 'host'] as const) {
     if (values[name] === '') throw new ArgError(`--${name} must not be empty`);
   }
@@ -81,6 +91,7 @@ function parse(argv: readonly string[]): {
   const requestsPerHour = int('requests-per-hour', values['requests-per-hour'], 1, 1e9);
   const loginsPerHour = int('logins-per-hour', values['logins-per-hour'], 1, 1e9);
   const maxBulkItems = int('max-bulk-items', values['max-bulk-items'], 1, 1e7);
+  const reviewDelayMs = int('review-delay-ms', values['review-delay-ms'], 0, 2_147_483_647);
   if (seed !== undefined) options.seed = seed;
   if (values.email !== undefined) options.email = values.email;
   if (values.password !== undefined) options.password = values.password;
@@ -88,6 +99,8 @@ function parse(argv: readonly string[]): {
   if (loginsPerHour !== undefined) options.loginsPerHour = loginsPerHour;
   if (rateWindow !== undefined) options.rateWindow = rateWindow;
   if (maxBulkItems !== undefined) options.maxBulkItems = maxBulkItems;
+  if (review !== undefined) options.review = review;
+  if (reviewDelayMs !== undefined) options.reviewDelayMs = reviewDelayMs;
   return { options, help: values.help === true, verbose: values.verbose === true };
 }
 

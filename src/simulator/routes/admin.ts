@@ -4,6 +4,7 @@
  *   GET  /__admin/stats          POST /__admin/stats/reset
  *   GET  /__admin/faults         POST /__admin/faults (Partial<FaultSettings>)
  *   POST /__admin/faults/clear   POST /__admin/invalidate-tokens
+ *   GET|POST /__admin/products/{sku}/review   GET|POST /__admin/review-policy (adminReview.ts)
  */
 import type { ApiResponse } from '../context.ts';
 import { type FaultEngine, validateFaults } from '../faults.ts';
@@ -13,6 +14,7 @@ import { Router } from '../router.ts';
 import { referenceData } from '../seed.ts';
 import type { StatsCollector } from '../stats.ts';
 import type { SimulatorStore } from '../store.ts';
+import { reviewAdminRoutes } from './adminReview.ts';
 
 export const ADMIN_PREFIX = '/__admin';
 export const ADMIN_DEFAULT_LIMIT = 1000;
@@ -27,6 +29,7 @@ export interface AdminDeps {
 
 interface AdminRequest {
   query: URLSearchParams;
+  params: Readonly<Record<string, string>>;
   body: unknown;
 }
 
@@ -129,6 +132,7 @@ const routes: AdminRoute[] = [
       return { status: 200, body: { ok: true } };
     },
   },
+  ...reviewAdminRoutes,
 ];
 
 export const adminRouter = new Router(routes);

@@ -74,6 +74,7 @@ function detail(req: ApiRequest, ctx: ApiContext): ApiResponse {
 
 const quantity = z.number().int().min(0).max(MAX_QUANTITY);
 const decimal = z.string().regex(/^\d+(\.\d{1,2})?$/, 'must be a decimal string like "19.99"');
+const percent = decimal.refine((v) => Number(v) <= 100, 'must be at most 100.00');
 const productSchema = z.object({
   sku: z.string().trim().min(1).max(64),
   name: z.string().trim().min(1).max(255),
@@ -97,8 +98,8 @@ const productSchema = z.object({
         price: decimal,
         price_currency: z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter currency code'),
         tax_rate_id: z.number().int(),
-        preorder_discount_percent: decimal.optional(),
-        factory_stock_discount_percent: decimal.optional(),
+        preorder_discount_percent: percent.optional(),
+        factory_stock_discount_percent: percent.optional(),
       }),
     )
     .optional(),
