@@ -97,7 +97,6 @@ export const stockRulesFileSchema = z
   })
   .describe('supplier-sync stock rules (STOCK_RULES_FILE)');
 
-export type StockRuleEntry = z.output<typeof stockRuleSchema>;
 export type StockRulesFile = z.output<typeof stockRulesFileSchema>;
 
 /**

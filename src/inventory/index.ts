@@ -7,21 +7,14 @@
  * imports only those before it).
  */
 
-export { resumeStagedApplies } from './apply/applyStaged.ts';
 export { type GuardReport, guardThresholds } from './apply/guardFile.ts';
 export { finishHeldDecisions } from './held/finishDecisions.ts';
 export { HeldDecisionError } from './held/heldLookup.ts';
 export { type RejectResult, rejectHeld } from './held/reject.ts';
 export { type ReleaseResult, releaseHeld } from './held/release.ts';
-export { fileIdentity, type InboxEntry, isIgnoredName } from './inbox/inboxNames.ts';
-export { InboxWatcher, type InboxWatcherOptions } from './inbox/inboxWatcher.ts';
-export { reportPathFor } from './inbox/storedNames.ts';
-export { ingestInboxFile } from './ingest/attempts.ts';
-export { collectFile } from './ingest/collect.ts';
 export {
   FileChangedError,
   type FileOutcome,
-  type FileStatus,
   type IngestDeps,
   processInboxFile,
 } from './ingest/process.ts';
@@ -35,15 +28,12 @@ export {
   type IngestResult,
 } from './ingestion.ts';
 export { type FilePlan, planFile } from './plan/planFile.ts';
-export { readSnapshot, type SnapshotDeps, type SnapshotOutcome } from './snapshot/read.ts';
+export { readSnapshot, type SnapshotDeps } from './snapshot/read.ts';
 export { SnapshotReadError } from './snapshot/snapshotFailure.ts';
-export { SnapshotWatcher, type SnapshotWatcherOptions } from './snapshot/watcher.ts';
 export type { SourceEvents, Sources } from './sources.ts';
 export {
   createDcDirectory,
   type DcDirectory,
-  type DcDirectoryDeps,
   DcListUnavailableError,
-  type DcStatus,
 } from './validate/dcDirectory.ts';
 export { KIND_LABEL } from './validate/kinds.ts';

@@ -58,7 +58,3 @@ export interface RouteDef {
 export function param(req: ApiRequest, name: string): string {
   return req.params[name] ?? '';
 }
-
-export function ok(body: unknown, status = 200): ApiResponse {
-  return { status, body };
-}

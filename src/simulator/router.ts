@@ -1,10 +1,5 @@
 /** A tiny routing table: literal segments win over ':param' segments. */
 
-export interface RouteMatch<R> {
-  route: R;
-  params: Record<string, string>;
-}
-
 export type MatchResult<R> =
   | { kind: 'found'; route: R; params: Record<string, string> }
   | { kind: 'method_not_allowed'; allow: string[]; pattern: string }

@@ -217,4 +217,3 @@ export type ReconcileRead = KvValue<'reconcile.read.factory'>;
 export type ReconcilePass = KvValue<'reconcile.pass.factory'>;
 export type ReconcileTotals = KvValue<'reconcile.totals'>;
 export type DriftExample = z.infer<typeof driftExample>;
-export type LastPush = KvValue<'last.push'>;

@@ -231,5 +231,3 @@ export function createConsole(deps: ConsoleDeps) {
     },
   };
 }
-
-export type Console = ReturnType<typeof createConsole>;

@@ -39,7 +39,6 @@ export const MAX_REJECTED_BYTES = 256 * 1024;
 /** Most ignored columns listed in a report, each cut like a rejected value (100 characters). */
 const MAX_IGNORED_COLUMNS = 50;
 
-export type { StockEntry } from './stockRows.ts';
 export type { CollectedFile, CollectOptions, DuplicateKey, RejectedRow, UnreadableFile };
 
 /**

@@ -16,7 +16,6 @@ export interface RejectedRow extends RowError {
   readonly line: number;
 }
 
-export { MAX_DUPLICATE_KEYS_LISTED } from './rowHandlers.ts';
 export type { DuplicateKey };
 
 export interface Common {

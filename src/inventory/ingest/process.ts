@@ -20,7 +20,7 @@ import { type RouteFacts, routeFile } from './route.ts';
 import { commitStock } from './stockCommit.ts';
 import { commitDuplicate, commitSpecial, commitUnreadable } from './unappliedCommit.ts';
 
-export type { FileOutcome, FileStatus, IngestDeps } from './fileContext.ts';
+export type { FileOutcome, IngestDeps } from './fileContext.ts';
 export { FileChangedError, PortalStockUnknownError } from './ingestErrors.ts';
 
 const PROGRESS_EVERY_MS = 5000;

@@ -22,15 +22,6 @@ export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
  */
 export type EncodingChoice = 'auto' | TextEncoding | 'iso-8859-1';
 
-export const ENCODING_CHOICES = [
-  'auto',
-  'utf-8',
-  'utf-16le',
-  'utf-16be',
-  'windows-1252',
-  'iso-8859-1',
-] as const satisfies readonly EncodingChoice[];
-
 /** How many leading bytes detection looks at. */
 export const DETECT_BYTES = 64 * 1024;
 

@@ -78,12 +78,6 @@ export function rowRulesOf(
   return none ? undefined : rules;
 }
 
-/** The columns the rules read (not to be reported as ignored). */
-export function ruleColumns(rules: RowRules | undefined): string[] {
-  if (rules === undefined) return [];
-  return [...rules.when.map((c) => c.key), ...rules.subtract, ...rules.spread.map((s) => s.key)];
-}
-
 /** A cell as the rules compare it: trimmed, lower case; an absent cell is empty. */
 const text = (value: unknown): string =>
   value === undefined || value === null ? '' : String(value).trim().toLowerCase();

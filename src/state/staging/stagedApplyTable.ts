@@ -104,12 +104,6 @@ export function recordStagedApply(db: StateDb, a: NewStagedApply): number {
   );
 }
 
-/** The unfinished apply that releases the held snapshot read `heldId`, if any. */
-export function stagedApplyOfHeld(db: StateDb, heldId: number): StagedApply | undefined {
-  const r = db.prepare<[number], Row>('SELECT * FROM staged_applies WHERE held_id = ?').get(heldId);
-  return r && toApply(r);
-}
-
 /** Applies decided but not yet merged to the end, oldest first. */
 export function unfinishedStagedApplies(db: StateDb): StagedApply[] {
   return db.prepare<[], Row>('SELECT * FROM staged_applies ORDER BY id').all().map(toApply);
@@ -166,11 +160,6 @@ export function detachStaged(db: StateDb): void {
   if (db.prepare("SELECT 1 FROM pragma_database_list WHERE name = 'staged'").get() !== undefined) {
     db.exec('DETACH DATABASE staged');
   }
-}
-
-/** Keys in the attached staged set. */
-export function countStaged(db: StateDb): number {
-  return db.prepare('SELECT COUNT(*) FROM staged.rows').pluck(true).get() as number;
 }
 
 export interface ChunkResult {
@@ -333,8 +322,3 @@ const SYNCHRONOUS_NORMAL = 1;
 const MERGE_CHECKPOINT_PAGES = 2048;
 
 const keyParams = (c: Cursor) => ({ k: c.kind, d: c.dc, s: c.sku });
-
-/** The kinds present in the attached staged set. */
-export function stagedKinds(db: StateDb): StockKind[] {
-  return db.prepare('SELECT DISTINCT kind FROM staged.rows').pluck(true).all() as StockKind[];
-}

@@ -274,11 +274,6 @@ export function rederiveOffers(
     .immediate();
 }
 
-/** The fingerprint of the rules `db` evaluates now (see rulesFingerprint). */
-export function currentRulesFingerprint(db: StateDb): string {
-  return registered.get(db)?.fingerprint ?? NONE.fingerprint;
-}
-
 /** Whether `db` evaluates any stock rule (false: every ERP quantity is offered as it is). */
 export function hasStockRules(db: StateDb): boolean {
   return (registered.get(db)?.rules.count ?? 0) > 0;
