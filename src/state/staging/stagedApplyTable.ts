@@ -1,6 +1,5 @@
 import { basename } from 'node:path';
 import type { Statement } from 'better-sqlite3';
-import type { StockKind } from '../../domain/stock.ts';
 import {
   emptyOfferSummary,
   mergeOfferSummaries,
