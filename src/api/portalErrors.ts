@@ -142,9 +142,9 @@ export class LoginWaitError extends PortalError {
 }
 
 /**
- * The portal refused the token this call held, and logging in again now is pointless or not
+ * The portal refused the token this call carried, and logging in again now is pointless or not
  * allowed (a fresh token was refused at once, or only the logins kept for later are left). The
- * call is worth trying again at `retryAt` with the token held then: at the next allowed login,
+ * call is worth trying again at `retryAt` with the token it has then: at the next allowed login,
  * or sooner, so that work resumes soon after the portal accepts tokens again.
  */
 export class TokenRefusedError extends PortalError {

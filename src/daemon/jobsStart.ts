@@ -1,6 +1,6 @@
 import type { Config } from '../config/index.ts';
 import type { Clock } from '../domain/clock.ts';
-import { laneConnectionName, redisConnection } from '../jobs/connection.ts';
+import { connectionName, redisConnection } from '../jobs/connection.ts';
 import type { Services } from '../jobs/deps.ts';
 import { Nudges } from '../jobs/nudges.ts';
 import { afterJobs, processors } from '../jobs/processors/index.ts';
@@ -40,7 +40,7 @@ export function connectJobs(parts: {
 }): DaemonJobs {
   const { config, log, clock } = parts;
   const connection = redisConnection(config, {
-    connectionName: laneConnectionName(config.queuePrefix, 'daemon'),
+    connectionName: connectionName(config.queuePrefix, 'daemon'),
   });
   // One line when Redis goes away and one when it is back, however many parts report it.
   const redis = watchRedis({ log, now: clock.now });

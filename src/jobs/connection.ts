@@ -69,9 +69,9 @@ export function queueKeyPrefix(prefix: string, client: RedisClient): string {
 /**
  * The name a daemon's Redis connection carries (CLIENT SETNAME), so that CLIENT LIST shows whose
  * it is and what it is for: `PREFIX:daemon` (queues, nudges, the workers' commands, status) and
- * `PREFIX:lanes` (the workers' one blocking wait for work). Every connection of a daemon is one
+ * `PREFIX:workers` (the workers' one blocking wait for work). Every connection of a daemon is one
  * of these two: `CLIENT LIST` lines named `PREFIX:…` are one supplier's.
  */
-export function laneConnectionName(prefix: string, role: 'daemon' | 'lanes'): string {
+export function connectionName(prefix: string, role: 'daemon' | 'workers'): string {
   return `${prefix}:${role}`;
 }

@@ -20,12 +20,12 @@ const WATCHDOG_MS = (CYCLE_S + 2) * 1000;
 const ERROR_PAUSE_MS = 1000;
 
 /**
- * One blocking Redis connection for every lane's worker. A BullMQ worker waits for work with
+ * One blocking Redis connection for every queue's worker. A BullMQ worker waits for work with
  * BZPOPMIN on its queue's marker key, each on a connection of its own; here one connection waits
  * on the markers of every queue at once (the keys share a slot on a cluster: the prefix is
  * hash-tagged) and hands each marker to its queue's worker — at once if it is waiting, else at
  * its next wait. Each worker's commands otherwise go over the daemon's shared connection
- * (backendFactory), so a daemon holds two Redis connections whatever its number of lanes.
+ * (backendFactory), so a daemon holds two Redis connections whatever its number of queues.
  */
 export class MarkerHub {
   readonly #client: RedisClient;

@@ -59,8 +59,8 @@ export class Nudges {
   }
 
   /**
-   * Wakes the reconciliation lane at `at` (epoch ms): when its next pass is due. One such timer
-   * at a time (a later ask is dropped while one waits); the periodic recovery also sets the lane
+   * Wakes the reconciliation queue at `at` (epoch ms): when its next pass is due. One such timer
+   * at a time (a later ask is dropped while one waits); the periodic recovery also sets the queue
    * going whenever something is due, so a dropped ask costs 30 s at most.
    */
   reconcileAt(at: number, reason: string): Promise<unknown> {

@@ -97,8 +97,8 @@ export function createQueues(
 }
 
 /**
- * Lifts every queue's pause (a spent budget, a lane stopped until the configuration is fixed):
- * at start, so that a restart after a fix works at once. A lane whose cause remains meets it on
+ * Lifts every queue's pause (a spent budget, a queue stopped until the configuration is fixed):
+ * at start, so that a restart after a fix works at once. A queue whose cause remains meets it on
  * its first job and pauses again (a spent budget without a call; a 403 with one).
  */
 export async function liftPauses(queues: Queues): Promise<void> {
@@ -107,7 +107,7 @@ export async function liftPauses(queues: Queues): Promise<void> {
 
 /**
  * Whether a push runs, or waits to run and may run now (its queue is not paused for a spent
- * budget, a login wait or a lane stopped until a person acts): the reconciliation lane then
+ * budget, a login wait or a queue stopped until a person acts): the reconciliation lane then
  * stops between two pages and leaves the budget to it.
  */
 export async function pushDue(queues: Queues): Promise<boolean> {

@@ -9,7 +9,7 @@ import {
 import { failurePolicy } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
 import {
-  laneConnectionName,
+  connectionName,
   queueKeyPrefix,
   type RedisClient,
   type RedisTarget,
@@ -37,7 +37,7 @@ export type Processors = { readonly [N in QueueName]: Processor<N> };
 const stalledCheckMs = (lockMs: number) => Math.max(500, Math.floor(lockMs / 4));
 
 /**
- * How long a lane stops when the portal needs a person (credentials refused, 403): its job is
+ * How long a queue stops when the portal needs a person (credentials refused, 403): its job is
  * tried again after this, which costs nothing while the login is blocked and one call otherwise,
  * so a fix on the portal's side (permissions granted) is noticed without a restart.
  */
@@ -139,13 +139,13 @@ export interface WorkerSet {
 }
 
 /**
- * A BullMQ worker whose close never waits out a lane's pause. Closing aborts the pause the worker
- * is waiting out, but a job that ends with the lane paused (RateLimitError: `wait` and
+ * A BullMQ worker whose close never waits out its queue's pause. Closing aborts the pause the worker
+ * is waiting out, but a job that ends with its queue paused (RateLimitError: `wait` and
  * `fix-config` above) lets the worker's loop start a new wait just after: a close asked for
  * while such a job ran waited up to 30 s (BullMQ's longest single wait; the daemon's stop gave up
  * after its 8 s grace, the call in flight long done). Once closing, there is nothing to wait for.
  */
-class LaneWorker<T> extends Worker<T> {
+class QueueWorker<T> extends Worker<T> {
   override async delay(...args: Parameters<Worker['delay']>): Promise<void> {
     if (this.closing !== undefined) return;
     await super.delay(...args);
@@ -159,7 +159,7 @@ class LaneWorker<T> extends Worker<T> {
  * failure is handled as the API's failure policy says: `wait` (budget spent, login held back)
  * pauses its queue until then and the job waits, not failed; `retry` at a time the portal named
  * delays the job until then, otherwise BullMQ's attempts and back-off take it; `final` fails the
- * job at once (UnrecoverableError); `fix-config` stops the lane, logs an error, and looks again
+ * job at once (UnrecoverableError); `fix-config` stops the queue, logs an error, and looks again
  * every FIX_CONFIG_RECHECK_MS (the work stays pending in state.db).
  */
 export function startWorkers(opts: {
@@ -176,7 +176,7 @@ export function startWorkers(opts: {
   readonly onError: RedisErrorSink;
   /**
    * Runs after a queue's job has ended (completed or failed), once it has left the active state:
-   * what must not see the job still running (the reading lane, woken after a push, asks whether
+   * what must not see the job still running (the reconcile queue, woken after a push, asks whether
    * a push is active).
    */
   readonly afterJob?: Partial<Record<QueueName, () => Promise<unknown>>>;
@@ -186,21 +186,21 @@ export function startWorkers(opts: {
   const names = Object.keys(opts.processors) as QueueName[];
   const prefix = queueKeyPrefix(opts.prefix, opts.connection);
   const hubConnection = redisConnection(opts.redis, {
-    connectionName: laneConnectionName(opts.prefix, 'lanes'),
+    connectionName: connectionName(opts.prefix, 'workers'),
   });
   const hub = new MarkerHub({
     client: hubConnection,
     markers: Object.fromEntries(
       QUEUE_NAMES.filter((n) => names.includes(n)).map((n) => [n, opts.queues[n].keys.marker]),
     ) as Record<QueueName, string>,
-    onError: opts.onError('worker:lanes'),
+    onError: opts.onError('workers'),
   });
   // Its errors (every failed reconnect during an outage) go to the watch like a worker's did.
-  hubConnection.on('error', opts.onError('worker:lanes'));
+  hubConnection.on('error', opts.onError('workers'));
   hub.start();
   const workers = names.map((name) => {
     const process = opts.processors[name] as Processor<QueueName>;
-    const worker = new LaneWorker<JobPayloads[QueueName]>(
+    const worker = new QueueWorker<JobPayloads[QueueName]>(
       name,
       async (job, token) => {
         const problem = payloadProblem(name, job.data);

@@ -1,6 +1,6 @@
 /**
  * Density (product.md, "Many suppliers"): a daemon holds at most 4 Redis connections, idle and
- * after work, whatever its number of lanes. Counted on the Redis server (CLIENT LIST, by the
+ * after work, whatever its number of queues. Counted on the Redis server (CLIENT LIST, by the
  * daemon's connection names `PREFIX:…`) and checked against the process's own TCP sockets to
  * Redis (/proc), so that an unnamed connection cannot hide. A real process: what is counted is
  * what one `supplier-sync run` opens.

@@ -203,8 +203,8 @@ async function connectionNames(): Promise<string[]> {
     .filter((name) => name.startsWith(`${box.prefix}:`));
 }
 
-describe('the lanes over two Redis connections (real Redis)', () => {
-  it('every lane waits for work over one blocking connection, and the lanes still run side by side', async () => {
+describe('the queues over two Redis connections (real Redis)', () => {
+  it('every queue waits for work over one blocking connection, and the queues still run side by side', async () => {
     const ran: string[] = [];
     let ingestRan = () => {};
     const ingested = new Promise<void>((r) => {
@@ -249,6 +249,6 @@ describe('the lanes over two Redis connections (real Redis)', () => {
     );
     await waitUntil(async () => (await state(push)) === 'completed', { message: 'push done' });
     // The test's own connection carries the workers' commands; their one other is the wait.
-    expect(await connectionNames()).toEqual([`${box.prefix}:lanes`]);
+    expect(await connectionNames()).toEqual([`${box.prefix}:workers`]);
   });
 });

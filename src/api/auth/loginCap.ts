@@ -63,7 +63,7 @@ export class LoginCap {
     return this.#kv.get(RELOGIN_KEY);
   }
 
-  /** A call succeeded with the token held: the next refusal is worth a login at once. */
+  /** A call succeeded with the token it has: the next refusal is worth a login at once. */
   proven(now: number): void {
     const state = this.#kv.get(RELOGIN_KEY);
     if (state !== undefined && state.unproven > 0) {

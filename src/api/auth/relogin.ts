@@ -22,7 +22,7 @@ export const MAX_RELOGIN_GAP_MS = HOUR_MS;
 
 /** What state.db keeps between restarts (kv `api.relogin`). */
 export interface ReloginState {
-  /** Logins since the last good call (0: the token held has served calls). */
+  /** Logins since the last good call (0: the token it has served calls). */
   readonly unproven: number;
   /** Epoch ms of the last login attempt. */
   readonly lastLoginAt: number;
@@ -33,7 +33,7 @@ export interface LoginDecisionInput {
   readonly attempts: readonly number[];
   /** API_LOGINS_PER_HOUR. */
   readonly limit: number;
-  /** 'first': no token is held; 'renew': the token held was refused. */
+  /** 'first': there is no token; 'renew': the token it has was refused. */
   readonly mode: 'first' | 'renew';
   readonly state: ReloginState | undefined;
   /** Base of the spacing (API_RELOGIN_BASE_MS). */

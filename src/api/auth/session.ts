@@ -37,7 +37,7 @@ export interface SessionDeps {
   /** Base of the spacing of re-logins while fresh tokens are refused (see relogin.ts). */
   readonly reloginBaseMs: number;
   /**
-   * While a re-login waits its turn, how soon a call may try again with the token held, so that
+   * While a re-login waits its turn, how soon a call may try again with the token it has, so that
    * work resumes this soon after the portal accepts tokens again.
    */
   readonly heldTokenRetryMs: number;
@@ -45,12 +45,12 @@ export interface SessionDeps {
   readonly signal: AbortSignal;
 }
 
-/** Epoch ms and reason of a re-login held back, for one log line per decision. */
+/** Epoch ms and reason of a re-login deferred, for one log line per decision. */
 type Held = { readonly reason: string; readonly retryAt: number };
 
 /**
  * The token's life: persisted in auth_token and reused after a restart; a login only when there
- * is none or the one held was refused; one login in flight per process however many calls meet
+ * is none or the one it has was refused; one login in flight per process however many calls meet
  * the 401; every login through the gate of loginCap.ts (the cap, the spacing of re-logins while
  * fresh tokens are refused, the logins kept for later) and the wrong-credentials block. A call
  * never sleeps for a login: when none may go now it throws LoginWaitError or TokenRefusedError
@@ -64,7 +64,7 @@ export class Session {
   /** A good answer came with the current token (in this process). */
   #proven = false;
   #inflight: Promise<string> | undefined;
-  /** The last token whose refusal was logged, and the last held-back login logged. */
+  /** The last token whose refusal was logged, and the last deferred login logged. */
   #loggedRefusal: string | undefined;
   #loggedHeld: Held | undefined;
 
@@ -89,7 +89,7 @@ export class Session {
   /**
    * After a 401 that came with `refused`: a newer token (ours or another process's) if there is
    * one, else one login shared by every caller that met the same 401, when the gate lets it go;
-   * else TokenRefusedError with the time to try again with the token held (no later than
+   * else TokenRefusedError with the time to try again with the token it has (no later than
    * heldTokenRetryMs from now).
    */
   async afterRefusal(refused: string): Promise<string> {
@@ -195,7 +195,7 @@ export class Session {
 
       const now = d.clock.now();
       const slot = this.#cap.tryTake(d.email, now, retries > 0 ? 'first' : mode);
-      if (!slot.ok) throw this.#held(slot, mode, now);
+      if (!slot.ok) throw this.#deferred(slot, mode, now);
 
       const outcome = await this.#attempt(slot.attemptId, retries, slot.unproven);
       if (typeof outcome === 'string') return outcome;
@@ -205,7 +205,7 @@ export class Session {
   }
 
   /** The error for a login the gate holds back, logged once per decision. */
-  #held(
+  #deferred(
     slot: { reason: 'spacing' | 'cap'; retryAt: number; used: number },
     mode: 'first' | 'renew',
     now: number,
@@ -226,7 +226,7 @@ export class Session {
           heldTokenRetryMs: mode === 'renew' ? d.heldTokenRetryMs : undefined,
         },
         slot.reason === 'spacing'
-          ? `re-login spaced out until ${at}; calls retry with the token held meanwhile`
+          ? `re-login spaced out until ${at}; calls retry with the token it has meanwhile`
           : `login cap reached (${slot.used}/${d.loginsPerHour} in the last hour); next login at ${at}`,
       );
     }
@@ -238,7 +238,7 @@ export class Session {
     }
     const retryAt = Math.min(slot.retryAt, now + d.heldTokenRetryMs);
     return new TokenRefusedError(
-      `the portal refused the token; next login at ${at} (${slot.reason}), calls retry with the token held from ${new Date(retryAt).toISOString()}`,
+      `the portal refused the token; next login at ${at} (${slot.reason}), calls retry with the token it has from ${new Date(retryAt).toISOString()}`,
       retryAt,
     );
   }

@@ -55,7 +55,7 @@ export class OperatorRequests {
    * cancelled instead (their command is gone: it waits far less).
    */
   takeNext(now: number, maxAgeMs: number): OperatorRequestRow | undefined {
-    // A plain read first: a look (every second, and on each nudge) takes no write lock while
+    // A plain read first: a look (every second, and on each wake) takes no write lock while
     // nothing is asked.
     if (
       this.db.prepare(`SELECT 1 FROM operator_requests WHERE ${OPEN} LIMIT 1`).get() === undefined
