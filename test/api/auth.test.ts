@@ -70,8 +70,11 @@ describe('token lifecycle', () => {
     const results = await Promise.all(Array.from({ length: 20 }, () => client.reference.sites()));
     expect(results.every((r) => r.length > 0)).toBe(true);
     expect(sim.stats().logins).toBe(1);
-    // every call met the 401 once and went again with the new token
-    expect(seen(sim, 'GET /sites')).toBe(40);
+    // a call that met the 401 went again once, with the new token (on a loaded machine a call
+    // sent after the login took the new token at once: 20 more requests at most, never more)
+    const requests = seen(sim, 'GET /sites');
+    expect(requests).toBeGreaterThan(20);
+    expect(requests).toBeLessThanOrEqual(40);
     // the token had served good calls: someone else logged in
     expect(h.logs.events('api.token_invalidated')).toHaveLength(1);
   });
