@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/index.ts';
 import { VERSION } from '../config/version.ts';
+import { escapeControls } from '../domain/controlChars.ts';
 import { scrubString } from '../log/redact.ts';
 import { type Command, type CommandContext, ExitCode } from './command.ts';
 import { commands } from './commands/index.ts';
@@ -33,7 +34,7 @@ export async function runCommandLine(
   }
   const entry = commands.find((c) => c.name === name);
   if (entry === undefined) {
-    io.stderr.write(`supplier-sync: unknown command '${name}'\n${HELP}\n`);
+    io.stderr.write(`supplier-sync: unknown command '${escapeControls(name)}'\n${HELP}\n`);
     return ExitCode.usage;
   }
   const command: Command = await entry.load();
@@ -45,15 +46,19 @@ export async function runCommandLine(
     return await command.run({ ...io, argv: rest });
   } catch (err) {
     if (err instanceof ConfigError) {
-      io.stderr.write(`supplier-sync: configuration error: ${scrubString(err.message)}\n`);
+      io.stderr.write(
+        `supplier-sync: configuration error: ${escapeControls(scrubString(err.message))}\n`,
+      );
       return ExitCode.config;
     }
     if (err instanceof UsageError) {
-      io.stderr.write(`supplier-sync ${command.name}: ${err.message}\n${command.usage}\n`);
+      io.stderr.write(
+        `supplier-sync ${command.name}: ${escapeControls(err.message)}\n${command.usage}\n`,
+      );
       return ExitCode.usage;
     }
     const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`supplier-sync ${command.name}: ${scrubString(message)}\n`);
+    io.stderr.write(`supplier-sync ${command.name}: ${escapeControls(scrubString(message))}\n`);
     return ExitCode.failure;
   }
 }
