@@ -6,6 +6,7 @@ import {
   loadConfig,
   type SettingName,
 } from '../config/index.ts';
+import { escapeControls } from '../domain/controlChars.ts';
 import { registerSecret } from '../log/redact.ts';
 import type { CommandContext } from './command.ts';
 import { UsageError } from './usage.ts';
@@ -61,7 +62,17 @@ export function commandConfig(
   return config;
 }
 
-/** Writes one line to a stream. */
+/** Writes one line to a stream (JSON, usage texts: text this program wrote). */
 export function println(stream: NodeJS.WritableStream, text = ''): void {
   stream.write(`${text}\n`);
+}
+
+/**
+ * Writes one line for a person to read: a line of a command's text output, which may name what
+ * came from outside (inbox names, rows, a pause reason, the portal's answers), with every control
+ * character escaped (domain/controlChars.ts), so that a name cannot drive the terminal or forge a
+ * line. `--json` output goes through println: JSON escapes them itself.
+ */
+export function printText(stream: NodeJS.WritableStream, line = ''): void {
+  println(stream, escapeControls(line));
 }

@@ -1,64 +1,21 @@
 #!/usr/bin/env -S node --max-semi-space-size=16 --expose-gc --max-old-space-size=128
 import { realpathSync } from 'node:fs';
-import { ConfigError } from '../config/index.ts';
-import { VERSION } from '../config/version.ts';
-import { scrubString } from '../log/redact.ts';
 import { endQuietlyOnClosedPipe } from './closedPipe.ts';
-import { type Command, type CommandContext, ExitCode } from './command.ts';
-import { commands } from './commands/index.ts';
-import { UsageError } from './usage.ts';
+import { type CommandContext, ExitCode } from './command.ts';
+import { ensureDaemonFlags } from './relaunch.ts';
 
-const HELP = `supplier-sync — keeps the Supplier Portal in step with the ERP
-
-Usage: supplier-sync <command> [options]
-       supplier-sync --version
-
-Commands:
-${commands.map((c) => `  ${c.name.padEnd(10)} ${c.summary}`).join('\n')}
-
-Every command accepts --config FILE and any setting as a flag (SYNC_DATA_DIR → --sync-data-dir).
-Run 'supplier-sync <command> --help' for a command's options.
-Exit codes: 0 success, 1 failure at run time, 2 bad usage, 78 bad configuration.`;
+/**
+ * The process's entry point. It loads next to nothing itself: a `run` started without the
+ * daemon's Node flags re-executes first (relaunch.ts), before the commands' code is loaded.
+ */
 
 /** Runs one command line; resolves to the exit code. Exported for tests that run it in-process. */
 export async function main(
   argv: readonly string[],
   io: Omit<CommandContext, 'argv'>,
 ): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === '--version' || name === '-V') {
-    io.stdout.write(`supplier-sync ${VERSION}\n`);
-    return ExitCode.ok;
-  }
-  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
-    io.stdout.write(`${HELP}\n`);
-    return name === undefined ? ExitCode.usage : ExitCode.ok;
-  }
-  const entry = commands.find((c) => c.name === name);
-  if (entry === undefined) {
-    io.stderr.write(`supplier-sync: unknown command '${name}'\n${HELP}\n`);
-    return ExitCode.usage;
-  }
-  const command: Command = await entry.load();
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout.write(`${command.usage}\n`);
-    return ExitCode.ok;
-  }
-  try {
-    return await command.run({ ...io, argv: rest });
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      io.stderr.write(`supplier-sync: configuration error: ${scrubString(err.message)}\n`);
-      return ExitCode.config;
-    }
-    if (err instanceof UsageError) {
-      io.stderr.write(`supplier-sync ${command.name}: ${err.message}\n${command.usage}\n`);
-      return ExitCode.usage;
-    }
-    const message = err instanceof Error ? err.message : String(err);
-    io.stderr.write(`supplier-sync ${command.name}: ${scrubString(message)}\n`);
-    return ExitCode.failure;
-  }
+  const { runCommandLine } = await import('./program.ts');
+  return runCommandLine(argv, io);
 }
 
 function isEntryPoint(): boolean {
@@ -72,6 +29,8 @@ function isEntryPoint(): boolean {
 }
 
 if (isEntryPoint()) {
+  // `run` without Node's flags for the daemon: this process is replaced (same PID) by one with them.
+  ensureDaemonFlags();
   const controller = new AbortController();
   let signals = 0;
   const onSignal = (sig: NodeJS.Signals) => {

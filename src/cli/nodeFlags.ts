@@ -3,7 +3,8 @@
  * and `demo` scripts of package.json, the first line of src/cli/main.ts for the installed
  * `supplier-sync` command, which the image's ENTRYPOINT runs); bench/ingest.ts measures with them;
  * test/unit/nodeFlags.test.ts holds those places to this list (and scripts/image-check.ts sees
- * the image's daemon run with them).
+ * the image's daemon run with them). A `run` started without them (`node dist/cli/main.js run`, a
+ * unit file or a container command of its own) re-executes itself with them: src/cli/relaunch.ts.
  *
  * `--max-semi-space-size=16` (MiB): V8 lets the young generation of a busy process grow to 2 × 32
  * MiB by default, and reading a large file keeps it busy; 16 caps it at 2 × 16 MiB. Measured on
@@ -30,3 +31,30 @@ export const DAEMON_NODE_FLAGS: readonly string[] = [
   '--expose-gc',
   '--max-old-space-size=128',
 ];
+
+/**
+ * A flag's name as Node reads it, without its value: `--max_old_space_size=64` names
+ * `--max-old-space-size` (V8 takes `_` and `-` alike).
+ */
+export function nodeFlagName(arg: string): string {
+  const eq = arg.indexOf('=');
+  return (eq < 0 ? arg : arg.slice(0, eq)).replaceAll('_', '-');
+}
+
+/**
+ * The daemon's flags a process was started without: named neither on Node's command line
+ * (`process.execArgv`) nor in `NODE_OPTIONS`. A flag given there with another value counts as
+ * given, so that an operator's own choice (`--max-old-space-size=512` for a huge catalogue) stays.
+ */
+export function missingNodeFlags(
+  execArgv: readonly string[],
+  nodeOptions: string | undefined,
+  flags: readonly string[] = DAEMON_NODE_FLAGS,
+): string[] {
+  const given = new Set(
+    [...execArgv, ...(nodeOptions ?? '').split(/\s+/)]
+      .filter((a) => a.startsWith('--'))
+      .map(nodeFlagName),
+  );
+  return flags.filter((f) => !given.has(nodeFlagName(f)));
+}

@@ -18,7 +18,8 @@ export function defaultConfigJson(): string {
 /** The settings table of docs/configuration.md: every setting with its default and meaning. */
 export function settingsTableMarkdown(): string {
   const rows = Object.values(settings).map((s) => {
-    const def = s.default === undefined ? '—' : `\`${String(s.default)}\``;
+    const unset = s.default === undefined || (Array.isArray(s.default) && s.default.length === 0);
+    const def = unset ? '—' : `\`${String(s.default)}\``;
     return `| \`${s.key}\` | ${def} | ${s.doc.replaceAll('|', '\\|')} |`;
   });
   return ['| setting | default | meaning |', '| --- | --- | --- |', ...rows].join('\n');

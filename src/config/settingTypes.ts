@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import nodeCron from 'node-cron';
 import { z } from 'zod';
+import { parseAddressRange } from './addressRange.ts';
 
 /** The shape of a setting and the checks its values go through (settings.ts holds the table). */
 
@@ -130,6 +131,20 @@ export const listenHost = text.refine(
     /^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(v),
   'must be an IP address (127.0.0.1, 0.0.0.0, ::) or a host name',
 );
+
+/**
+ * IP addresses or CIDR ranges, separated by commas (`10.0.0.0/8, 127.0.0.1`; in a JSON config
+ * file also an array of them).
+ */
+export const addressList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) =>
+    (Array.isArray(v) ? v : v.split(',')).map((e) => e.trim()).filter((e) => e !== ''),
+  )
+  .refine(
+    (entries) => entries.every((e) => parseAddressRange(e) !== undefined),
+    'must be IP addresses or CIDR ranges (10.0.0.0/8, fd00::/8), separated by commas',
+  );
 
 export const level = z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']);
 

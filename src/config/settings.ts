@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { notifySettings } from './notifySettings.ts';
 import {
+  addressList,
   apiUrl,
   bool,
   cron,
@@ -353,6 +354,12 @@ export const settings = {
     'CONSOLE_PASSWORD_FILE',
     text,
     'File holding the console password (8 to 1024 characters; trailing newline ignored), read at start. Set: every console page and /api/ route asks for it and the console can release, reject and retry. Unset: the console is read-only, and served only when HTTP_HOST is a loopback address.',
+  ),
+  consoleTrustedProxies: setting(
+    'CONSOLE_TRUSTED_PROXIES',
+    addressList,
+    [],
+    'Reverse proxies in front of the console: IP addresses or CIDR ranges, separated by commas. A wrong console password slows only the client that sent it; behind one of these proxies the client is the address X-Forwarded-For names (the last one that is not a listed proxy). Unset: X-Forwarded-For is not read, and every client is the address its connection comes from.',
   ),
   ...notifySettings,
 } as const;

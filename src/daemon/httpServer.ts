@@ -22,7 +22,8 @@ export interface HttpServerOptions {
   readonly host?: string | undefined;
   readonly db: StateDb;
   readonly config: StatusSettings &
-    Pick<Config, 'redisUrl' | 'redisCluster' | 'dataDir' | 'stockRulesFile'>;
+    Pick<Config, 'redisUrl' | 'redisCluster' | 'dataDir' | 'stockRulesFile'> &
+    Partial<Pick<Config, 'consoleTrustedProxies'>>;
   /**
    * The console password (CONSOLE_PASSWORD_FILE's content): the console asks for it and takes
    * actions. Without it the console is read-only on a loopback listener, and off on any other.
@@ -100,6 +101,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
             log,
             registry: metrics.registry,
             failureDelayMs: options.loginFailureDelayMs,
+            trustedProxies: config.consoleTrustedProxies,
           }),
     status: async () => {
       const queueDepths = queues

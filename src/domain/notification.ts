@@ -1,9 +1,12 @@
 /**
  * What a webhook is told (product contract, "Notifications"): one event, when it happened, one
- * human sentence (`text`, shown as it is by a chat tool's incoming webhook) and the details.
+ * human sentence (`text`, shown as it is by a chat tool's incoming webhook: names in it are
+ * quoted by chatText.ts so that none is read as a mention or a link) and the details.
  * Pure builders, one per event kind; the outbox (state/notify/) stores them, notifications/
  * delivers them.
  */
+
+import { chatName, chatProse } from './chatText.ts';
 
 /** The event kinds sent; delivery keeps the order within each. */
 export const NOTIFY_EVENTS = [
@@ -69,7 +72,7 @@ export function fileNotification(f: FileEnd, at: number): Notification | undefin
     return {
       event: 'file.failed',
       at,
-      text: `Inbox file ${f.file} failed: ${f.reason ?? 'see its report'}. Nothing of it was applied.`,
+      text: `Inbox file ${chatName(f.file)} failed: ${chatProse(f.reason ?? 'see its report')}. Nothing of it was applied.`,
       details: { ...details, reason: f.reason ?? null },
     };
   }
@@ -78,7 +81,7 @@ export function fileNotification(f: FileEnd, at: number): Notification | undefin
     return {
       event: 'file.held',
       at,
-      text: `Inbox file ${f.file} is held by the guard rails${f.reason ? ` (${f.reason})` : ''}: release ${id} or reject ${id}.`,
+      text: `Inbox file ${chatName(f.file)} is held by the guard rails${f.reason ? ` (${chatProse(f.reason)})` : ''}: release ${id} or reject ${id}.`,
       details: { ...details, heldId: id, reason: f.reason ?? null, tripped: f.tripped ?? [] },
     };
   }
@@ -86,7 +89,7 @@ export function fileNotification(f: FileEnd, at: number): Notification | undefin
     return {
       event: 'file.rows_rejected',
       at,
-      text: `Inbox file ${f.file} was processed with ${f.rowsRejected} of ${f.rowsRead} row(s) rejected; see its report.`,
+      text: `Inbox file ${chatName(f.file)} was processed with ${f.rowsRejected} of ${f.rowsRead} row(s) rejected; see its report.`,
       details,
     };
   }
@@ -99,7 +102,7 @@ export function overdueNotification(
   deadline: string,
   at: number,
 ): Notification {
-  const named = orders.slice(0, 10).join(', ');
+  const named = orders.slice(0, 10).map(chatName).join(', ');
   return {
     event: 'shipments.overdue',
     at,
@@ -124,7 +127,7 @@ export function verdictNotification(
     event: 'status.verdict',
     at,
     text: needsPerson
-      ? `supplier-sync NEEDS A PERSON: ${reasons[0] ?? 'see status'}${reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ''}.`
+      ? `supplier-sync NEEDS A PERSON: ${chatProse(reasons[0] ?? 'see status')}${reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ''}.`
       : `supplier-sync no longer needs a person: it is ${verdict} now.`,
     details: { verdict, needsPerson, reasons: reasons.slice(0, 10) },
   };
@@ -140,7 +143,7 @@ export function foreignLoginNotification(
   return {
     event: 'api.foreign_login',
     at,
-    text: `The portal invalidated our token ${count} times in the last hour: another client is logging in as ${account} (each costs a login, at most ${loginsPerHour} an hour).`,
+    text: `The portal invalidated our token ${count} times in the last hour: another client is logging in as ${chatName(account)} (each costs a login, at most ${loginsPerHour} an hour).`,
     details: { count, windowMs: 3_600_000, account, loginsPerHour },
   };
 }
@@ -157,7 +160,7 @@ export function settingsFileNotification(
   return {
     event: name === 'rules' ? 'rules.invalid' : 'profiles.invalid',
     at,
-    text: `${setting} ${file} was edited and is invalid (${problem}); the last good ${what} stay in force.`,
+    text: `${setting} ${chatName(file)} was edited and is invalid (${chatProse(problem)}); the last good ${what} stay in force.`,
     details: { setting, file, problem },
   };
 }

@@ -21,8 +21,8 @@ export type SendResult =
 
 /**
  * POSTs the body; any 2xx answer is delivery, anything else (another status, a redirect, a
- * refused connection, the timeout) a failed attempt. The error never quotes the URL: a chat
- * tool's webhook URL is itself a credential.
+ * refused connection, the timeout) a failed attempt. Of the answer's body at most 64 KiB is read.
+ * The error never quotes the URL: a chat tool's webhook URL is itself a credential.
  */
 export async function sendNotification(req: SendRequest): Promise<SendResult> {
   const headers: Record<string, string> = {
@@ -45,8 +45,7 @@ export async function sendNotification(req: SendRequest): Promise<SendResult> {
       redirect: 'manual',
       signal,
     });
-    // Read to the end (bounded by the same timeout), so that the connection can be reused.
-    await res.arrayBuffer();
+    await readAnswer(res.body);
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
     return { ok: false, status: res.status, error: `HTTP ${res.status}` };
   } catch (err) {
@@ -54,6 +53,26 @@ export async function sendNotification(req: SendRequest): Promise<SendResult> {
     if (req.signal?.aborted) return { ok: false, error: 'stopped' };
     return { ok: false, error: describeError(err) };
   }
+}
+
+/** The most of a receiver's answer that is read (its status decides the delivery). */
+export const MAX_ANSWER_BYTES = 64 * 1024;
+
+/**
+ * Reads an answer's body to its end when it is short (within the request's timeout), so that the
+ * connection can be reused; past MAX_ANSWER_BYTES it stops reading and the connection is dropped,
+ * so that a receiver answering hundreds of MB costs nothing.
+ */
+async function readAnswer(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  if (body === null) return;
+  const reader = body.getReader();
+  let read = 0;
+  while (read <= MAX_ANSWER_BYTES) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    read += value.byteLength;
+  }
+  await reader.cancel('answer longer than 64 KiB');
 }
 
 /**

@@ -8,6 +8,7 @@ import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.ts';
 import { rejectHeld } from '../../src/inventory/index.ts';
+import { StockFailures } from '../../src/state/stock/stockFailures.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 
 let env: IngestEnv;
@@ -144,5 +145,60 @@ describe('explain of a key named only in rejected rows', () => {
     expect(s4.rejectedRows[0]).toMatchObject({ line: 4, value: '1.5' });
     // Nothing known: still exit 1.
     expect((await run(['explain', 'factory:NOWHERE'])).code).toBe(1);
+  });
+});
+
+describe('names and texts from outside, printed for a person', () => {
+  /** Retitles a terminal's window, rings its bell and clears its screen, printed raw. */
+  const EVIL = '\x1b]0;pwned\x07\x1b[2J';
+  const SHOWN = '\\x1B]0;pwned\\x07\\x1B[2J';
+  /** Any character a terminal would obey rather than show (the newline ends each line). */
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+  const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/;
+
+  it('are escaped by files, status, held, explain, failures and pause; --json carries them as JSON does', async () => {
+    env.portalHolds(Array.from({ length: 10 }, (_, i) => ({ sku: `S${i}`, quantity: 10 })));
+    env.drop(`${EVIL}good.csv`, 'sku,stock_quantity\nS1,11\n');
+    await env.process(`${EVIL}good.csv`, { guard });
+    env.drop(`${EVIL}no-kind.csv`, `colour${EVIL},size\nred,XL\n`);
+    await env.process(`${EVIL}no-kind.csv`, { guard });
+    const zeroes = Array.from({ length: 10 }, (_, i) => `S${i},0`).join('\n');
+    env.drop(`${EVIL}zeroes.csv`, `sku,stock_quantity\n${zeroes}\n`);
+    await env.process(`${EVIL}zeroes.csv`, { guard });
+    // The portal's words for a rejected item, kept as its error.
+    new StockFailures(env.db).record(
+      { kind: 'factory', dc: '', sku: 'S5', quantity: 3 },
+      `Product${EVIL} not found\u202e`,
+      false,
+      Date.now(),
+      { baseMs: 60_000, maxMs: 3_600_000, notFoundMs: 3_600_000 },
+    );
+    const pause = await run(['pause', '--reason', `lunch${EVIL}\nsupplier-sync: healthy`]);
+    expect(pause.code, pause.err).toBe(0);
+
+    const shown = {
+      pause,
+      files: await run(['files']),
+      status: await run(['status']),
+      held: await run(['held']),
+      explain: await run(['explain', 'factory:S1']),
+      failures: await run(['failures']),
+    };
+    for (const [command, r] of Object.entries(shown)) {
+      expect(r.out, command).not.toMatch(RAW);
+      expect(r.out, command).toContain(SHOWN);
+    }
+    expect(shown.files.out).toContain(`${SHOWN}no-kind.csv`);
+    expect(shown.held.out).toContain(`${SHOWN}zeroes.csv`);
+    expect(shown.explain.out).toContain(`${SHOWN}good.csv`);
+    expect(shown.failures.out).toContain(`Product${SHOWN} not found\\u202E`);
+    // The pause reason's newline forges no line of its own.
+    expect(shown.status.out).toContain(`lunch${SHOWN}\\nsupplier-sync: healthy`);
+    expect(shown.status.out.split('\n').filter((l) => l.startsWith('supplier-sync:'))).toHaveLength(
+      1,
+    );
+
+    const json = JSON.parse((await run(['files', '--json'])).out) as Array<{ file: string }>;
+    expect(json.map((f) => f.file)).toContain(`${EVIL}good.csv`);
   });
 });

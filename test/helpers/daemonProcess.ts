@@ -27,7 +27,15 @@ export interface CliProcess extends LogView {
  * (src/cli/nodeFlags.ts), so that a child runs as in production, old-generation ceiling included.
  */
 export function runCli(args: readonly string[], env: Record<string, string>): CliProcess {
-  const child = spawn(NODE, [...DAEMON_NODE_FLAGS, CLI, ...args], {
+  return runNode([...DAEMON_NODE_FLAGS, CLI, ...args], env);
+}
+
+/**
+ * `node NODE_ARGS` as runCli runs it (the same clean environment, its lines watched), for the
+ * tests of how the process is started (`node dist/cli/main.js run` without Node's flags).
+ */
+export function runNode(nodeArgs: readonly string[], env: Record<string, string>): CliProcess {
+  const child = spawn(NODE, nodeArgs, {
     env: {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? '/tmp',

@@ -6,7 +6,7 @@ import {
   startSimulator,
 } from '../../src/simulator/index.ts';
 import { harnessEnv } from './daemonHarness.ts';
-import { type CliProcess, runCli, runCliToEnd } from './daemonProcess.ts';
+import { type CliProcess, runCli, runCliToEnd, runNode } from './daemonProcess.ts';
 import { makeSandbox, type Sandbox } from './sandbox.ts';
 
 /**
@@ -19,8 +19,11 @@ export interface ProcessHarness {
   readonly sim: Simulator;
   readonly env: Record<string, string>;
   daemon: CliProcess | undefined;
-  /** Starts (or restarts) the daemon; resolves once it logged daemon.started. */
-  start(extraEnv?: Record<string, string>): Promise<CliProcess>;
+  /**
+   * Starts (or restarts) the daemon; resolves once it logged daemon.started. `nodeArgs` starts it
+   * another way than `node <the daemon's flags> src/cli/main.ts run` (Node's arguments in full).
+   */
+  start(extraEnv?: Record<string, string>, nodeArgs?: readonly string[]): Promise<CliProcess>;
   /** SIGTERM and wait for the exit code. */
   stop(): Promise<number | string>;
   /** Writes a file into inbox/ atomically (temp name, then rename), as an ERP should. */
@@ -49,8 +52,9 @@ export async function startProcessHarness(
     sim,
     env: baseEnv,
     daemon: undefined,
-    async start(extraEnv = {}) {
-      const d = runCli(['run'], { ...baseEnv, ...extraEnv });
+    async start(extraEnv = {}, nodeArgs) {
+      const env = { ...baseEnv, ...extraEnv };
+      const d = nodeArgs === undefined ? runCli(['run'], env) : runNode(nodeArgs, env);
       h.daemon = d;
       await d.waitForEvent('daemon.started', 20_000);
       return d;

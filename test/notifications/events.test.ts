@@ -82,7 +82,7 @@ describe('notified events', () => {
     expect(bodies(r, 'file.held')[0]).toMatchObject({
       text: expect.stringMatching(
         new RegExp(
-          `^Inbox file mass-zero\\.csv is held by the guard rails \\(it would set 55 of the 60 keys .*\\): release ${held.heldId} or reject ${held.heldId}\\.$`,
+          `^Inbox file \`mass-zero\\.csv\` is held by the guard rails \\(it would set 55 of the 60 keys .*\\): release ${held.heldId} or reject ${held.heldId}\\.$`,
         ),
       ),
       details: { heldId: held.heldId, tripped: ['zero', 'drop'], outcome: 'held' },
@@ -123,7 +123,7 @@ describe('notified events', () => {
     );
     expect(bodies(r, 'rules.invalid')[0]).toMatchObject({
       text: expect.stringMatching(
-        /^STOCK_RULES_FILE .*rules\.json was edited and is invalid \(.+\); the last good stock rules stay in force\.$/,
+        /^STOCK_RULES_FILE `.*rules\.json` was edited and is invalid \(.+\); the last good stock rules stay in force\.$/,
       ),
       details: { setting: 'STOCK_RULES_FILE', file: rulesFile },
     });
@@ -169,7 +169,7 @@ describe('notified events', () => {
     await waitUntil(() => bodies(r, 'api.foreign_login').length === 1, { message: 'told' });
     expect(bodies(r, 'api.foreign_login')[0]).toMatchObject({
       text: expect.stringMatching(
-        /^The portal invalidated our token 2 times in the last hour: another client is logging in as supplier@example\.com/,
+        /^The portal invalidated our token 2 times in the last hour: another client is logging in as `supplier@example\.com`/,
       ),
       details: { count: 2, account: 'supplier@example.com' },
     });

@@ -121,7 +121,7 @@ describe('notifications by webhook', () => {
     expect(failed).toMatchObject({
       event: 'file.failed',
       at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-      text: expect.stringMatching(/^Inbox file a-unknown\.csv failed: /),
+      text: expect.stringMatching(/^Inbox file `a-unknown\.csv` failed: /),
       details: {
         file: 'a-unknown.csv',
         outcome: 'failed',
@@ -296,5 +296,27 @@ describe('notifications by webhook', () => {
     h.drop('b-unknown.csv', unknownFile);
     await off.waitFor((l) => l.event === 'file.failed' && l.file === 'b-unknown.csv');
     expect((await h.statusJson()).notifications.queued).toBe(0);
+  });
+
+  it('names in text are quoted so that a chat tool shows them as text: no mention, no link', async () => {
+    receiver = await startReceiver(SECRET);
+    h = await startHarness('notify-names', { products: 20 }, notifyEnv(receiver));
+    const d = await h.start();
+    // A mention of everyone in Slack and Mattermost, Mattermost's own, a link, code markup.
+    const name = '<!channel> @here <mailto:a@evil.example|click> `x`\x1b[2J.csv';
+    h.drop(name, 'colour,@all size,<!here>\nred,XL,1\n');
+    await d.waitFor((l) => l.event === 'file.failed' && l.file === name);
+    await h.runNow('notifications');
+    await waitUntil(() => receiver!.delivered().length === 1, { message: 'delivered' });
+    const told = receiver.delivered()[0]!.json;
+    expect(told.text).toMatch(
+      /^Inbox file `&lt;!channel&gt; @here &lt;mailto:a@evil\.example\|click&gt; \u02cbx\u02cb\\x1B\[2J\.csv` failed: /,
+    );
+    // Outside the one code span (the name), no markup a chat tool obeys.
+    const prose = told.text.replace(/`[^`]*`/g, '');
+    expect(prose).toContain('@\u2060all');
+    expect(prose).not.toMatch(/[<>`]|@(?!\u2060)/);
+    // The details carry the name as it is.
+    expect(told.details.file).toBe(name);
   });
 });

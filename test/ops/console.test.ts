@@ -5,11 +5,12 @@
  * and counted, every value escaped. The browser tests (test/console/) drive the same by hand.
  */
 import { mkdirSync } from 'node:fs';
-import { get } from 'node:http';
+import { get, request } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Config, loadConfig } from '../../src/config/index.ts';
 import { type HttpServer, startHttpServer } from '../../src/daemon/httpServer.ts';
 import { StockFailures } from '../../src/state/stock/stockFailures.ts';
+import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
 
 const PASSWORD = 'correct horse battery';
@@ -28,12 +29,21 @@ afterEach(async () => {
   await env.cleanup();
 });
 
-async function start(options: { host?: string; password?: string; delayMs?: number } = {}) {
+async function start(
+  options: {
+    host?: string;
+    password?: string;
+    delayMs?: number;
+    settings?: Record<string, string>;
+  } = {},
+) {
   const server = await startHttpServer({
     port: 0,
     host: options.host ?? '127.0.0.1',
     db: env.db,
-    config,
+    config: options.settings
+      ? loadConfig({ env: { SYNC_DATA_DIR: env.dataDir, ...options.settings } })
+      : config,
     log: env.capture.log,
     consolePassword: options.password,
     loginFailureDelayMs: options.delayMs,
@@ -57,8 +67,60 @@ async function start(options: { host?: string; password?: string; delayMs?: numb
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(fields).toString(),
   });
-  return { server, base, req, form };
+  /** One request from a local address of our choosing (127.0.0.0/8 all reach the listener). */
+  const from = (localAddress: string, path: string, init: RawInit = {}) =>
+    rawRequest(server.port, localAddress, path, init);
+  return { server, base, req, form, from };
 }
+
+interface RawInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** A plain HTTP request with its own local address; the answer and how long it took. */
+function rawRequest(port: number, localAddress: string, path: string, init: RawInit) {
+  const started = performance.now();
+  return new Promise<{ status: number; location?: string; text: string; ms: number }>(
+    (resolve, reject) => {
+      const r = request(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          localAddress,
+          method: init.method ?? 'GET',
+          headers: init.headers,
+        },
+        (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            text += c;
+          });
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              location: res.headers.location,
+              text,
+              ms: performance.now() - started,
+            }),
+          );
+        },
+      );
+      r.on('error', reject);
+      r.end(init.body);
+    },
+  );
+}
+
+/** A POST of the login form. */
+const loginForm = (password: string, next = '/', headers: Record<string, string> = {}) => ({
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  body: new URLSearchParams({ password, next }).toString(),
+});
 
 function failure(sku: string) {
   new StockFailures(env.db).record(
@@ -230,5 +292,159 @@ describe('with a password', () => {
     const out = await req('/logout', form({ csrf }, { cookie }));
     expect(out.location).toBe('/login');
     expect((await req('/failures', { headers: { cookie } })).status).toBe(303);
+  });
+});
+
+describe("the login page's next", () => {
+  /** `next` as written in the query string (the issue's first two, then every other way out). */
+  const OUT = [
+    '/%09/evil.example',
+    '/%0a/evil.example',
+    '/%0d/evil.example',
+    '/%0d%0aSet-Cookie:%20x=1',
+    '%2f%2fevil.example',
+    '/%5cevil.example',
+    '/%5c/evil.example',
+    '/%252f%252fevil.example',
+    '/%2509/evil.example',
+    '//evil.example',
+    '/\\evil.example',
+    'http://evil.example/',
+    'https%3A%2F%2Fevil.example',
+    'javascript:alert(1)',
+    '/a/../..//evil.example',
+  ];
+
+  it('goes to the console’s own pages only: every other next is /, never a 500', async () => {
+    const { req } = await start({ password: PASSWORD, delayMs: 10 });
+    for (const next of OUT) {
+      const page = await req(`/login?next=${next}`);
+      expect(page.status, next).toBe(200);
+      expect(page.text, next).toContain('<input type="hidden" name="next" value="/">');
+      const posted = new URLSearchParams(`next=${next}`).get('next')!;
+      const login = await req('/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ password: PASSWORD, next: posted }).toString(),
+      });
+      expect(login.status, next).toBe(303);
+      expect(login.location, next).toBe('/');
+    }
+    // Its own pages stay: where an expired session was sent from.
+    const own = await req(`/login?next=${encodeURIComponent('/explain?key=factory:SKU-1')}`);
+    expect(own.text).toContain('value="/explain?key=factory:SKU-1"');
+    const back = await req('/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ password: PASSWORD, next: '/files?limit=5' }).toString(),
+    });
+    expect(back.location).toBe('/files?limit=5');
+  });
+});
+
+describe("wrong passwords slow the client that sends them, not everyone's", () => {
+  const basic = (password: string) => `Basic ${Buffer.from(`any:${password}`).toString('base64')}`;
+  const answered = (all: { status: number }[], status: number) =>
+    all.filter((a) => a.status === status).length;
+  const refused = () => env.capture.events('console.login_throttled').length;
+
+  /**
+   * `count` wrong passwords from one client at once; `pending()` says how many are unanswered.
+   * A connection cut (the server closed after a failure) is an answer of status 0.
+   */
+  function guessesFrom(
+    send: (i: number) => Promise<{ status: number }>,
+    count: number,
+  ): { all: Promise<{ status: number }[]>; pending: () => number } {
+    let pending = count;
+    const all = Array.from({ length: count }, (_, i) =>
+      send(i)
+        .catch(() => ({ status: 0 }))
+        .finally(() => pending--),
+    );
+    return { all: Promise.all(all), pending: () => pending };
+  }
+
+  it('a stranger’s guesses keep neither the right password nor HTTP Basic of another client out; the stranger is slowed and refused', async () => {
+    const { from } = await start({ password: PASSWORD });
+    const [stranger, operator] = ['127.0.0.2', '127.0.0.3'];
+    const guesses = guessesFrom((i) => from(stranger, '/login', loginForm(`guess-${i}`)), 30);
+    // Ten wait their turn, a second each; the rest are refused at once (a few more wait when
+    // the thirty arrive over more than a second, as the first ones are answered meanwhile).
+    await waitUntil(() => refused() >= 15, {
+      message: "the stranger's attempts beyond ten refused",
+    });
+
+    const right = await from(operator, '/login', loginForm(PASSWORD, '/failures'));
+    expect(right).toMatchObject({ status: 303, location: '/failures' });
+    const api = await from(operator, '/api/status', {
+      headers: { authorization: basic(PASSWORD) },
+    });
+    expect(api.status).toBe(200);
+    // Both answered while the stranger's queue of ten seconds had hardly begun.
+    expect(guesses.pending()).toBeGreaterThanOrEqual(5);
+    // The operator's own typo is answered slowly, in the operator's own lane: never a 429.
+    const typo = await from(operator, '/login', loginForm('operator-typo'));
+    expect(typo.status).toBe(401);
+    expect(typo.ms).toBeGreaterThanOrEqual(900);
+
+    const all = await guesses.all;
+    expect(answered(all, 401) + answered(all, 429)).toBe(30);
+    expect(answered(all, 429)).toBe(refused());
+    expect(answered(all, 429)).toBeGreaterThanOrEqual(15);
+    const throttled = env.capture.events('console.login_throttled');
+    expect(new Set(throttled.map((l) => l.client))).toEqual(new Set([stranger]));
+    expect(env.capture.events('console.login_failed').length).toBe(answered(all, 401) + 1);
+  });
+
+  it('behind a trusted proxy each client is the address X-Forwarded-For names; from anyone else that header is not read', async () => {
+    const { from } = await start({
+      password: PASSWORD,
+      delayMs: 500,
+      settings: { CONSOLE_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8' },
+    });
+    const proxy = '127.0.0.1';
+    const viaProxy = guessesFrom(
+      (i) =>
+        from(
+          proxy,
+          '/login',
+          loginForm(`guess-${i}`, '/', { 'x-forwarded-for': '203.0.113.66, 10.1.2.3' }),
+        ),
+      20,
+    );
+    await waitUntil(() => refused() >= 5, {
+      message: "the proxied stranger's attempts beyond ten refused",
+    });
+    const right = await from(
+      proxy,
+      '/login',
+      loginForm(PASSWORD, '/', { 'x-forwarded-for': '198.51.100.7' }),
+    );
+    expect(right.status).toBe(303);
+    expect(viaProxy.pending()).toBeGreaterThanOrEqual(5);
+    const proxied = await viaProxy.all;
+    expect(answered(proxied, 401) + answered(proxied, 429)).toBe(20);
+    expect(answered(proxied, 429)).toBeGreaterThanOrEqual(5);
+    expect(new Set(env.capture.events('console.login_failed').map((l) => l.client))).toEqual(
+      new Set(['203.0.113.66']),
+    );
+
+    // Not a proxy: a fresh X-Forwarded-For on every guess is no fresh client.
+    const before = refused();
+    const spoofed = await guessesFrom(
+      (i) =>
+        from(
+          '127.0.0.2',
+          '/login',
+          loginForm(`guess-${i}`, '/', { 'x-forwarded-for': `192.0.2.${i}` }),
+        ),
+      20,
+    ).all;
+    expect(answered(spoofed, 401) + answered(spoofed, 429)).toBe(20);
+    expect(answered(spoofed, 429)).toBeGreaterThanOrEqual(5);
+    expect(refused() - before).toBe(answered(spoofed, 429));
+    const spoofers = env.capture.events('console.login_throttled').slice(before);
+    expect(new Set(spoofers.map((l) => l.client))).toEqual(new Set(['127.0.0.2']));
   });
 });

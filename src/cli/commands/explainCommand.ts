@@ -2,7 +2,7 @@ import { explainKey, explanationJson, parseExplainKey } from '../../daemon/expla
 import { describeExplanation } from '../../daemon/explainText.ts';
 import { timesLine } from '../../domain/humanTime.ts';
 import { keyString } from '../../domain/stock.ts';
-import { commandConfig, parseCommand, println } from '../args.ts';
+import { commandConfig, parseCommand, println, printText } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
@@ -63,8 +63,9 @@ export const explainCommand: Command = {
       if (values.json) println(ctx.stdout, JSON.stringify(explanationJson(e), null, 2));
       else {
         const now = Date.now();
-        for (const line of describeExplanation(e, now, config.timezone)) println(ctx.stdout, line);
-        println(ctx.stdout, timesLine(config.timezone, now));
+        for (const line of describeExplanation(e, now, config.timezone))
+          printText(ctx.stdout, line);
+        printText(ctx.stdout, timesLine(config.timezone, now));
       }
       return ExitCode.ok;
     } finally {

@@ -2,7 +2,7 @@ import { parseFailureKeys } from '../../actions/operator.ts';
 import { performAsWriter } from '../../actions/requests.ts';
 import { failuresView } from '../../daemon/views.ts';
 import { timesLine, when } from '../../domain/humanTime.ts';
-import { commandConfig, parseCommand, println } from '../args.ts';
+import { commandConfig, parseCommand, println, printText } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { commandActions } from '../nudge.ts';
 import { openExistingState } from '../state.ts';
@@ -49,12 +49,12 @@ export const failuresCommand: Command = {
         const { stock: stockFound, confirmations: confirmFound, daemonNudged: nudged } = result;
         if (values.json) println(ctx.stdout, JSON.stringify(result));
         else {
-          println(
+          printText(
             ctx.stdout,
             `put back in line: ${stockFound} stock items, ${confirmFound} confirmations`,
           );
           if (!nudged)
-            println(
+            printText(
               ctx.stdout,
               'Redis not reachable: the daemon picks them up at its next periodic check.',
             );
@@ -72,21 +72,24 @@ export const failuresCommand: Command = {
         return ExitCode.ok;
       }
       const now = Date.now();
-      println(ctx.stdout, `${stock.length} stock items rejected by the portal`);
+      printText(ctx.stdout, `${stock.length} stock items rejected by the portal`);
       for (const f of stock) {
-        println(
+        printText(
           ctx.stdout,
           `  ${f.key}  quantity ${f.quantity}  attempts ${f.attempts}  next ${when(Date.parse(f.nextAttemptAt), now, config.timezone)}  ${f.error}`,
         );
       }
-      println(ctx.stdout, `${confirmations.length} shipment confirmations refused or in conflict`);
+      printText(
+        ctx.stdout,
+        `${confirmations.length} shipment confirmations refused or in conflict`,
+      );
       for (const c of confirmations) {
-        println(
+        printText(
           ctx.stdout,
           `  ${c.key}  ${c.status}  carrier ${c.carrier}  tracking ${c.trackingNumber}  ${c.error ?? ''}`,
         );
       }
-      if (stock.length > 0) println(ctx.stdout, timesLine(config.timezone, now));
+      if (stock.length > 0) printText(ctx.stdout, timesLine(config.timezone, now));
       return ExitCode.ok;
     } finally {
       db.close();

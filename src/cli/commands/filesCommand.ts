@@ -1,6 +1,6 @@
 import { filesList, MAX_FILES_LISTED } from '../../daemon/views.ts';
 import { timesLine, when } from '../../domain/humanTime.ts';
-import { commandConfig, parseCommand, println } from '../args.ts';
+import { commandConfig, parseCommand, println, printText } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
@@ -45,7 +45,7 @@ export const filesCommand: Command = {
         return ExitCode.ok;
       }
       if (files.length === 0) {
-        println(ctx.stdout, 'no inbox file handled yet');
+        printText(ctx.stdout, 'no inbox file handled yet');
         return ExitCode.ok;
       }
       const now = Date.now();
@@ -54,19 +54,19 @@ export const filesCommand: Command = {
           f.outcome === 'duplicate'
             ? 'same content as a file applied before'
             : `${f.rowsRead} row(s) read, ${f.rowsAccepted} accepted, ${f.rowsRejected} rejected`;
-        println(
+        printText(
           ctx.stdout,
           `${when(Date.parse(f.receivedAt), now, config.timezone)}  ${f.outcome.padEnd(10)} ${f.file}  ${rows}`,
         );
-        if (f.reason !== null) println(ctx.stdout, `     ${f.reason}`);
+        if (f.reason !== null) printText(ctx.stdout, `     ${f.reason}`);
         if (f.heldId !== null)
-          println(
+          printText(
             ctx.stdout,
             `     held id ${f.heldId}: \`release ${f.heldId}\` or \`reject ${f.heldId}\``,
           );
-        if (f.reportPath !== null) println(ctx.stdout, `     report: ${f.reportPath}`);
+        if (f.reportPath !== null) printText(ctx.stdout, `     report: ${f.reportPath}`);
       }
-      println(ctx.stdout, timesLine(config.timezone, now));
+      printText(ctx.stdout, timesLine(config.timezone, now));
       return ExitCode.ok;
     } finally {
       db.close();

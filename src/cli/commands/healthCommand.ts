@@ -2,7 +2,7 @@ import { checkHealth, pingRedisUrl } from '../../daemon/healthCheck.ts';
 import { HEARTBEAT_STALE_MS } from '../../daemon/heartbeat.ts';
 import { readStatus } from '../../daemon/status.ts';
 import { healthView } from '../../daemon/views.ts';
-import { commandConfig, parseCommand, println } from '../args.ts';
+import { commandConfig, parseCommand, println, printText } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { openExistingState } from '../state.ts';
 
@@ -36,8 +36,8 @@ export const healthCommand: Command = {
       now: Date.now,
     });
     if (values.json) println(ctx.stdout, JSON.stringify(healthView(report)));
-    else if (report.healthy) println(ctx.stdout, 'healthy');
-    else println(ctx.stderr, `unhealthy: ${report.problems.join('; ')}`);
+    else if (report.healthy) printText(ctx.stdout, 'healthy');
+    else printText(ctx.stderr, `unhealthy: ${report.problems.join('; ')}`);
     return report.healthy ? ExitCode.ok : ExitCode.failure;
   },
 };

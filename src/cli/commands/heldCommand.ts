@@ -7,7 +7,7 @@ import type { FileReport } from '../../inventory/index.ts';
 import type { StateDb } from '../../state/db.ts';
 import { HeldStore } from '../../state/inbox/heldStore.ts';
 import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
-import { commandConfig, parseCommand, println } from '../args.ts';
+import { commandConfig, parseCommand, println, printText } from '../args.ts';
 import { type Command, type CommandContext, ExitCode } from '../command.ts';
 import { commandActions } from '../nudge.ts';
 import { openExistingState } from '../state.ts';
@@ -84,7 +84,7 @@ export const heldCommand: Command = {
         return ExitCode.ok;
       }
       const now = Date.now();
-      println(
+      printText(
         ctx.stdout,
         entries.length === 0
           ? 'nothing held by the guard rails'
@@ -92,20 +92,20 @@ export const heldCommand: Command = {
       );
       for (const e of entries) {
         const v = heldView(e);
-        println(
+        printText(
           ctx.stdout,
           `  ${e.id}  ${e.source === 'file' ? `${e.name} (held/${e.storedAs})` : 'snapshot read'}  held ${when(e.heldAt, now, config.timezone)}`,
         );
-        println(ctx.stdout, `     ${e.reason}`);
+        printText(ctx.stdout, `     ${e.reason}`);
         if (v.figures) {
           const f = v.figures;
-          println(
+          printText(
             ctx.stdout,
             `     keys named ${f.keysNamed} (${f.keysUnknown} unknown to the portal), in stock ${f.keysInStock}, would be 0: ${f.keysZeroed}; sum ${f.sumBefore} → ${f.sumAfter}`,
           );
         }
         if (v.examples.length > 0) {
-          println(
+          printText(
             ctx.stdout,
             `     e.g. ${v.examples
               .slice(0, 5)
@@ -114,7 +114,7 @@ export const heldCommand: Command = {
           );
         }
       }
-      if (entries.length > 0) println(ctx.stdout, timesLine(config.timezone, now));
+      if (entries.length > 0) printText(ctx.stdout, timesLine(config.timezone, now));
       return ExitCode.ok;
     } finally {
       db.close();
@@ -154,7 +154,7 @@ async function release(
   try {
     // A signal does not cut an apply this command does itself: it goes on to its end.
     const onSignal = () =>
-      println(
+      printText(
         ctx.stderr,
         'the release goes on to its end; a second Ctrl-C stops at once and leaves what is left of its apply to the daemon (at its start, or within a minute while it runs)',
       );
@@ -168,18 +168,21 @@ async function release(
       const nudged = result.daemonNudged;
       if (json) println(ctx.stdout, JSON.stringify(result));
       else {
-        println(
+        printText(
           ctx.stdout,
           `released snapshot read ${id}: ${result.keys} keys applied, ${result.superseded} superseded by newer files, ${result.pendingKeys} differ from the portal${result.resumed ? ' (finishing an interrupted apply)' : ''}`,
         );
         if (!nudged)
-          println(ctx.stdout, 'Redis not reachable: the daemon pushes at its next periodic check.');
+          printText(
+            ctx.stdout,
+            'Redis not reachable: the daemon pushes at its next periodic check.',
+          );
       }
       return ExitCode.ok;
     }
     const entry = new HeldStore(db).get(id)!;
     if (!json) {
-      println(
+      printText(
         ctx.stdout,
         `released held file ${id} (${result.file}): back in inbox/ as ${result.inboxName}${result.resumed ? ' (finishing an interrupted release)' : ''}`,
       );
@@ -193,7 +196,7 @@ async function release(
       return ExitCode.ok;
     }
     if (report === undefined) {
-      println(
+      printText(
         ctx.stdout,
         waitMs > 0
           ? `not applied within ${waitMs / 1000} s: is the daemon running? It applies it when it reads inbox/.`
@@ -201,12 +204,12 @@ async function release(
       );
     } else if (report.outcome === 'processed') {
       const s = report.stock;
-      println(
+      printText(
         ctx.stdout,
         `applied: ${s?.keys ?? 0} keys, ${s?.supersededByNewerFile ?? 0} superseded by newer files, ${s?.differingFromPortal ?? 0} differ from the portal (processed/${report.storedAs})`,
       );
     } else {
-      println(
+      printText(
         ctx.stdout,
         `handled as ${report.outcome}: ${report.reason ?? ''} (${report.storedAs})`,
       );
@@ -251,9 +254,12 @@ export const rejectCommand: Command = {
       );
       if (values.json) println(ctx.stdout, JSON.stringify(result));
       else if (result.source === 'snapshot')
-        println(ctx.stdout, `rejected snapshot read ${id}: dropped; the last applied values stay`);
+        printText(
+          ctx.stdout,
+          `rejected snapshot read ${id}: dropped; the last applied values stay`,
+        );
       else
-        println(
+        printText(
           ctx.stdout,
           `rejected held file ${id} (${result.file}): ${result.destination === null ? 'it was no longer in held/' : `moved to failed/ with its report`}${result.resumed ? ' (finishing an interrupted reject)' : ''}`,
         );

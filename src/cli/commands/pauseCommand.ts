@@ -1,6 +1,6 @@
 import { performAsWriter } from '../../actions/requests.ts';
 import { when } from '../../domain/humanTime.ts';
-import { commandConfig, parseCommand, println } from '../args.ts';
+import { commandConfig, parseCommand, println, printText } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { commandActions } from '../nudge.ts';
 import { openExistingState } from '../state.ts';
@@ -61,7 +61,7 @@ export const pauseCommand: Command = {
           JSON.stringify({ since: iso(r.since), reason: r.reason, already: r.already }),
         );
       else
-        println(
+        printText(
           ctx.stdout,
           `${r.already ? 'already paused' : 'paused'} since ${when(r.since, Date.now(), config.timezone)}${r.reason ? ` (${r.reason})` : ''}: nothing is written to the portal until \`supplier-sync resume\``,
         );
@@ -91,14 +91,17 @@ export const resumeCommand: Command = {
       if (values.json) {
         const pause = r.pause && { since: iso(r.pause.since), reason: r.pause.reason };
         println(ctx.stdout, JSON.stringify({ pause, daemonNudged: r.daemonNudged }));
-      } else if (r.pause === null) println(ctx.stdout, 'not paused: nothing to resume');
+      } else if (r.pause === null) printText(ctx.stdout, 'not paused: nothing to resume');
       else {
-        println(
+        printText(
           ctx.stdout,
           `resumed: pushes paused since ${when(r.pause.since, Date.now(), config.timezone)} start again`,
         );
         if (!r.daemonNudged)
-          println(ctx.stdout, 'Redis not reachable: the daemon pushes at its next periodic check.');
+          printText(
+            ctx.stdout,
+            'Redis not reachable: the daemon pushes at its next periodic check.',
+          );
       }
       return ExitCode.ok;
     } finally {

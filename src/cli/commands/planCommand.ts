@@ -3,7 +3,7 @@ import { loadProfilesFile } from '../../config/profiles.ts';
 import { readStockRulesFile } from '../../config/stockRulesFile.ts';
 import type { OfferSummary } from '../../domain/stockRules.ts';
 import { type FilePlan, guardThresholds, KIND_LABEL, planFile } from '../../inventory/index.ts';
-import { commandConfig, parseCommand, println } from '../args.ts';
+import { commandConfig, parseCommand, println, printText } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { UsageError } from '../usage.ts';
 
@@ -51,7 +51,7 @@ export const planCommand: Command = {
       ...(config.stockRulesFile ? { rules: readStockRulesFile(config.stockRulesFile) } : {}),
     });
     if (values.json) println(ctx.stdout, JSON.stringify(plan, null, 2));
-    else for (const line of describe(plan)) println(ctx.stdout, line);
+    else for (const line of describe(plan)) printText(ctx.stdout, line);
     if (!plan.readable) return ExitCode.planWouldFail;
     return plan.stock?.guard?.held === true ? ExitCode.planWouldHold : ExitCode.ok;
   },

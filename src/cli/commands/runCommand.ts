@@ -1,8 +1,11 @@
 import { once } from 'node:events';
+import { getHeapStatistics } from 'node:v8';
 import { startDaemon } from '../../daemon/daemon.ts';
 import { createLogger } from '../../log/logger.ts';
 import { commandConfig, parseCommand } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
+import { missingNodeFlags } from '../nodeFlags.ts';
+import { launchOf } from '../relaunch.ts';
 
 const usage = `Usage: supplier-sync run [--config FILE] [--setting-name VALUE ...]
 
@@ -28,6 +31,7 @@ export const runCommand: Command = {
         'unhandled rejection (the daemon goes on)',
       );
     });
+    logNodeFlags(log, ctx.env);
     const daemon = await startDaemon({ config, log });
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
     await daemon.stop(String(ctx.signal.reason ?? 'signal'));
@@ -35,3 +39,26 @@ export const runCommand: Command = {
     return ExitCode.ok;
   },
 };
+
+/**
+ * `daemon.node_flags`: the Node flags the daemon runs with, and whether it re-executed itself to
+ * get them (relaunch.ts); a warning naming those it lacks when it could not.
+ */
+function logNodeFlags(log: ReturnType<typeof createLogger>, env: NodeJS.ProcessEnv): void {
+  const launch = launchOf();
+  const missing = missingNodeFlags(process.execArgv, env.NODE_OPTIONS);
+  const fields = {
+    event: 'daemon.node_flags',
+    pid: process.pid,
+    execArgv: process.execArgv,
+    relaunched: launch?.outcome === 'relaunched',
+    missing,
+    heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 1048576),
+  };
+  if (missing.length > 0 && launch !== undefined)
+    log.warn(
+      { ...fields, error: launch.error },
+      `Node runs the daemon without ${missing.join(' ')}: memory is not bounded as documented (start it with them: docs/deployment.md)`,
+    );
+  else log.info(fields, `Node flags: ${process.execArgv.join(' ') || 'none on the command line'}`);
+}

@@ -5,7 +5,7 @@ import { statusView } from '../../daemon/views.ts';
 import { when, zoneName } from '../../domain/humanTime.ts';
 import { redisConnection } from '../../jobs/connection.ts';
 import { closeQueues, createQueues } from '../../jobs/queues.ts';
-import { commandConfig, parseCommand, println } from '../args.ts';
+import { commandConfig, parseCommand, println, printText } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { openExistingState } from '../state.ts';
 
@@ -80,7 +80,7 @@ export const statusCommand: Command = {
         println(ctx.stdout, JSON.stringify(statusView(s, health), null, 2));
         return ExitCode.ok;
       }
-      for (const line of describe(s, health, now, config.timezone)) println(ctx.stdout, line);
+      for (const line of describe(s, health, now, config.timezone)) printText(ctx.stdout, line);
       return ExitCode.ok;
     } finally {
       db.close();

@@ -5,6 +5,7 @@ import { Counter, type Registry } from 'prom-client';
 import { ConfigError } from '../../config/configError.ts';
 import { readSecretFile } from '../../config/secretFile.ts';
 import type { Logger } from '../../log/logger.ts';
+import { loginClient, type TrustedProxies, trustedProxies } from './loginClient.ts';
 
 /**
  * Who may use the console (product contract, "Seeing and steering it without a shell"):
@@ -54,9 +55,11 @@ const SESSION_IDLE_MS = 12 * 3_600_000;
 const SESSION_MAX_MS = 7 * 24 * 3_600_000;
 /** The most sessions kept; the least recently used goes first. */
 const MAX_SESSIONS = 100;
-/** Login attempts waiting their turn; more are answered 429 at once. */
+/** One client's login attempts waiting their turn; more from it are answered 429 at once. */
 const MAX_WAITING_LOGINS = 10;
-/** How long a wrong password holds the (one) login lane. */
+/** Clients with attempts under way at once; attempts of a further one are answered 429. */
+const MAX_CLIENTS_WAITING = 1000;
+/** How long a wrong password holds its client's login lane. */
 export const LOGIN_FAILURE_DELAY_MS = 1000;
 
 export interface Session {
@@ -115,6 +118,14 @@ export interface AuthDeps {
   /** The metrics' registry: wrong passwords are counted there. */
   readonly registry?: Registry | undefined;
   readonly failureDelayMs?: number;
+  /** CONSOLE_TRUSTED_PROXIES: whose X-Forwarded-For names the client (loginClient.ts). */
+  readonly trustedProxies?: readonly string[] | undefined;
+}
+
+/** One client's attempts, checked one after the other. */
+interface Lane {
+  tail: Promise<unknown>;
+  waiting: number;
 }
 
 export type LoginResult =
@@ -127,15 +138,17 @@ export class ConsoleAuth {
   /** By the sha256 of the session's cookie value: the value itself is kept nowhere. */
   readonly #sessions = new Map<string, Session>();
   readonly #failures: Counter | undefined;
-  #lane: Promise<unknown> = Promise.resolve();
-  #waiting = 0;
+  readonly #trusted: TrustedProxies;
+  /** By client (loginClient.ts), while it has attempts under way. */
+  readonly #lanes = new Map<string, Lane>();
 
   constructor(deps: AuthDeps) {
     this.#deps = deps;
+    this.#trusted = trustedProxies(deps.trustedProxies ?? []);
     this.#failures = deps.registry
       ? new Counter({
           name: 'supplier_sync_console_login_failures_total',
-          help: 'Wrong passwords given to the console (each answered after a delay, one at a time).',
+          help: "Wrong passwords given to the console (each answered after a delay, one client's attempts one at a time).",
           registers: [deps.registry],
         })
       : undefined;
@@ -161,10 +174,11 @@ export class ConsoleAuth {
   }
 
   /**
-   * Checks a password; a right one opens a session (its Set-Cookie returned). Attempts are
-   * taken one at a time; a wrong one is logged, counted and answered after a delay during which
-   * no other attempt is checked, so that guessing costs at least a second a try however many are
-   * sent at once.
+   * Checks a password; a right one opens a session (its Set-Cookie returned). Each client's
+   * attempts are taken one at a time (loginClient.ts says who a client is); a wrong one is logged,
+   * counted and answered after a delay during which no other attempt of that client is checked,
+   * so that guessing costs a client at least a second a try however many it sends at once, while
+   * another client's password is checked at once.
    */
   async login(req: IncomingMessage, given: string): Promise<LoginResult> {
     const checked = await this.#check(req, given, 'login');
@@ -189,21 +203,31 @@ export class ConsoleAuth {
   }
 
   #check(req: IncomingMessage, given: string, via: 'login' | 'api'): Promise<'ok' | 401 | 429> {
-    if (this.#waiting >= MAX_WAITING_LOGINS) {
+    const remote = req.socket.remoteAddress;
+    const client = loginClient(remote, req.headers['x-forwarded-for'], this.#trusted);
+    const lane = this.#lanes.get(client);
+    const refuse = (why: string) => {
       this.#deps.log.warn(
-        { event: 'console.login_throttled', remote: req.socket.remoteAddress, via },
-        'too many console login attempts at once: refused',
+        { event: 'console.login_throttled', remote, client, via, reason: why },
+        `console login refused: ${why}`,
       );
-      return Promise.resolve(429);
-    }
-    this.#waiting++;
-    const attempt = this.#lane.then(async (): Promise<'ok' | 401> => {
+      return Promise.resolve(429 as const);
+    };
+    if (lane === undefined && this.#lanes.size >= MAX_CLIENTS_WAITING)
+      return refuse(`${MAX_CLIENTS_WAITING} clients are logging in at once`);
+    if (lane !== undefined && lane.waiting >= MAX_WAITING_LOGINS)
+      return refuse(`${MAX_WAITING_LOGINS} attempts of this client wait already`);
+    const own: Lane = lane ?? { tail: Promise.resolve(), waiting: 0 };
+    if (lane === undefined) this.#lanes.set(client, own);
+    own.waiting++;
+    const attempt = own.tail.then(async (): Promise<'ok' | 401> => {
       if (sameSecret(given, this.#deps.password)) return 'ok';
       this.#failures?.inc();
       this.#deps.log.warn(
         {
           event: 'console.login_failed',
-          remote: req.socket.remoteAddress,
+          remote,
+          client,
           userAgent: req.headers['user-agent'],
           via,
         },
@@ -212,7 +236,10 @@ export class ConsoleAuth {
       await new Promise((r) => setTimeout(r, this.#deps.failureDelayMs ?? LOGIN_FAILURE_DELAY_MS));
       return 401;
     });
-    this.#lane = attempt.finally(() => this.#waiting--);
+    own.tail = attempt.finally(() => {
+      own.waiting--;
+      if (own.waiting === 0) this.#lanes.delete(client);
+    });
     return attempt;
   }
 

@@ -6,6 +6,7 @@ import { apiAnswer, filesLimit } from './api.ts';
 import { isLoopbackHost, type Session } from './consoleAuth.ts';
 import type { ConsoleDeps } from './consoleDeps.ts';
 import type { PageContext } from './layout.ts';
+import { nextPath } from './nextPath.ts';
 import { explainPage } from './pages/explainPage.ts';
 import { failuresPage } from './pages/failuresPage.ts';
 import { filePage, filesPage } from './pages/filesPage.ts';
@@ -86,23 +87,24 @@ export function createConsole(deps: ConsoleDeps) {
     };
   };
 
-  /** A path of this console to go to after logging in (never another site). */
-  const safeNext = (next: string | null) =>
-    next !== null && /^\/(?!\/)[^\\]*$/.test(next) && !next.startsWith('/login') ? next : '/';
-
   async function login(req: IncomingMessage, res: ServerResponse, url: URL) {
     if (auth === undefined)
       return sendText(req, res, 404, 'no password is set: nothing to log in to');
     if (req.method !== 'POST') {
       const ctx = context(url, undefined);
-      return sendHtml(req, res, 200, loginPage(ctx, safeNext(url.searchParams.get('next')), false));
+      return sendHtml(req, res, 200, loginPage(ctx, nextPath(url.searchParams.get('next')), false));
     }
     const form = await readForm(req);
-    const next = safeNext(form.get('next'));
+    const next = nextPath(form.get('next'));
     const result = await auth.login(req, form.get('password') ?? '');
     if (result.ok) return redirect(res, next, { 'set-cookie': result.cookie });
     if (result.status === 429)
-      return sendText(req, res, 429, 'too many login attempts at once: try again in a minute');
+      return sendText(
+        req,
+        res,
+        429,
+        'too many login attempts from your address at once: try again in a minute',
+      );
     return sendHtml(req, res, 401, loginPage(context(url, undefined), next, true));
   }
 
@@ -191,7 +193,9 @@ export function createConsole(deps: ConsoleDeps) {
         const basic = await auth!.basic(req);
         if (basic === 200) return serve(req, res, url, undefined, true);
         if (basic === 429)
-          return sendJson(req, res, 429, { error: 'too many login attempts at once' });
+          return sendJson(req, res, 429, {
+            error: 'too many login attempts from your address at once',
+          });
         return sendJson(req, res, 401, {
           error: 'log in at /login first, or send the console password as HTTP Basic credentials',
         });

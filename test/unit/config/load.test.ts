@@ -187,6 +187,19 @@ describe('settings that cannot work together or at all (#13)', () => {
     for (const bad of ['0.0.0.0:9464', 'http://0.0.0.0', 'two words'])
       expect(configError(() => loadConfig({ env: { HTTP_HOST: bad } })).key, bad).toBe('HTTP_HOST');
   });
+
+  it('takes CONSOLE_TRUSTED_PROXIES as addresses or CIDR ranges, none by default, and refuses anything else', () => {
+    expect(loadConfig({ env: {} }).consoleTrustedProxies).toEqual([]);
+    expect(
+      loadConfig({ env: { CONSOLE_TRUSTED_PROXIES: ' 10.0.0.0/8, 127.0.0.1 ,fd00::/8' } })
+        .consoleTrustedProxies,
+    ).toEqual(['10.0.0.0/8', '127.0.0.1', 'fd00::/8']);
+    for (const bad of ['proxy.internal', '10.0.0.0/33', '10.0.0.0/8/1', '::1/129', '10.0.0.0/x'])
+      expect(
+        configError(() => loadConfig({ env: { CONSOLE_TRUSTED_PROXIES: bad } })).key,
+        bad,
+      ).toBe('CONSOLE_TRUSTED_PROXIES');
+  });
 });
 
 describe('Redis Cluster settings (#31)', () => {

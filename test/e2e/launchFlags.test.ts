@@ -1,0 +1,131 @@
+/**
+ * However it is started (product.md, "Time, disks and how it was started"; issue #40 point 3):
+ * `node dist/cli/main.js run` — how a unit file or a container command of one's own starts it —
+ * gives Node none of the daemon's flags, and the daemon then held 93 MiB of anonymous memory idle
+ * instead of 49. Started so, it re-executes itself with them (src/cli/relaunch.ts): the same PID,
+ * its own exit code, and an idle daemon within the density promise (56 MiB of its own memory).
+ * A real process is the point: what is tested is how Node was started.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DAEMON_NODE_FLAGS } from '../../src/cli/nodeFlags.ts';
+import { factoryCsv, seededSku } from '../helpers/daemonHarness.ts';
+import { NODE } from '../helpers/daemonProcess.ts';
+import type { LogLine } from '../helpers/logLines.ts';
+import { type ProcessHarness, startProcessHarness } from '../helpers/processHarness.ts';
+import { waitUntil } from '../helpers/sandbox.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const DIST_MAIN = join(ROOT, 'dist', 'cli', 'main.js');
+const SRC_MAIN = join(ROOT, 'src', 'cli', 'main.ts');
+/** The density promise: one idle daemon's own (anonymous) memory, MiB. */
+const IDLE_ANON_MIB = 56;
+
+let h: ProcessHarness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+/** The newest modification time of a .ts file under src/, ms. */
+function newestSource(dir = join(ROOT, 'src')): number {
+  let newest = 0;
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile() && e.name.endsWith('.ts'))
+      newest = Math.max(newest, statSync(join(e.parentPath, e.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** dist/ as `npm ci` builds it (its prepare script), built again here when missing or stale. */
+function ensureBuilt(): void {
+  if (existsSync(DIST_MAIN) && statSync(DIST_MAIN).mtimeMs >= newestSource()) return;
+  const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const built = spawnSync(NODE, [tsc, '-p', 'tsconfig.build.json'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  if (built.status !== 0) throw new Error(`could not build dist/: ${built.stdout}${built.stderr}`);
+}
+
+/** A field of /proc/PID/status in MiB (RssAnon: the process's own resident memory). */
+function procStatusMiB(pid: number, field: string): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(
+    readFileSync(`/proc/${pid}/status`, 'utf8'),
+  );
+  if (!m) throw new Error(`no ${field} in /proc/${pid}/status`);
+  return Number(m[1]) / 1024;
+}
+
+const cmdline = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+
+/** The daemon.node_flags line says it runs with every flag, re-executed to get them. */
+function expectRelaunched(line: LogLine, pid: number): void {
+  expect(line.level).not.toBe('warn');
+  expect(line.pid).toBe(pid);
+  expect(line.relaunched).toBe(true);
+  expect(line.missing).toEqual([]);
+  expect(line.execArgv).toEqual(expect.arrayContaining([...DAEMON_NODE_FLAGS]));
+  // The old generation's ceiling and the young one's cap are in force: V8's limit without them
+  // is some GiB.
+  expect(line.heapLimitMiB).toBeLessThanOrEqual(200);
+  expect(cmdline(pid)).toEqual(expect.arrayContaining([...DAEMON_NODE_FLAGS]));
+}
+
+describe('however the daemon is started', { timeout: 180_000 }, () => {
+  beforeAll(ensureBuilt, 120_000);
+
+  it('`node dist/cli/main.js run` runs with the daemon’s Node flags, keeps its PID and exit code, and idles within 56 MiB of its own memory after a 1,000-product sync', async () => {
+    h = await startProcessHarness('launch-dist', { products: 1000 });
+    const rows = Array.from({ length: 1000 }, (_, i) => [seededSku(i), 400 + (i % 97)] as const);
+    // In the inbox at start: the sync is the start's work, and the daemon idles after it.
+    mkdirSync(join(h.box.dataDir, 'inbox'), { recursive: true });
+    h.drop('stock.csv', factoryCsv(rows));
+    const d = await h.start({}, [DIST_MAIN, 'run']);
+    const pid = d.child.pid!;
+
+    expectRelaunched(await d.waitForEvent('daemon.node_flags'), pid);
+    await waitUntil(
+      () => rows.every(([sku, q]) => h!.sim.store.factoryStock(sku)?.stock_quantity === q),
+      { timeoutMs: 60_000, message: 'the 1,000 rows on the portal' },
+    );
+    // --expose-gc is in force: the idle daemon gives its memory back (src/daemon/compaction.ts).
+    await d.waitForEvent('memory.compacted', 60_000);
+    let anon = Number.NaN;
+    await waitUntil(
+      () => {
+        anon = procStatusMiB(pid, 'RssAnon');
+        return anon <= IDLE_ANON_MIB;
+      },
+      {
+        timeoutMs: 90_000,
+        intervalMs: 1000,
+        message: `an idle daemon within ${IDLE_ANON_MIB} MiB of anonymous memory (last read ${anon.toFixed(1)} MiB)`,
+      },
+    );
+    expect(anon).toBeLessThanOrEqual(IDLE_ANON_MIB);
+
+    // The PID a supervisor holds is the daemon's: a SIGTERM to it is a graceful stop, exit 0.
+    d.kill('SIGTERM');
+    expect(await d.exited).toBe(0);
+    expect(d.lines.some((l) => l.event === 'daemon.stopped')).toBe(true);
+  });
+
+  it('`node src/cli/main.ts run` re-executes the same way; Node’s flags given in NODE_OPTIONS are taken as given', async () => {
+    h = await startProcessHarness('launch-src', { products: 50 });
+    const d = await h.start({}, [SRC_MAIN, 'run']);
+    expectRelaunched(await d.waitForEvent('daemon.node_flags'), d.child.pid!);
+    d.kill('SIGINT');
+    expect(await d.exited).toBe(0);
+
+    // Given by NODE_OPTIONS (as a container's environment may): no re-execution, the same limits.
+    const e = await h.start({ NODE_OPTIONS: DAEMON_NODE_FLAGS.join(' ') }, [DIST_MAIN, 'run']);
+    const line = await e.waitForEvent('daemon.node_flags');
+    expect(line).toMatchObject({ relaunched: false, missing: [], execArgv: [] });
+    expect(line.heapLimitMiB).toBeLessThanOrEqual(200);
+    e.kill('SIGTERM');
+    expect(await e.exited).toBe(0);
+  });
+});
