@@ -155,7 +155,7 @@ describe('file notifications', () => {
       fileNotification({ ...end, outcome: 'processed', rowsAccepted: 8, rowsRejected: 2 }, t0),
     ).toMatchObject({
       event: 'file.rows_rejected',
-      text: 'Inbox file stock.csv was processed with 2 of 10 row(s) rejected; see its report.',
+      text: 'Inbox file `stock.csv` was processed with 2 of 10 row(s) rejected; see its report.',
     });
     expect(
       fileNotification({ ...end, outcome: 'failed', reason: 'no known header' }, t0),
@@ -170,7 +170,7 @@ describe('file notifications', () => {
       ),
     ).toMatchObject({
       event: 'file.held',
-      text: 'Inbox file stock.csv is held by the guard rails (55 of 60 keys zeroed): release 4 or reject 4.',
+      text: 'Inbox file `stock.csv` is held by the guard rails (55 of 60 keys zeroed): release 4 or reject 4.',
       details: { heldId: 4, tripped: ['zero'] },
     });
   });
