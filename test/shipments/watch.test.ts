@@ -74,7 +74,7 @@ describe('shipments awaiting confirmation', () => {
     expect(JSON.parse(row!.body)).toMatchObject({
       event: 'shipments.overdue',
       at: '2026-11-23T17:00:00.000Z',
-      text: '2 shipment(s) handed to the ERP today are not confirmed by 17:00: A, B.',
+      text: '2 shipment(s) handed to the ERP today are not confirmed by 17:00: `A`, `B`.',
       details: { deadline: '17:00', count: 2, orders: ['A', 'B'], ordersOmitted: 0 },
     });
   });
