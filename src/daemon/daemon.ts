@@ -177,6 +177,7 @@ async function startLocked(options: DaemonOptions, held: HeldLock): Promise<Daem
         locations: () => stockRules.current().locations,
         guard: guardThresholds(config),
         ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
+        timeZone: config.timezone,
         readPortalStock,
       });
       return {

@@ -12,7 +12,14 @@ import {
 } from '../parse/index.ts';
 import { createYielder } from '../parse/yielder.ts';
 import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
-import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../validate/mapping.ts';
+import {
+  addConstants,
+  detectKindWithProfile,
+  type HeaderKeys,
+  keyHeader,
+  mapFields,
+  objectKeyOf,
+} from '../validate/mapping.ts';
 import type { ReadPlan } from '../validate/readPlan.ts';
 import type { RowError } from '../validate/rows.ts';
 import type { CollectedFile, CollectOptions, RejectedRow, UnreadableFile } from './collectTypes.ts';
@@ -156,6 +163,8 @@ class Collector {
   readonly objects: boolean;
   readonly #mapping: ReadPlan['mapping'];
   readonly #constants: boolean;
+  /** The header as the profile maps it (a file with a header, read with a profile). */
+  #keyed: HeaderKeys | undefined;
   dialect: Dialect | undefined;
   headerRow: number | undefined;
 
@@ -173,22 +182,29 @@ class Collector {
   read(source: Readable, tap: ByteTap) {
     const plan = this.#options.plan;
     const mapping = this.#mapping;
-    // Readers of a header rename its columns once; their rows only get the constants added.
-    const renameColumn = mapping === undefined || this.objects ? undefined : columnKey(mapping);
+    // Readers of a header key its columns once; their rows only get the constants added.
+    const open = this.#options.format === 'xlsx';
+    const keyHeaderOf =
+      mapping === undefined || this.objects
+        ? undefined
+        : (names: readonly string[]) => {
+            this.#keyed = keyHeader({ names, open }, mapping, plan?.reads ?? []);
+            return this.#keyed.keys;
+          };
     const max = this.#options.maxRecordBytes;
     const scratch = this.#options.workbook;
     return readRecords(this.#options.format, source, tap, {
       ...(max === undefined ? {} : { maxRecordBytes: max }),
       delimited: {
         ...plan?.delimited,
-        ...(renameColumn === undefined ? {} : { renameColumn }),
+        ...(keyHeaderOf === undefined ? {} : { keyHeader: keyHeaderOf }),
         onDialect: (d) => {
           this.dialect = d;
         },
       },
       xlsx: {
         ...plan?.xlsx,
-        ...(renameColumn === undefined ? {} : { renameColumn }),
+        ...(keyHeaderOf === undefined ? {} : { keyHeader: keyHeaderOf }),
         onHeader: (row) => {
           this.headerRow = row;
         },
@@ -209,7 +225,7 @@ class Collector {
 
   /** A header: sets the kind, or says why the file cannot be read. */
   header(columns: readonly string[]): string | undefined {
-    const detected = detectKindWithProfile(columns, this.#mapping);
+    const detected = detectKindWithProfile(this.#keyed ?? columns, this.#mapping);
     if (!detected.ok) return looksLikeData(columns) ? noHeaderReason(columns) : detected.reason;
     this.#setKind(detected.kind);
     this.#ignore(detected.ignored);
@@ -250,7 +266,7 @@ class Collector {
           ? {}
           : { dcDirectory: this.#options.dcDirectory }),
         ...(this.staged === undefined ? {} : { stage: () => this.staged! }),
-        rules: this.#options.plan?.rules,
+        rules: this.#options.plan?.rulesFor(this.#keyed?.keyOf ?? objectKeyOf),
         sum: this.#options.plan?.duplicates === 'sum',
         nameKey: (dc, sku) => this.nameKey(dc, sku),
       },
