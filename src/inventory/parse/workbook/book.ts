@@ -134,7 +134,7 @@ function chosenSheet(
     .slice(0, 20)
     .map((s) => `"${showValue(s.name)}"`)
     .join(', ');
-  const asked = typeof wanted === 'number' ? `sheet ${wanted}` : `a sheet named "${wanted}"`;
+  const asked = typeof wanted === 'number' ? `sheet ${wanted}` : `sheet named "${wanted}"`;
   if (found === undefined) {
     throw new FileFormatError(`it has no ${asked} (its sheets: ${names || 'none'})`);
   }
