@@ -149,26 +149,30 @@ export function bindExprs(
       return { field: '(row)', reason: `the condition when[${i}] gave no true or false` };
     },
     compute(row) {
-      // Every expression reads the row as the file has it, then the fields are set.
-      for (let i = 0; i < fields.length; i++) {
-        const f = fields[i]!;
+      // Every expression reads the row as the file has it, then the fields are set: on a
+      // failure, those computed before it (a good SKU still names the row's key).
+      let failed: RowError | undefined;
+      let done = 0;
+      for (; done < fields.length; done++) {
+        const f = fields[done]!;
         let value: unknown;
         try {
           value = f.bound.run(row);
         } catch (err) {
-          return failure(f.field, `the expression for ${f.field}`, err);
+          failed = failure(f.field, `the expression for ${f.field}`, err);
+          break;
         }
-        const v = asField(value, f.role);
-        if (v === undefined) {
-          return {
+        values[done] = asField(value, f.role);
+        if (values[done] === undefined) {
+          failed = {
             field: f.field,
             reason: `the expression for ${f.field} gave ${typeName(value)}`,
           };
+          break;
         }
-        values[i] = v;
       }
-      for (let i = 0; i < fields.length; i++) row[fields[i]!.field] = values[i];
-      return undefined;
+      for (let i = 0; i < done; i++) row[fields[i]!.field] = values[i];
+      return failed;
     },
   };
 }

@@ -149,7 +149,7 @@ export function applyRowRules(
   if (rules.compute !== undefined) {
     fields = { ...fields };
     const failed = rules.compute(fields);
-    if (failed !== undefined) return { action: 'bad', error: failed };
+    if (failed !== undefined) return { action: 'bad', error: failed, fields };
   }
   // The fields computed, for the verdicts that name the row's key.
   const computed = fields === input ? {} : { fields };
