@@ -196,8 +196,8 @@ function cellRead(node: Node): ExprColumn | undefined {
 /** Columns of a worksheet (A to XFD). */
 const MAX_COLUMN = 16_384;
 
-/** The 0-based index of a column letter (`A` → 0, `BM` → 64). */
-function letterIndex(letter: string): number {
+/** The 0-based index of column letters (`A` → 0, `BM` → 64). */
+export function letterIndex(letter: string): number {
   let n = 0;
   for (const c of letter.toUpperCase()) n = n * 26 + (c.charCodeAt(0) - 64);
   return n - 1;

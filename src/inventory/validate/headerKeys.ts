@@ -1,3 +1,4 @@
+import { letterIndex } from '../../config/expr/exprCompile.ts';
 import { normalizeColumn } from '../parse/header.ts';
 
 /**
@@ -24,13 +25,6 @@ export type Resolved =
   | { readonly index: number }
   | { readonly missing: true }
   | { readonly ambiguous: string };
-
-/** The 0-based index of column letters (`A` → 0, `BM` → 64). */
-export function letterIndex(letter: string): number {
-  let n = 0;
-  for (const c of letter.trim().toUpperCase()) n = n * 26 + (c.charCodeAt(0) - 64);
-  return n - 1;
-}
 
 /** A reference for a message: `"Qty"`, `column 3`, `column BM`, `the last "End Stock"`. */
 export function describeRef(ref: ColumnRef): string {
@@ -62,7 +56,7 @@ export function resolveRef(
   const within = (index: number): Resolved =>
     index < header.names.length || (header.open && index < 16_384) ? { index } : { missing: true };
   if (typeof ref === 'number') return within(ref - 1);
-  if (typeof ref === 'object' && 'letter' in ref) return within(letterIndex(ref.letter));
+  if (typeof ref === 'object' && 'letter' in ref) return within(letterIndex(ref.letter.trim()));
   const name = normalizeColumn(typeof ref === 'string' ? ref : ref.name);
   const positions = at.get(name);
   if (positions === undefined) return { missing: true };
