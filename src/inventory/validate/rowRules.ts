@@ -132,11 +132,10 @@ export function spreadRow(
  * fraction and sign as the profile says).
  */
 export function applyRowRules(
-  input: Record<string, unknown>,
+  fields: Record<string, unknown>,
   rules: RowRules,
   quantity: QuantityOptions,
 ): RowVerdict {
-  let fields = input;
   let decided: RowRules['when'][number] | undefined;
   for (const c of rules.when) {
     const holds = c.test === undefined ? c.equals!.has(text(fields[c.key!])) : c.test(fields);
@@ -146,13 +145,14 @@ export function applyRowRules(
     break;
   }
   if (decided?.action === 'skip') return { action: 'skip' };
+  // Computed in place: the row's object is its own (a reader's record, or a spread copy), and
+  // the expressions read every cell before a field is set.
   if (rules.compute !== undefined) {
-    fields = { ...fields };
     const failed = rules.compute(fields);
     if (failed !== undefined) return { action: 'bad', error: failed, fields };
   }
   // The fields computed, for the verdicts that name the row's key.
-  const computed = fields === input ? {} : { fields };
+  const computed = rules.compute === undefined ? {} : { fields };
   if (decided !== undefined) {
     if (decided.action === 'zero')
       return { action: 'row', fields: { ...fields, stock_quantity: 0 } };
