@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
+import { GROUPED_PROFILE } from '../helpers/groupedProfile.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 
 /**
@@ -18,22 +19,10 @@ const PROFILES = {
   profiles: [
     {
       match: 'grouped-*.xlsx',
-      kind: 'factory',
+      ...GROUPED_PROFILE,
       sheet: 'Stock',
       headerLine: 2,
       dataLine: 4,
-      columns: {
-        sku: { expr: "row['Name'] + ' / ' + row['Variant Value']" },
-        stock_quantity: { expr: "number(row['Units In Stock'].replace(' Unit(s)', ''))" },
-      },
-      when: [
-        { if: "row['Variant Value'] == ''", then: 'skip' },
-        {
-          if: "row['Expiry'] != '' && date(row['Expiry'], 'MM/DD/YYYY') < today()",
-          then: 'zero',
-        },
-        { if: "!(row['Item Type'] in ['Inventory', 'Goods'])", then: 'skip' },
-      ],
     },
     {
       match: 'monthly-*.xlsx',

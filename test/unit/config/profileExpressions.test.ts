@@ -4,6 +4,7 @@ import { presenceSlot, TODAY_SLOT, valueSlot } from '../../../src/config/expr/ce
 import { dateOf, todayIn } from '../../../src/config/expr/celFunctions.ts';
 import { compileExpr, type ExprRole } from '../../../src/config/expr/exprCompile.ts';
 import { describeProfilesProblem, profilesFileSchema } from '../../../src/config/profiles.ts';
+import { GROUPED_PROFILE } from '../../helpers/groupedProfile.ts';
 
 /** How `number()` reads text in these tests: the project's quantity rules are the reader's. */
 const readNumber = (text: string) =>
@@ -72,21 +73,9 @@ describe('compiling a profile’s expressions', () => {
       profiles: [
         {
           match: 'grouped-*.xlsx',
-          kind: 'factory',
+          ...GROUPED_PROFILE,
           sheet: 'Stock',
           headerLine: 2,
-          columns: {
-            sku: { expr: "row['Name'] + ' / ' + row['Variant Value']" },
-            stock_quantity: { expr: "number(row['Units In Stock'].replace(' Unit(s)', ''))" },
-          },
-          when: [
-            { if: "row['Variant Value'] == ''", then: 'skip' },
-            {
-              if: "row['Expiry'] != '' && date(row['Expiry'], 'MM/DD/YYYY') < today()",
-              then: 'zero',
-            },
-            { if: "!(row['Item Type'] in ['Inventory', 'Goods'])", then: 'skip' },
-          ],
         },
         {
           match: 'products-*.csv',

@@ -5,6 +5,7 @@ import { profilesFileSchema } from '../../../src/config/profiles.ts';
 import { type CollectedFile, collectFile } from '../../../src/inventory/ingest/collect.ts';
 import type { InboxFormat } from '../../../src/inventory/parse/records.ts';
 import { readPlanFor } from '../../../src/inventory/validate/readPlan.ts';
+import { GROUPED_PROFILE } from '../../helpers/groupedProfile.ts';
 
 /**
  * Expressions and column references of a profile, read through the real readers and row checks
@@ -31,20 +32,8 @@ describe('profile expressions on rows', () => {
   it('a composite key, a quantity with units, a not-equals condition and a past expiry', async () => {
     const c = await read(
       {
-        kind: 'factory',
+        ...GROUPED_PROFILE,
         decimal: ',',
-        columns: {
-          sku: { expr: "row['Name'] + ' / ' + row['Variant Value']" },
-          stock_quantity: { expr: "number(row['Units In Stock'].replace(' Unit(s)', ''))" },
-        },
-        when: [
-          { if: "row['Variant Value'] == ''", then: 'skip' },
-          {
-            if: "row['Expiry'] != '' && date(row['Expiry'], 'MM/DD/YYYY') < today()",
-            then: 'zero',
-          },
-          { if: "!(row['Item Type'] in ['Inventory', 'Goods'])", then: 'skip' },
-        ],
       },
       [
         'Name;Variant Value;Units In Stock;Expiry;Item Type',
