@@ -205,8 +205,9 @@ const OWN_CODES = new Set([
 /** Why an expression failed on a row: where, and what — the CEL error's code, not its text. */
 function failure(field: string, what: string, err: unknown): RowError {
   const e = err as { code?: unknown; summary?: unknown; range?: { start: number } };
-  if (typeof e.code !== 'string') throw err;
-  const detail = OWN_CODES.has(e.code) ? String(e.summary) : e.code.replaceAll('_', ' ');
+  // Whatever failed, only this row is lost: its reason is a code, never the error's text.
+  const code = typeof e.code === 'string' ? e.code : 'evaluation_error';
+  const detail = OWN_CODES.has(code) ? String(e.summary) : code.replaceAll('_', ' ');
   const at = e.range === undefined ? '' : ` at character ${e.range.start + 1}`;
   return { field, reason: `${what} failed${at}: ${detail}` };
 }
