@@ -1,5 +1,5 @@
 import { CHECK_ONLY } from './expr/celEnvironment.ts';
-import { compileExpr } from './expr/exprCompile.ts';
+import { compileExpr, type ExprRole } from './expr/exprCompile.ts';
 import { fieldGives } from './profileColumns.ts';
 
 /**
@@ -9,19 +9,29 @@ import { fieldGives } from './profileColumns.ts';
  */
 export function checkProfileExpressions(
   profile: {
+    readonly headerLine: number;
     readonly columns: Readonly<Record<string, unknown>>;
     readonly when: ReadonlyArray<{ readonly if: string } | object>;
   },
   issue: (path: Array<string | number>, message: string) => void,
 ): void {
+  const check = (text: string, role: ExprRole, path: Array<string | number>) => {
+    const r = compileExpr(text, role, CHECK_ONLY);
+    if (!r.ok) return issue(path, r.problem);
+    // Without a header there are no names to read a cell by.
+    const named = [...r.expr.reads, ...r.expr.asks].find((c) => c.by === 'name');
+    if (profile.headerLine === 0 && named?.by === 'name') {
+      issue(
+        path,
+        `reads row['${named.name}'], and headerLine 0 means the file has no header: read cells by letter (cell.B) or position (col[2])`,
+      );
+    }
+  };
   for (const [field, source] of Object.entries(profile.columns)) {
     if (source === null || typeof source !== 'object' || !('expr' in source)) continue;
-    const r = compileExpr(String(source.expr), fieldGives(field), CHECK_ONLY);
-    if (!r.ok) issue(['columns', field, 'expr'], r.problem);
+    check(String(source.expr), fieldGives(field), ['columns', field, 'expr']);
   }
   for (const [i, c] of profile.when.entries()) {
-    if (!('if' in c)) continue;
-    const r = compileExpr(c.if, 'condition', CHECK_ONLY);
-    if (!r.ok) issue(['when', i, 'if'], r.problem);
+    if ('if' in c) check(c.if, 'condition', ['when', i, 'if']);
   }
 }

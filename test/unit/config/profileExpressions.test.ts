@@ -66,6 +66,9 @@ describe('compiling a profile’s expressions', () => {
     expect(problem({ when: [{ if: "row['A'].matches('a(?=b)')", then: 'skip' }] })).toMatch(
       /when\.0\.if: at 1:18: matches\(\) pattern is not RE2 syntax/,
     );
+    expect(problem({ headerLine: 0, columns: { sku: { expr: "row['Item'] + cell.B" } } })).toBe(
+      'profiles[0] (match "ERP-*.csv"), columns.sku.expr: reads row[\'Item\'], and headerLine 0 means the file has no header: read cells by letter (cell.B) or position (col[2])',
+    );
   });
 
   it('accepts what the contract shows, and the fields of a products file', () => {

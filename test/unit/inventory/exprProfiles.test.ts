@@ -207,6 +207,21 @@ describe('columns by place and occurrence, dataLine', () => {
     expect(stock(c)).toEqual(['A=6']);
   });
 
+  it('a file without a header: columns by letter and position, cells by cell and col', async () => {
+    const c = await read(
+      {
+        headerLine: 0,
+        kind: 'factory',
+        columns: {
+          sku: { letter: 'B' },
+          stock_quantity: { expr: 'number(col[3]) - number(cell.D)' },
+        },
+      },
+      'x,A,10,3\ny,B,5,5\n',
+    );
+    expect(stock(c)).toEqual(['A=7', 'B=0']);
+  });
+
   it('a repeated name read by name is a problem named, not a guess', async () => {
     const profiles = profilesFileSchema.parse({
       profiles: [{ match: '*', columns: { sku: 'Code', stock_quantity: 'Qty' } }],
