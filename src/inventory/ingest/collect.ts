@@ -165,6 +165,8 @@ class Collector {
   readonly #constants: boolean;
   /** The header as the profile maps it (a file with a header, read with a profile). */
   #keyed: HeaderKeys | undefined;
+  /** JSON keys the profile's expressions read: used, not ignored. */
+  readonly #reads: ReadonlySet<string>;
   dialect: Dialect | undefined;
   headerRow: number | undefined;
 
@@ -176,6 +178,7 @@ class Collector {
     this.#constants =
       this.#mapping !== undefined && Object.keys(this.#mapping.constants).length > 0;
     this.staged = options.stage?.();
+    this.#reads = new Set((options.plan?.reads ?? []).flatMap((ref) => objectKeyOf(ref) ?? []));
   }
 
   /** The records of the file, read as its plan says. */
@@ -239,7 +242,10 @@ class Collector {
    */
   handlerOf(line: number, fields: Record<string, unknown>) {
     if (this.objects) {
-      const keys = Object.keys(fields);
+      // Fields the profile computes count as the object's (they are set once its kind is known).
+      const computed = this.#mapping?.computed ?? [];
+      const keys =
+        computed.length === 0 ? Object.keys(fields) : [...Object.keys(fields), ...computed];
       const claims = objectKind(keys);
       if (claims === undefined) {
         this.reject(line, { field: '(row)', reason: 'names none of the known columns' });
@@ -249,7 +255,9 @@ class Collector {
       else if (claims !== this.kind) {
         return `mixed kinds: ${this.positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${this.kind.replace('_', ' ')}`;
       }
-      if (this.#ignored.size < MAX_IGNORED_COLUMNS) this.#ignore(ignoredColumns(this.kind!, keys));
+      if (this.#ignored.size < MAX_IGNORED_COLUMNS) {
+        this.#ignore(ignoredColumns(this.kind!, keys).filter((k) => !this.#reads.has(k)));
+      }
     }
     return this.handler;
   }

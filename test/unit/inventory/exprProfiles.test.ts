@@ -151,12 +151,18 @@ describe('profile expressions on rows', () => {
 
   it('expressions read JSON objects by their keys', async () => {
     const c = await read(
-      { columns: { sku: { expr: "row['Code'] + '-' + row['Size']" } } },
-      '[{"Code":"A","Size":"M","stock_quantity":3}]',
+      {
+        columns: {
+          sku: { expr: "row['Code'] + '-' + row['Size']" },
+          stock_quantity: { expr: "row['On hand']" },
+        },
+      },
+      '[{"Code":"A","Size":"M","On hand":"3","Note":"x"}]',
       'json',
       'f.json',
     );
     expect(stock(c)).toEqual(['A-M=3']);
+    expect(c.ignoredColumns).toEqual(['note']);
   });
 
   it('confirmation fields can be expressions too', async () => {
