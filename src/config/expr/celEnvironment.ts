@@ -1,5 +1,6 @@
-import { Environment } from '@marcbachmann/cel-js';
+import type { Environment } from '@marcbachmann/cel-js';
 import { dateOf, matchesRe2, type NumberReader, numberOf, replaceAll } from './celFunctions.ts';
+import { celLibrary } from './celLibrary.ts';
 
 /**
  * The CEL environment a profile's expressions are checked and run in: CEL's standard functions
@@ -40,7 +41,7 @@ export function celEnvironment(readNumber: NumberReader): Environment {
 }
 
 function build(readNumber: NumberReader): Environment {
-  const env = new Environment({
+  const env = new (celLibrary().Environment)({
     homogeneousAggregateLiterals: false,
     limits: {
       maxAstNodes: 2000,

@@ -1,5 +1,6 @@
-import { RE2JS } from '@bufbuild/re2';
-import { EvaluationError } from '@marcbachmann/cel-js';
+import type { RE2JS } from '@bufbuild/re2';
+import type { EvaluationError } from '@marcbachmann/cel-js';
+import { celLibrary, re2Library } from './celLibrary.ts';
 
 /**
  * The functions a profile's expressions have beyond CEL's own (product contract, "Any export:
@@ -11,7 +12,8 @@ import { EvaluationError } from '@marcbachmann/cel-js';
 
 /** A failure of one row's expression: a code and a message that quotes no cell. */
 export function rowFailure(code: string, message: string): EvaluationError {
-  return new EvaluationError({ code, message });
+  const { EvaluationError: Failure } = celLibrary();
+  return new Failure({ code, message });
 }
 
 /**
@@ -126,7 +128,7 @@ export function re2Of(pattern: string): RE2JS | string {
   let re = patterns.get(pattern);
   if (re !== undefined) return re;
   try {
-    re = RE2JS.compile(pattern);
+    re = re2Library().RE2JS.compile(pattern);
   } catch (err) {
     return (err as Error).message;
   }
