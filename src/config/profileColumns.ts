@@ -166,4 +166,3 @@ export const condition = z.union(
   ],
   { error: 'must be { "column", "equals", "then" } or { "if", "then" }' },
 );
-export type ProfileCondition = z.output<typeof condition>;

@@ -220,7 +220,7 @@ function refKey(ref: ColumnRefInput): string {
 }
 
 /** A column reference for a message: `"Qty"`, `3`, `BM`, `the last "End Stock"`. */
-export function refText(ref: ColumnRefInput): string {
+function refText(ref: ColumnRefInput): string {
   if (typeof ref === 'string') return `"${ref}"`;
   if (typeof ref === 'number') return `${ref}`;
   if ('letter' in ref) return ref.letter.toUpperCase();

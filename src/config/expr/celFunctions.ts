@@ -11,7 +11,7 @@ import { celLibrary, re2Library } from './celLibrary.ts';
  */
 
 /** A failure of one row's expression: a code and a message that quotes no cell. */
-export function rowFailure(code: string, message: string): EvaluationError {
+function rowFailure(code: string, message: string): EvaluationError {
   const { EvaluationError: Failure } = celLibrary();
   return new Failure({ code, message });
 }

@@ -1,4 +1,5 @@
 import type { Environment, ParseResult } from '@marcbachmann/cel-js';
+import { MAX_COLUMN } from '../profileColumns.ts';
 import {
   celEnvironment,
   MAX_SLOTS,
@@ -192,9 +193,6 @@ function cellRead(node: Node): ExprColumn | undefined {
   }
   throw new Misplaced(node.start, 'col is read by a 1-based position: col[3]');
 }
-
-/** Columns of a worksheet (A to XFD). */
-const MAX_COLUMN = 16_384;
 
 /** The 0-based index of column letters (`A` → 0, `BM` → 64). */
 export function letterIndex(letter: string): number {

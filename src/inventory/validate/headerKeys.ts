@@ -1,4 +1,5 @@
 import { letterIndex } from '../../config/expr/exprCompile.ts';
+import { MAX_COLUMN } from '../../config/profileColumns.ts';
 import { normalizeColumn } from '../parse/header.ts';
 
 /**
@@ -54,7 +55,9 @@ export function resolveRef(
   at: ReadonlyMap<string, readonly number[]>,
 ): Resolved {
   const within = (index: number): Resolved =>
-    index < header.names.length || (header.open && index < 16_384) ? { index } : { missing: true };
+    index < header.names.length || (header.open && index < MAX_COLUMN)
+      ? { index }
+      : { missing: true };
   if (typeof ref === 'number') return within(ref - 1);
   if (typeof ref === 'object' && 'letter' in ref) return within(letterIndex(ref.letter.trim()));
   const name = normalizeColumn(typeof ref === 'string' ? ref : ref.name);
