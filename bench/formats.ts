@@ -12,7 +12,12 @@
  * - xlsx: the same rows in one worksheet written by exceljs's streaming writer (shared strings:
  *   every SKU is a distinct string), read with a profile mapping its columns;
  * - lots: the same number of rows as stock per lot, five lots a SKU (rows / 5 keys, each SKU's
- *   lots together, as an ERP sorts them), read with `duplicates: "sum"`.
+ *   lots together, as an ERP sorts them), read with `duplicates: "sum"`;
+ * - columns: a wider export (`Code,Name,Variant,Qty,Type`) read with plain column names (sku from
+ *   Code), the floor of
+ * - expr: the same bytes read with two expressions, a composite key (`Name + '-' + Variant`) and
+ *   a condition (`Type != 'Inventory'` → skip): its ratio to `columns` is the contract's bound
+ *   (at most 1.5×).
  *
  * Each file is written by one child process and ingested by another (its own data dir and
  * state.db), so that each peak RSS (maxRSS of the ingesting process) is its own. The temp dir is
@@ -34,13 +39,15 @@ import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
 import { emitResult, fmtInt, fmtRatio, peakRssMiB } from './lib/result.ts';
 
-const FORMATS = ['csv', 'delimited', 'xlsx', 'lots'] as const;
+const FORMATS = ['csv', 'delimited', 'xlsx', 'lots', 'columns', 'expr'] as const;
 type Format = (typeof FORMATS)[number];
 const FILE: Record<Format, string> = {
   csv: 'stock.csv',
   delimited: 'LAGER.TXT',
   xlsx: 'stock.xlsx',
   lots: 'lots.csv',
+  columns: 'variants-columns.csv',
+  expr: 'variants-expr.csv',
 };
 /** The profiles an ERP would set up for these exports (the plain CSV needs none). */
 const PROFILES = profilesFileSchema.parse({
@@ -53,6 +60,13 @@ const PROFILES = profilesFileSchema.parse({
     },
     { match: '*.xlsx', columns: { sku: 'Item', stock_quantity: 'Qty' } },
     { match: 'lots*.csv', duplicates: 'sum' },
+    { match: 'variants-columns.csv', columns: { sku: 'Code', stock_quantity: 'Qty' } },
+    {
+      match: 'variants-expr.csv',
+      columns: { sku: { expr: "row['Name'] + '-' + row['Variant']" }, stock_quantity: 'Qty' },
+      // biome-ignore lint/suspicious/noThenProperty: the contract names the field `then`
+      when: [{ if: "row['Type'] != 'Inventory'", then: 'skip' }],
+    },
   ],
 }).profiles;
 const CHILD_MARKER = 'FORMAT_CHILD ';
@@ -109,6 +123,16 @@ async function main(): Promise<void> {
         peakRssMiB: peakRssMiB(),
         rows: selected.map((format) => {
           const r = results[format]!;
+          // Expressions are measured against the same bytes read with plain columns.
+          const floor = format === 'expr' ? results.columns : undefined;
+          if (floor !== undefined) {
+            return {
+              measure: `${fmtInt(rows)} rows ingested (processInboxFile): ${label(format)}`,
+              result: `${r.readS.toFixed(2)} s (CPU ${r.cpuS.toFixed(2)} s), peak RSS ${r.peakRssMiB.toFixed(0)} MiB`,
+              reference: `plain columns ${floor.readS.toFixed(2)} s (CPU ${floor.cpuS.toFixed(2)} s), ${floor.peakRssMiB.toFixed(0)} MiB`,
+              ratio: `${fmtRatio(r.readS, floor.readS)} (CPU ${fmtRatio(r.cpuS, floor.cpuS)})`,
+            };
+          }
           return {
             measure: `${fmtInt(rows)} rows ingested (processInboxFile): ${label(format)}`,
             result: `${r.readS.toFixed(2)} s (CPU ${r.cpuS.toFixed(2)} s), peak RSS ${r.peakRssMiB.toFixed(0)} MiB`,
@@ -118,6 +142,7 @@ async function main(): Promise<void> {
             ratio: csv ? fmtRatio(r.readS, csv.readS) : '–',
           };
         }),
+
         data: { rows, results },
       });
     }
@@ -132,6 +157,8 @@ function label(format: Format): string {
     delimited: 'semicolon Windows-1252 export, title line, profile',
     xlsx: 'workbook, shared strings, profile',
     lots: 'lot rows (5 a SKU) summed per key, profile',
+    columns: 'a wider export (5 columns), plain column names, profile',
+    expr: 'the same, a composite key and a condition in CEL',
   }[format];
 }
 
@@ -187,15 +214,21 @@ async function write(format: Format, dir: string): Promise<void> {
     const row = (j: number) =>
       format === 'lots' ? `${sku(Math.floor(j / LOTS))},${(j % LOTS) + 1}` : undefined;
     const sep = delimited ? ';' : ',';
+    const wide = format === 'columns' || format === 'expr';
+    // Name + '-' + Variant is the Code: both readings give the same keys.
+    const variant = (j: number) =>
+      `${sku(Math.floor(j / 4))}-${'SMLX'[j % 4]},${sku(Math.floor(j / 4))},${'SMLX'[j % 4]},${qty(j)},Inventory`;
     const head = delimited
       ? 'Lagerbestand zum 01.05.2024 - Größe in Stück\r\nArtikelnr;Menge\r\n'
-      : 'sku,stock_quantity\n';
+      : wide
+        ? 'Code,Name,Variant,Qty,Type\n'
+        : 'sku,stock_quantity\n';
     out.write(Buffer.from(head, delimited ? 'latin1' : 'utf8'));
     const eol = delimited ? '\r\n' : '\n';
     for (let i = 0; i < rows; i += 10_000) {
       let text = '';
       for (let j = i; j < Math.min(rows, i + 10_000); j++)
-        text += `${row(j) ?? `${sku(j)}${sep}${qty(j)}`}${eol}`;
+        text += `${wide ? variant(j) : (row(j) ?? `${sku(j)}${sep}${qty(j)}`)}${eol}`;
       if (!out.write(Buffer.from(text, delimited ? 'latin1' : 'utf8'))) await once(out, 'drain');
     }
     out.end();

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './configError.ts';
+import {
+  type ColumnRefInput,
+  columnRef,
+  condition,
+  fieldName,
+  fieldSource,
+} from './profileColumns.ts';
+import { checkProfileExpressions } from './profileExprs.ts';
 import { parseJsonFile, type WatchedFile, type WatchLog, watchJsonFile } from './watchedFile.ts';
 
 /**
@@ -10,31 +18,8 @@ import { parseJsonFile, type WatchedFile, type WatchLog, watchJsonFile } from '.
  * config/inbox-profiles.schema.json is generated from this one (scripts/write-json-schemas.ts).
  */
 
-/** The API's field names: what `columns` and `constants` may name. */
-export const API_FIELDS = [
-  'sku',
-  'stock_quantity',
-  'distribution_centre_code',
-  'order_number',
-  'carrier',
-  'tracking_number',
-  'is_collected',
-  'action',
-] as const;
-export type ApiField = (typeof API_FIELDS)[number];
-
-const apiField = z.enum(API_FIELDS, {
-  error: (issue) => `unknown field "${String(issue.input)}"; fields are ${API_FIELDS.join(', ')}`,
-});
-
 /** The portal's largest quantity (its integers are 32-bit signed). */
 const MAX_QUANTITY = 2_147_483_647;
-
-/** A column of the file: its name, or (a file without a header, `headerLine: 0`) its 1-based position. */
-const columnRef = z.union([
-  z.string().trim().min(1, 'must name a column'),
-  z.int('a position must be a whole number').min(1, 'a position counts from 1'),
-]);
 
 /** What a quantity text or a row condition makes of a row. */
 const valueMeaning = z.union(
@@ -47,18 +32,6 @@ const valueMeaning = z.union(
   ],
   { error: 'must be a whole number ≥ 0, "skip" or "keep"' },
 );
-
-const condition = z.strictObject({
-  column: columnRef.describe('The column looked at (a position when headerLine is 0).'),
-  equals: z
-    .array(z.union([z.string(), z.number()]))
-    .min(1, 'must list at least one value')
-    .describe('Values that match, compared trimmed and case-insensitive.'),
-  // biome-ignore lint/suspicious/noThenProperty: the contract names the field `then`
-  then: z
-    .enum(['skip', 'keep', 'zero'])
-    .describe('skip: left out; keep: the key keeps its value; zero: offered as 0.'),
-});
 
 export const profileSchema = z
   .strictObject({
@@ -87,16 +60,29 @@ export const profileSchema = z
       .min(0, 'must be at least 0')
       .default(1)
       .describe(
-        'The line (delimited text) or row (.xlsx) holding the header; those above are skipped. 0: the file has no header, columns are given by position.',
+        "The line (delimited text) or row (.xlsx, the sheet's own row number) holding the header; those above are skipped. 0: the file has no header, columns are given by position or letter.",
       ),
+    dataLine: z
+      .int('must be a whole number')
+      .min(1, 'must be at least 1')
+      .optional()
+      .describe(
+        'The first line (row) of data, when it is not the one after headerLine; lines between are skipped.',
+      ),
+    sheet: z
+      .union([z.string().trim().min(1, 'must not be empty'), z.int().min(1, 'counts from 1')], {
+        error: 'must be a sheet name or a 1-based position',
+      })
+      .optional()
+      .describe('.xlsx: the worksheet by name (any case) or 1-based position; default the first.'),
     columns: z
-      .partialRecord(apiField, columnRef)
+      .record(fieldName, fieldSource)
       .default({})
       .describe(
-        "API field → the file's column name (case and surrounding spaces ignored), or its 1-based position when headerLine is 0.",
+        'Field → where it comes from: a header name (trimmed, any case), a 1-based position, { "letter": "BM" }, { "name": N, "occurrence": "last" | K } or { "expr": CEL }.',
       ),
     constants: z
-      .partialRecord(apiField, z.union([z.string(), z.number(), z.boolean()]))
+      .record(fieldName, z.union([z.string(), z.number(), z.boolean()]))
       .default({})
       .describe('API field → one value for every row; counts like a column when the kind is told.'),
     decimal: z
@@ -130,7 +116,7 @@ export const profileSchema = z
     when: z
       .array(condition)
       .default([])
-      .describe('Row conditions, the first match wins: skip, keep or zero the row.'),
+      .describe('Row conditions, the first match wins: skip, keep, zero or reject the row.'),
     fractions: z
       .enum(['reject', 'floor', 'round'])
       .default('reject')
@@ -154,16 +140,20 @@ export const profileSchema = z
   .superRefine((p, ctx) => {
     const issue = (path: Array<string | number>, message: string) =>
       ctx.addIssue({ code: 'custom', path, message });
-    // A file without a header has positions, not names; a file with one has names.
+    // A file without a header has positions and letters, not names.
     const positional = p.headerLine === 0;
-    const checkRef = (ref: string | number, path: Array<string | number>) => {
-      if (positional && typeof ref !== 'number')
-        issue(path, 'must be a 1-based position: headerLine 0 means the file has no header');
-      if (!positional && typeof ref === 'number')
-        issue(path, 'is a position, which only a file without a header (headerLine 0) takes');
+    const checkRef = (ref: ColumnRefInput, path: Array<string | number>) => {
+      if (positional && (typeof ref === 'string' || (typeof ref === 'object' && 'name' in ref)))
+        issue(
+          path,
+          'names a header column: headerLine 0 means the file has no header (give a position or a letter)',
+        );
     };
-    for (const [field, ref] of Object.entries(p.columns)) checkRef(ref!, ['columns', field]);
-    for (const [i, c] of p.when.entries()) checkRef(c.column, ['when', i, 'column']);
+    for (const [field, source] of Object.entries(p.columns)) {
+      if (typeof source !== 'object' || !('expr' in source)) checkRef(source, ['columns', field]);
+    }
+    for (const [i, c] of p.when.entries())
+      if ('column' in c) checkRef(c.column, ['when', i, 'column']);
     for (const [i, ref] of p.subtract.entries()) checkRef(ref, ['subtract', i]);
     for (const column of Object.keys(p.spread)) {
       if (positional && !/^[1-9]\d*$/.test(column.trim())) {
@@ -173,6 +163,10 @@ export const profileSchema = z
         );
       }
     }
+    if (p.dataLine !== undefined && p.dataLine <= p.headerLine) {
+      issue(['dataLine'], `must come after headerLine (${p.headerLine})`);
+    }
+    checkProfileExpressions(p, issue);
     const stockOnly = (
       ['duplicates', 'values', 'when', 'fractions', 'subtract', 'spread'] as const
     ).filter((k) =>
@@ -194,24 +188,17 @@ export const profileSchema = z
       }
     }
     const byColumn = new Map<string, string>();
-    for (const [field, column] of Object.entries(p.columns)) {
-      const key = String(column).trim().toLowerCase();
+    for (const [field, source] of Object.entries(p.columns)) {
+      if (field in p.constants) {
+        issue(['constants', field], 'is both a column and a constant; keep one');
+      }
+      if (typeof source === 'object' && 'expr' in source) continue;
+      const key = refKey(source);
       const other = byColumn.get(key);
       if (other !== undefined) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['columns', field],
-          message: `names the column "${column}" that ${other} names too`,
-        });
+        issue(['columns', field], `names the column ${refText(source)} that ${other} names too`);
       }
       byColumn.set(key, field);
-      if (field in p.constants) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['constants', field],
-          message: 'is both a column and a constant; keep one',
-        });
-      }
     }
   });
 
@@ -224,6 +211,23 @@ export const profilesFileSchema = z
   })
   .describe('supplier-sync inbox profiles (INBOX_PROFILES_FILE)');
 
+/** One column reference as compared with another (names trimmed, any case). */
+function refKey(ref: ColumnRefInput): string {
+  if (typeof ref === 'string') return `name:${ref.trim().toLowerCase()}`;
+  if (typeof ref === 'number') return `position:${ref}`;
+  if ('letter' in ref) return `letter:${ref.letter.toUpperCase()}`;
+  return `name:${ref.name.trim().toLowerCase()}#${ref.occurrence}`;
+}
+
+/** A column reference for a message: `"Qty"`, `3`, `BM`, `the last "End Stock"`. */
+function refText(ref: ColumnRefInput): string {
+  if (typeof ref === 'string') return `"${ref}"`;
+  if (typeof ref === 'number') return `${ref}`;
+  if ('letter' in ref) return ref.letter.toUpperCase();
+  const which = ref.occurrence === 'last' ? 'the last' : `occurrence ${ref.occurrence} of`;
+  return `${which} "${ref.name}"`;
+}
+
 /** The defaults of the fields that apply to stock files only (for the check above). */
 const profileDefaults = { duplicates: 'last', fractions: 'reject' } as Record<string, unknown>;
 
@@ -235,8 +239,9 @@ export type ProfilesFile = z.output<typeof profilesFileSchema>;
  * field — `profiles[1] (match "LAGER_*.TXT"), columns.skux: unknown field "skux"; …`.
  */
 export function describeProfilesProblem(error: z.ZodError, input: unknown): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return 'invalid';
+  const first = error.issues[0];
+  if (first === undefined) return 'invalid';
+  const issue = innermost(first);
   const path = [...issue.path];
   if (path[0] === 'profiles' && typeof path[1] === 'number') {
     const index = path[1];
@@ -246,6 +251,32 @@ export function describeProfilesProblem(error: z.ZodError, input: unknown): stri
     return `profiles[${index}]${where}${field === '' ? '' : `, ${field}`}: ${issue.message}`;
   }
   return `${path.length > 0 ? `${path.map(String).join('.')}: ` : ''}${issue.message}`;
+}
+
+/**
+ * The issue that says what is wrong: for a value of one of several forms (a column, a
+ * condition), the form it came closest to — the one with the fewest issues, among those whose
+ * shape it has (their issues are inside it); for a record's key, the key's own issue. Paths are
+ * made whole.
+ */
+function innermost(issue: z.core.$ZodIssue): { path: PropertyKey[]; message: string } {
+  if (issue.code === 'invalid_key' && issue.issues[0] !== undefined) {
+    return { path: issue.path, message: issue.issues[0].message };
+  }
+  if (issue.code !== 'invalid_union') return issue;
+  // A form refused as a whole (its type, its value) says less than the union's own message.
+  const inside = (i: z.core.$ZodIssue) =>
+    i.path.length > 0 || i.code === 'unrecognized_keys' || i.code === 'invalid_union';
+  // Keys it does not know mean another form more than a value does.
+  const distance = (b: readonly z.core.$ZodIssue[]) =>
+    b.length + (b.some((i) => i.code === 'unrecognized_keys') ? 10 : 0);
+  const branches = issue.errors.filter((b) => b.length > 0 && b.every(inside));
+  const closest = branches
+    .sort((a, b) => distance(a) - distance(b))[0]
+    ?.find((i) => i.code !== 'unrecognized_keys');
+  if (closest === undefined) return issue;
+  const inner = innermost(closest);
+  return { path: [...issue.path, ...inner.path], message: inner.message };
 }
 
 /** Loads INBOX_PROFILES_FILE (ConfigError, exit 78, when invalid) and re-reads it on change. */

@@ -240,7 +240,7 @@ export const settings = {
   inboxProfilesFile: optional(
     'INBOX_PROFILES_FILE',
     text,
-    'JSON file of profiles for reading ERP exports (encoding, delimiter, header line, column names, constants, decimal mark, negatives, full exports); validated at start, re-read within seconds when it changes. Each inbox file is read with the first profile whose match fits its name. Schema: config/inbox-profiles.schema.json.',
+    'JSON file of profiles for reading ERP exports (encoding, delimiter, sheet, header and data lines, columns by name, letter, position or occurrence, expressions in CEL, constants, decimal mark, negatives, row conditions, full exports); validated at start (expressions compiled), re-read within seconds when it changes. Each inbox file is read with the first profile whose match fits its name. Schema: config/inbox-profiles.schema.json.',
   ),
   inboxMaxRecordBytes: setting(
     'INBOX_MAX_RECORD_BYTES',

@@ -37,6 +37,7 @@ export type IngestionSettings = Pick<
   | 'snapshotFactoryQuery'
   | 'snapshotDcQuery'
   | 'snapshotAbsent'
+  | 'timezone'
 >;
 
 /** What ingestion needs from around it. */
@@ -123,6 +124,7 @@ export function createIngestion(edges: IngestionEdges): Ingestion {
         guard,
         ...(edges.profiles ? { profiles: edges.profiles } : {}),
         readPortalStock: edges.readPortalStock,
+        timeZone: settings.timezone,
       });
       kv.set('last.ingest', { at: clock.now(), file: name, outcome: outcome.status });
       return {

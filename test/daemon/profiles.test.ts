@@ -24,6 +24,18 @@ describe('inbox profiles file (real daemon)', () => {
     expect(r.output).toMatch(
       /configuration error: INBOX_PROFILES_FILE: .*profiles\.json: profiles\[0\] \(match "LAGER_\*\.TXT"\), decimal: /,
     );
+    // An expression is compiled as the file is read: its problem is named with its position.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        profiles: [{ match: 'grouped-*.xlsx', columns: { sku: { expr: "row['Name'].shout()" } } }],
+      }),
+    );
+    const expr = await runCliInProcess(['run'], { ...h.env, INBOX_PROFILES_FILE: file });
+    expect(expr.code).toBe(78);
+    expect(expr.output).toMatch(
+      /INBOX_PROFILES_FILE: .*profiles\[0\] \(match "grouped-\*\.xlsx"\), columns\.sku\.expr: at 1:1: found no matching overload for 'string\.shout\(\)'/,
+    );
     const missing = await runCliInProcess(['run'], {
       ...h.env,
       INBOX_PROFILES_FILE: `${file}.nope`,
@@ -40,14 +52,19 @@ describe('inbox profiles file (real daemon)', () => {
     const loaded = await d.waitForEvent('profiles.loaded');
     expect(loaded.profiles).toBe(1);
 
-    writeFileSync(file, '{"profiles": [{"match": "X", "headerLine": "two"}]}'); // in place
+    writeFileSync(
+      file,
+      '{"profiles": [{"match": "X", "when": [{"if": "date(row[\'E\'])", "then": "skip"}]}]}',
+    ); // in place
     // Reported once read the same twice (not a file caught half-written); read at once here
     // instead of at the next looks (every 2 s).
     await d.runNow('settings-files');
     await d.runNow('settings-files');
     const invalid = await d.waitFor((l) => l.event === 'profiles.invalid', 10_000);
     expect(invalid.level).toBe('warn');
-    expect(String(invalid.problem)).toMatch(/profiles\[0\] \(match "X"\), headerLine: /);
+    expect(String(invalid.problem)).toMatch(
+      /profiles\[0\] \(match "X"\), when\.0\.if: at 1:1: found no matching overload for 'date\(string\)'/,
+    );
 
     writeFileSync(join(h.box.dataDir, '.profiles.json.tmp'), profiles('items-*.txt'));
     renameSync(join(h.box.dataDir, '.profiles.json.tmp'), file); // replaced by a rename

@@ -90,3 +90,44 @@ describe('plan FILE with STOCK_RULES_FILE', () => {
     );
   });
 });
+
+describe('plan FILE with a profile of expressions', () => {
+  it('lists the expressions, conditions and places, and counts what they make of the rows', async () => {
+    const profiles = join(work, 'profiles.json');
+    writeFileSync(
+      profiles,
+      JSON.stringify({
+        profiles: [
+          {
+            match: 'variants-*.csv',
+            kind: 'dc',
+            dataLine: 3,
+            columns: {
+              sku: { expr: "row['Name'] + '-' + row['Size']" },
+              distribution_centre_code: { letter: 'C' },
+              stock_quantity: { name: 'Qty', occurrence: 'last' },
+            },
+            when: [
+              // biome-ignore lint/suspicious/noThenProperty: the contract names the field `then`
+              { if: "row['Name'].contains(',')", then: 'reject', reason: 'a list of SKUs' },
+              // biome-ignore lint/suspicious/noThenProperty: the contract names the field `then`
+              { if: "row['Type'] != 'Inventory'", then: 'skip' },
+            ],
+          },
+        ],
+      }),
+    );
+    const csv = join(work, 'variants-1.csv');
+    writeFileSync(
+      csv,
+      'Name,Size,,Qty,Qty,Type\n(units),,,,,\nA,M,DC1,1,4,Inventory\n"A,B",M,DC1,1,1,Inventory\nC,S,DC1,1,1,Service\n',
+    );
+    const r = await plan([csv], { INBOX_PROFILES_FILE: profiles });
+    expect(r.out).toContain(
+      "profile rules      data from line 3; sku = row['Name'] + '-' + row['Size']; distribution_centre_code from column C; stock_quantity from the last \"Qty\"; when if row['Name'].contains(',') → reject (a list of SKUs); when if row['Type'] != 'Inventory' → skip",
+    );
+    expect(r.out).toContain('rows read 3, accepted 1, rejected 1');
+    expect(r.out).toContain('skipped 1');
+    expect(r.out).toContain('line 4: (row) a list of SKUs');
+  });
+});

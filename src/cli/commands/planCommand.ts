@@ -48,6 +48,7 @@ export const planCommand: Command = {
       guard: guardThresholds(config),
       maxRecordBytes: config.inboxMaxRecordBytes,
       profiles,
+      timeZone: config.timezone,
       ...(config.stockRulesFile ? { rules: readStockRulesFile(config.stockRulesFile) } : {}),
     });
     if (values.json) println(ctx.stdout, JSON.stringify(plan, null, 2));

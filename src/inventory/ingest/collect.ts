@@ -12,7 +12,14 @@ import {
 import { createYielder } from '../parse/yielder.ts';
 import type { StagingFile } from '../staging/stagingFile.ts';
 import { type FileKind, ignoredColumns, objectKind } from '../validate/kinds.ts';
-import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../validate/mapping.ts';
+import {
+  addConstants,
+  detectKindWithProfile,
+  type HeaderKeys,
+  keyHeader,
+  mapFields,
+  objectKeyOf,
+} from '../validate/mapping.ts';
 import type { ReadPlan } from '../validate/readPlan.ts';
 import type { RowError } from '../validate/rows.ts';
 import type { CollectedFile, CollectOptions, RejectedRow, UnreadableFile } from './collectTypes.ts';
@@ -155,6 +162,10 @@ class Collector {
   readonly objects: boolean;
   readonly #mapping: ReadPlan['mapping'];
   readonly #constants: boolean;
+  /** The header as the profile maps it (a file with a header, read with a profile). */
+  #keyed: HeaderKeys | undefined;
+  /** JSON keys the profile's expressions read: used, not ignored. */
+  readonly #reads: ReadonlySet<string>;
   dialect: Dialect | undefined;
   headerRow: number | undefined;
 
@@ -166,28 +177,36 @@ class Collector {
     this.#constants =
       this.#mapping !== undefined && Object.keys(this.#mapping.constants).length > 0;
     this.staged = options.stage?.();
+    this.#reads = new Set((options.plan?.reads ?? []).flatMap((ref) => objectKeyOf(ref) ?? []));
   }
 
   /** The records of the file, read as its plan says. */
   read(source: Readable, tap: ByteTap) {
     const plan = this.#options.plan;
     const mapping = this.#mapping;
-    // Readers of a header rename its columns once; their rows only get the constants added.
-    const renameColumn = mapping === undefined || this.objects ? undefined : columnKey(mapping);
+    // Readers of a header key its columns once; their rows only get the constants added.
+    const open = this.#options.format === 'xlsx';
+    const keyHeaderOf =
+      mapping === undefined || this.objects
+        ? undefined
+        : (names: readonly string[]) => {
+            this.#keyed = keyHeader({ names, open }, mapping, plan?.reads ?? []);
+            return this.#keyed.keys;
+          };
     const max = this.#options.maxRecordBytes;
     const scratch = this.#options.workbook;
     return readRecords(this.#options.format, source, tap, {
       ...(max === undefined ? {} : { maxRecordBytes: max }),
       delimited: {
         ...plan?.delimited,
-        ...(renameColumn === undefined ? {} : { renameColumn }),
+        ...(keyHeaderOf === undefined ? {} : { keyHeader: keyHeaderOf }),
         onDialect: (d) => {
           this.dialect = d;
         },
       },
       xlsx: {
         ...plan?.xlsx,
-        ...(renameColumn === undefined ? {} : { renameColumn }),
+        ...(keyHeaderOf === undefined ? {} : { keyHeader: keyHeaderOf }),
         onHeader: (row) => {
           this.headerRow = row;
         },
@@ -208,7 +227,7 @@ class Collector {
 
   /** A header: sets the kind, or says why the file cannot be read. */
   header(columns: readonly string[]): string | undefined {
-    const detected = detectKindWithProfile(columns, this.#mapping);
+    const detected = detectKindWithProfile(this.#keyed ?? columns, this.#mapping);
     if (!detected.ok) return looksLikeData(columns) ? noHeaderReason(columns) : detected.reason;
     this.#setKind(detected.kind);
     this.#ignore(detected.ignored);
@@ -222,7 +241,10 @@ class Collector {
    */
   handlerOf(line: number, fields: Record<string, unknown>) {
     if (this.objects) {
-      const keys = Object.keys(fields);
+      // Fields the profile computes count as the object's (they are set once its kind is known).
+      const computed = this.#mapping?.computed ?? [];
+      const keys =
+        computed.length === 0 ? Object.keys(fields) : [...Object.keys(fields), ...computed];
       const claims = objectKind(keys);
       if (claims === undefined) {
         this.reject(line, { field: '(row)', reason: 'names none of the known columns' });
@@ -232,7 +254,9 @@ class Collector {
       else if (claims !== this.kind) {
         return `mixed kinds: ${this.positions} ${line} is ${claims.replace('_', ' ')}, earlier rows are ${this.kind.replace('_', ' ')}`;
       }
-      if (this.#ignored.size < MAX_IGNORED_COLUMNS) this.#ignore(ignoredColumns(this.kind!, keys));
+      if (this.#ignored.size < MAX_IGNORED_COLUMNS) {
+        this.#ignore(ignoredColumns(this.kind!, keys).filter((k) => !this.#reads.has(k)));
+      }
     }
     return this.handler;
   }
@@ -249,7 +273,7 @@ class Collector {
           ? {}
           : { dcDirectory: this.#options.dcDirectory }),
         ...(this.staged === undefined ? {} : { stage: () => this.staged! }),
-        rules: this.#options.plan?.rules,
+        rules: this.#options.plan?.rulesFor(this.#keyed?.keyOf ?? objectKeyOf),
         sum: this.#options.plan?.duplicates === 'sum',
         nameKey: (dc, sku) => this.nameKey(dc, sku),
       },

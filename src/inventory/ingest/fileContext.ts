@@ -27,6 +27,8 @@ export interface IngestDeps {
   readonly locations?: () => LocationMap;
   /** The inbox profiles in force (INBOX_PROFILES_FILE, re-read on change); none: the defaults. */
   readonly profiles?: () => readonly Profile[];
+  /** SYNC_TIMEZONE: a profile's `today()` is the date there. Default UTC. */
+  readonly timeZone?: string;
   /**
    * Reads the portal's whole stock of a kind into remote_stock; true when the read was complete.
    * A full export (`absent: "zero"`) of a kind the portal's stock was never read of waits for it,

@@ -46,7 +46,10 @@ export async function processInboxFile(path: string, deps: IngestDeps): Promise<
     clock,
     ledger: new InboxLedger(deps.db),
     receivedAt: clock.now(),
-    plan: readPlanFor(deps.profiles?.() ?? [], name),
+    plan: readPlanFor(deps.profiles?.() ?? [], name, {
+      now: new Date(clock.now()),
+      timeZone: deps.timeZone ?? 'UTC',
+    }),
     again: () => processInboxFile(path, deps),
   };
   const entry = await checkEntry(ctx);

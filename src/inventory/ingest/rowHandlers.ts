@@ -115,12 +115,14 @@ export class StockHandler implements RowHandler {
         this.skipped++;
         return;
       }
-      if (verdict.action === 'bad') return this.#rejectNamed(line, rowFields, verdict.error);
-      rowFields = verdict.action === 'keep' ? rowFields : verdict.fields;
+      if (verdict.action === 'bad') {
+        return this.#rejectNamed(line, verdict.fields ?? rowFields, verdict.error);
+      }
       if (verdict.action === 'keep') {
-        this.#keepAsIs(line, this.#located(rowFields));
+        this.#keepAsIs(line, this.#located(verdict.fields ?? rowFields));
         return;
       }
+      rowFields = verdict.fields;
     }
     rowFields = this.#located(rowFields);
     const r = validateStockRow(this.#kind, rowFields, this.#options);
@@ -256,10 +258,12 @@ export class StockHandler implements RowHandler {
 /** Shipment confirmation rows, validated and kept in file order. */
 export class ConfirmationHandler implements RowHandler {
   readonly #reject: Reject;
+  readonly #compute: RowRules['compute'];
   readonly rows: ConfirmationInput[] = [];
 
-  constructor(reject: Reject) {
+  constructor(reject: Reject, compute?: RowRules['compute']) {
     this.#reject = reject;
+    this.#compute = compute;
   }
 
   get accepted(): number {
@@ -267,6 +271,13 @@ export class ConfirmationHandler implements RowHandler {
   }
 
   take(line: number, fields: Record<string, unknown>): void {
+    if (this.#compute !== undefined) {
+      const failed = this.#compute(fields);
+      if (failed !== undefined) {
+        this.#reject(line, failed);
+        return;
+      }
+    }
     const r = validateConfirmationRow(fields);
     if (r.ok) this.rows.push({ ...r.row, line });
     else this.#reject(line, r);
@@ -282,6 +293,6 @@ export function handlerFor(
   staged: StagingFile | undefined,
 ): StockHandler | ConfirmationHandler {
   return kind === 'shipment_confirmations'
-    ? new ConfirmationHandler(reject)
+    ? new ConfirmationHandler(reject, options.rules?.compute)
     : new StockHandler(kind, options, reject, staged);
 }

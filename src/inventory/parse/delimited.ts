@@ -26,6 +26,12 @@ export interface DelimitedOptions {
    */
   readonly headerLine?: number;
   /**
+   * The first line of data, when it is not the one after the header (a header over two lines,
+   * notes under it): the lines between are skipped, as those above the header are. Unset: the
+   * line after the header.
+   */
+  readonly dataLine?: number;
+  /**
    * Largest record (and header line) in bytes of decoded text; a longer one makes the file
    * unreadable, naming its line, instead of filling memory. Default DEFAULT_MAX_RECORD_BYTES
    * (INBOX_MAX_RECORD_BYTES).
@@ -34,11 +40,12 @@ export interface DelimitedOptions {
   /** Called once the header is found, with what the file is read as (for the report). */
   readonly onDialect?: (dialect: Dialect) => void;
   /**
-   * The key a (normalized) column's values go under in each record, or undefined to leave the
-   * column out: a profile's column mapping, applied once to the header instead of to every row.
-   * The `columns` event still names the header's own columns.
+   * The key each column's values go under in each record (by position; undefined: left out),
+   * given the header's normalized names: a profile's column mapping, applied once to the header
+   * instead of to every row. With it, a header may repeat a name (the mapping tells whether that
+   * is a problem). The `columns` event still names the header's own columns.
    */
-  readonly renameColumn?: (column: string) => string | undefined;
+  readonly keyHeader?: (names: readonly string[]) => ReadonlyArray<string | undefined>;
 }
 
 export interface Dialect {
@@ -100,7 +107,8 @@ export async function* readDelimited(
     const fed = Readable.from(continueWith(head.rest, chunks), { objectMode: false });
     const out = pipeline(fed, parser, () => {});
     let header: string[] | undefined;
-    let keys: Array<string | undefined> = [];
+    let keys: ReadonlyArray<string | undefined> = [];
+    const dataLine = options.dataLine ?? 0;
     // Every record ends with one line feed (LF or CRLF), blank lines are records too, and a
     // record spans more lines only by the line feeds inside its quoted fields.
     let nextLine = head.line;
@@ -126,10 +134,15 @@ export async function* readDelimited(
         }
         nextLine += 1 + lineFeedsIn(record);
         if (isBlankRow(record)) continue;
+        // Lines between the header and dataLine are skipped (for a file without a header, all above it).
+        if (line < dataLine && (header !== undefined || positional)) continue;
         if (header === undefined) {
-          header = positional ? positionalColumns(record.length) : headerColumns(record);
-          const rename = options.renameColumn;
-          keys = rename === undefined ? header : header.map((c) => (c === '' ? c : rename(c)));
+          const keyed = options.keyHeader;
+          header = positional
+            ? positionalColumns(record.length)
+            : headerColumns(record, keyed !== undefined);
+          keys =
+            keyed === undefined ? header.map((c) => (c === '' ? undefined : c)) : keyed(header);
           events.push({ type: 'columns', columns: header.filter((c) => c !== '') });
           if (!positional) continue;
         }

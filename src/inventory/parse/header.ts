@@ -1,19 +1,19 @@
+import { normalizeColumn } from './columnName.ts';
 import { FileFormatError, MAX_FIELDS, showValue } from './records.ts';
 
-/** A column name as compared: trimmed, lower case. */
-export function normalizeColumn(name: string): string {
-  return name.trim().toLowerCase();
-}
+export { normalizeColumn } from './columnName.ts';
 
 /**
  * The header row of a tabular file (delimited text, a worksheet): its cells as normalized column
  * names. A name given twice makes the file unreadable (which of the two would a value come from?)
  * — unless the row looks like data, when the file is told it has no header row (noHeaderReason).
  * Empty names stay in place, so that positions line up with the data rows; they name no column.
+ * `repeats`: a name may be given more than once (a profile's mapping says which it reads).
  */
-export function headerColumns(cells: readonly string[]): string[] {
+export function headerColumns(cells: readonly string[], repeats = false): string[] {
   checkWidth(cells.length);
   const names = cells.map(normalizeColumn);
+  if (repeats) return names;
   const seen = new Set<string>();
   for (const c of names) {
     if (c !== '' && seen.has(c)) {

@@ -1,4 +1,5 @@
 import { CodedError } from '../../failures/codedError.ts';
+import { normalizeColumn } from './columnName.ts';
 
 /** What a parser yields, in file order. */
 export type RecordEvent =
@@ -114,9 +115,9 @@ export function objectRecord(item: unknown, line: number, text?: string): Record
   return { type: 'record', line, fields: lowerKeys(item as Record<string, unknown>) };
 }
 
-/** The object with its keys normalized (trimmed, lower-cased); the last of equal keys wins. */
+/** The object with its keys normalized (trimmed, case-folded); the last of equal keys wins. */
 export function lowerKeys(obj: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(obj)) out[k.trim().toLowerCase()] = v;
+  for (const [k, v] of Object.entries(obj)) out[normalizeColumn(k)] = v;
   return out;
 }

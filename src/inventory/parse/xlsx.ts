@@ -18,7 +18,7 @@ import {
   type SharedStringsOptions,
   type StringSpill,
 } from './workbook/strings.ts';
-import { readDateStyles } from './workbook/styles.ts';
+import { readCellStyles } from './workbook/styles.ts';
 import { parseXml, type XmlLimits } from './workbook/xml.ts';
 import { DEFAULT_PACKAGE_LIMITS, Package, type PackageLimits } from './workbook/zip.ts';
 
@@ -30,10 +30,21 @@ export interface XlsxOptions {
    * header, its columns are named by position (`1`, `2`, …). Default 1.
    */
   readonly headerLine?: number;
+  /**
+   * The first row of data, when it is not the one after the header (a header over two rows):
+   * rows between are skipped. Row numbers here and in headerLine are the sheet's own (`r="5"`
+   * is row 5 even when rows 1–3 are absent from the file).
+   */
+  readonly dataLine?: number;
+  /** The worksheet: by name (any case) or 1-based position in the tab order; default the first. */
+  readonly sheet?: string | number;
   /** Called once the header is found, with the row it was found on. */
   readonly onHeader?: (row: number) => void;
-  /** As DelimitedOptions.renameColumn: the key of a column in each record, undefined: left out. */
-  readonly renameColumn?: (column: string) => string | undefined;
+  /**
+   * As DelimitedOptions.keyHeader: the key of each column in each record. Keys may run past the
+   * header's last cell (a column reached by letter or position whose header cell is empty).
+   */
+  readonly keyHeader?: (names: readonly string[]) => ReadonlyArray<string | undefined>;
   /**
    * Folder for the reader's scratch files: the workbook as read (the zip is read through its
    * directory, at its end) and the shared strings past the memory bound. Default: the system's
@@ -66,8 +77,8 @@ const EVENTS_AT_ONCE = 256;
 const MAX_XML_DEPTH = 64;
 
 /**
- * Reads the first worksheet of an `.xlsx` workbook (the first tab in the workbook's order) as a
- * stream, in bounded memory whatever the workbook holds:
+ * Reads a worksheet of an `.xlsx` workbook (`sheet`, or the first tab in the workbook's order) as
+ * a stream, in bounded memory whatever the workbook holds:
  *
  * - the bytes go through `tap` into a scratch copy (the content hash is over exactly the bytes
  *   read), which is then read as a zip through its central directory: parts in any order, found
@@ -106,7 +117,7 @@ export async function* readXlsx(
     const maxChars = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
     const limits: XmlLimits = { maxRunChars: maxChars, maxDepth: MAX_XML_DEPTH };
     pkg = await Package.open(copy ?? file!, options.packageLimits ?? DEFAULT_PACKAGE_LIMITS);
-    const parts = await locateParts(pkg, limits);
+    const parts = await locateParts(pkg, limits, options.sheet);
     strings = new SharedStrings({
       ...(options.sharedStrings ?? DEFAULT_SHARED_STRINGS),
       ...(options.spillStrings === undefined ? {} : { spill: options.spillStrings }),
@@ -114,13 +125,14 @@ export async function* readXlsx(
     if (parts.sharedStrings !== undefined) {
       await readSharedStrings(pkg, parts.sharedStrings, strings, maxChars, limits);
     }
-    const dateStyles =
+    const styles =
       parts.styles === undefined
-        ? new Set<number>()
-        : await readDateStyles(pkg, parts.styles, limits);
+        ? { dates: new Set<number>(), padded: new Map<number, number>() }
+        : await readCellStyles(pkg, parts.styles, limits);
     const scanner = new SheetScanner({
       strings,
-      dateStyles,
+      dateStyles: styles.dates,
+      paddedStyles: styles.padded,
       date1904: parts.date1904,
       maxCellChars: maxChars,
       maxRowChars: maxChars,
@@ -152,7 +164,7 @@ class SheetRecords {
   readonly #options: XlsxOptions;
   readonly #headerLine: number;
   #header: string[] | undefined;
-  #keys: Array<string | undefined> = [];
+  #keys: ReadonlyArray<string | undefined> = [];
   #events: RecordEvent[] = [];
 
   constructor(scanner: SheetScanner, options: XlsxOptions) {
@@ -178,6 +190,13 @@ class SheetRecords {
   #row(row: SheetRow): void {
     if (row.number < this.#headerLine) return;
     const cells = row.cells;
+    // Rows between the header and dataLine are skipped (without a header, all above dataLine).
+    if (
+      row.number < (this.#options.dataLine ?? 0) &&
+      (this.#header !== undefined || this.#headerLine === 0)
+    ) {
+      return;
+    }
     if (this.#header === undefined) {
       if (isBlankRow(cells)) return;
       this.#setHeader(
@@ -191,7 +210,7 @@ class SheetRecords {
     let blank = true;
     for (let i = 0; i < keys.length; i++) {
       const name = keys[i];
-      if (name === undefined || name === '') continue;
+      if (name === undefined) continue;
       const value = cells[i] ?? '';
       fields[name] = value;
       if (blank && (typeof value !== 'string' || value.trim() !== '')) blank = false;
@@ -201,14 +220,15 @@ class SheetRecords {
   }
 
   #setHeader(cells: unknown[], row: SheetRow): void {
+    const keyed = this.#options.keyHeader;
     const header =
       this.#headerLine === 0
         ? positionalColumns(cells.length)
-        : headerColumns(trimEnd(cells.map((v) => String(v))));
+        : headerColumns(trimEnd(cells.map((v) => String(v))), keyed !== undefined);
     this.#header = header;
-    this.#scanner.keepColumns = header.length;
-    const rename = this.#options.renameColumn;
-    this.#keys = header.map((c) => (c === '' || rename === undefined ? c : rename(c)));
+    this.#keys =
+      keyed === undefined ? header.map((c) => (c === '' ? undefined : c)) : keyed(header);
+    this.#scanner.keepColumns = Math.max(header.length, this.#keys.length);
     this.#options.onHeader?.(row.number);
     this.#events.push({ type: 'columns', columns: header.filter((c) => c !== '') });
   }

@@ -50,6 +50,8 @@ export interface PlanOptions {
   readonly rules?: StockRuleSet;
   /** The inbox profiles (INBOX_PROFILES_FILE); none: the defaults. */
   readonly profiles?: readonly Profile[];
+  /** SYNC_TIMEZONE: a profile's `today()` is the date there. Default UTC. */
+  readonly timeZone?: string;
   /** The guard rails' thresholds (GUARD_* settings); absent: not looked at. */
   readonly guard?: GuardThresholds;
 }
@@ -115,7 +117,10 @@ export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
 export async function planFile(path: string, options: PlanOptions): Promise<FilePlan> {
   const name = basename(path);
   const format = formatOf(name);
-  const read = readPlanFor(options.profiles ?? [], name);
+  const read = readPlanFor(options.profiles ?? [], name, {
+    now: new Date(),
+    timeZone: options.timeZone ?? 'UTC',
+  });
   const db = openStateDbReadOnly(dataPaths(options.dataDir).stateDb);
   try {
     const base = {

@@ -1,9 +1,12 @@
+import { todayIn } from '../../config/expr/celFunctions.ts';
 import type { Profile } from '../../config/profiles.ts';
 import { compileGlob, type GlobMatcher } from '../../domain/glob.ts';
 import type { DelimitedOptions } from '../parse/delimited.ts';
 import type { XlsxOptions } from '../parse/xlsx.ts';
-import { type ColumnMapping, columnKey, columnMapping } from './mapping.ts';
+import { type ColumnRef, describeRef } from './headerKeys.ts';
+import { type ColumnMapping, columnMapping } from './mapping.ts';
 import type { QuantityOptions } from './quantity.ts';
+import { bindExprs, profileExprs } from './rowExprs.ts';
 import { type RowRules, rowRulesOf } from './rowRules.ts';
 
 /**
@@ -14,8 +17,8 @@ import { type RowRules, rowRulesOf } from './rowRules.ts';
 export interface ReadPlan {
   /** The profile used (its `match` names it in reports), or undefined. */
   readonly profile: Profile | undefined;
-  readonly delimited: Pick<DelimitedOptions, 'encoding' | 'delimiter' | 'headerLine'>;
-  readonly xlsx: Pick<XlsxOptions, 'headerLine'>;
+  readonly delimited: Pick<DelimitedOptions, 'encoding' | 'delimiter' | 'headerLine' | 'dataLine'>;
+  readonly xlsx: Pick<XlsxOptions, 'headerLine' | 'dataLine' | 'sheet'>;
   readonly quantity: QuantityOptions;
   /** Undefined without a profile: columns are the API's names. */
   readonly mapping: ColumnMapping | undefined;
@@ -23,8 +26,19 @@ export interface ReadPlan {
   readonly absent: 'keep' | 'zero';
   /** `sum`: rows of one key add up; `last`: the last one wins. */
   readonly duplicates: 'last' | 'sum';
-  /** The profile's row rules (when, values, subtract, spread); undefined when it sets none. */
-  readonly rules: RowRules | undefined;
+  /** Columns the profile's expressions read, besides those its mapping names. */
+  readonly reads: readonly ColumnRef[];
+  /**
+   * The profile's row rules (when, values, subtract, spread, expressions) for a file whose
+   * columns are under the keys `keyOf` gives; undefined when it sets none.
+   */
+  readonly rulesFor: (keyOf: (ref: ColumnRef) => string | undefined) => RowRules | undefined;
+}
+
+/** When a file is read: `today()` is its date in SYNC_TIMEZONE. */
+export interface ReadMoment {
+  readonly now: Date;
+  readonly timeZone: string;
 }
 
 /** Matchers compiled once per profile object (a re-read file gives new objects). */
@@ -45,7 +59,11 @@ export function chooseProfile<P extends { readonly match: string }>(
   });
 }
 
-export function readPlanFor(profiles: readonly Profile[], fileName: string): ReadPlan {
+export function readPlanFor(
+  profiles: readonly Profile[],
+  fileName: string,
+  moment: ReadMoment = { now: new Date(), timeZone: 'UTC' },
+): ReadPlan {
   const profile = chooseProfile(profiles, fileName);
   if (profile === undefined) {
     return {
@@ -56,18 +74,25 @@ export function readPlanFor(profiles: readonly Profile[], fileName: string): Rea
       mapping: undefined,
       absent: 'keep',
       duplicates: 'last',
-      rules: undefined,
+      reads: [],
+      rulesFor: () => undefined,
     };
   }
   const mapping = columnMapping(profile);
+  const exprs = profileExprs(profile);
+  const today = todayIn(moment.timeZone, moment.now);
+  const spans = {
+    headerLine: profile.headerLine,
+    ...(profile.dataLine === undefined ? {} : { dataLine: profile.dataLine }),
+  };
   return {
     profile,
     delimited: {
       encoding: profile.encoding,
       delimiter: profile.delimiter,
-      headerLine: profile.headerLine,
+      ...spans,
     },
-    xlsx: { headerLine: profile.headerLine },
+    xlsx: { ...spans, ...(profile.sheet === undefined ? {} : { sheet: profile.sheet }) },
     quantity: {
       decimal: profile.decimal,
       negative: profile.negative,
@@ -76,7 +101,9 @@ export function readPlanFor(profiles: readonly Profile[], fileName: string): Rea
     mapping,
     absent: profile.absent,
     duplicates: profile.duplicates,
-    rules: rowRulesOf(profile, columnKey(mapping)),
+    reads: exprs?.reads ?? [],
+    rulesFor: (keyOf) =>
+      rowRulesOf(profile, keyOf, exprs === undefined ? undefined : bindExprs(exprs, keyOf, today)),
   };
 }
 
@@ -89,11 +116,25 @@ export function describeRules(profile: Profile | undefined): string[] {
   if (profile === undefined) return [];
   const out: string[] = [];
   if (profile.headerLine === 0) out.push('no header (columns by position)');
+  if (profile.sheet !== undefined) out.push(`sheet ${JSON.stringify(profile.sheet)}`);
+  if (profile.dataLine !== undefined) out.push(`data from line ${profile.dataLine}`);
+  for (const [field, source] of Object.entries(profile.columns)) {
+    if (typeof source === 'object' && 'expr' in source) out.push(`${field} = ${source.expr}`);
+    else if (typeof source !== 'string') out.push(`${field} from ${describeRef(source)}`);
+  }
   if (profile.duplicates === 'sum') out.push('duplicates sum');
   if (profile.fractions !== 'reject') out.push(`fractions ${profile.fractions}`);
-  for (const c of profile.when) out.push(`when ${c.column} = ${c.equals.join(' | ')} → ${c.then}`);
+  for (const c of profile.when) {
+    const test = 'if' in c ? `if ${c.if}` : `${describeRef(c.column)} = ${c.equals.join(' | ')}`;
+    const reason = c.then === 'reject' && c.reason !== undefined ? ` (${c.reason})` : '';
+    out.push(`when ${test} → ${c.then}${reason}`);
+  }
   for (const [text, v] of Object.entries(profile.values)) out.push(`values "${text}" → ${v}`);
-  if (profile.subtract.length > 0) out.push(`subtract ${profile.subtract.join(', ')}`);
+  if (profile.subtract.length > 0) {
+    out.push(
+      `subtract ${profile.subtract.map((r) => (typeof r === 'string' ? r : describeRef(r))).join(', ')}`,
+    );
+  }
   for (const [column, dc] of Object.entries(profile.spread)) out.push(`spread ${column} → ${dc}`);
   if (profile.absent === 'zero') out.push('full export (absent zero)');
   return out;

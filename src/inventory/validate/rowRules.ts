@@ -1,23 +1,31 @@
-import { normalizeColumn } from '../parse/header.ts';
 import { showValue } from '../parse/records.ts';
+import { type ColumnRef, describeRef } from './headerKeys.ts';
 import { MAX_QUANTITY, parseNumber, type QuantityOptions } from './quantity.ts';
+import type { BoundExprs } from './rowExprs.ts';
 import type { RowError } from './rows.ts';
 
 /**
  * What a profile says of stock rows beyond their columns (product contract, "ERP exports as they
- * come"): row conditions (`when`), quantity texts (`values`), columns taken off the quantity
+ * come" and "Any export"): row conditions (`when`, a column's texts or a CEL condition), fields
+ * computed by expressions, quantity texts (`values`), columns taken off the quantity
  * (`subtract`), and one DC row per quantity column of a wide export (`spread`). Pure: fields in,
- * a verdict out. Columns are given as the keys the rows carry them under (columnKey).
+ * a verdict out. Columns are given as the keys the rows carry them under (keyHeader).
  */
 export interface RowRules {
   /** Quantity text (trimmed, lower case) → what it means. */
   readonly values: ReadonlyMap<string, number | 'skip' | 'keep'>;
   readonly when: ReadonlyArray<{
-    readonly key: string;
-    /** Trimmed, lower-case texts that match. */
-    readonly equals: ReadonlySet<string>;
-    readonly action: 'skip' | 'keep' | 'zero';
+    /** The column looked at (`column`/`equals`), with its trimmed, lower-case texts that match. */
+    readonly key?: string | undefined;
+    readonly equals?: ReadonlySet<string>;
+    /** A CEL condition (`if`): whether it holds, or why it could not be told. */
+    readonly test?: (fields: Readonly<Record<string, unknown>>) => boolean | RowError;
+    readonly action: 'skip' | 'keep' | 'zero' | 'reject';
+    /** `reject`: the reason the report gives. */
+    readonly reason: string;
   }>;
+  /** Sets the fields the profile computes (in place); a RowError when one fails. */
+  readonly compute?: ((fields: Record<string, unknown>) => RowError | undefined) | undefined;
   readonly subtract: readonly string[];
   /** Quantity column key → the centre (or ERP location) its values are for. */
   readonly spread: ReadonlyArray<{ readonly key: string; readonly dc: string }>;
@@ -30,43 +38,60 @@ export type RowVerdict =
   /** Left out, as if it were not in the file (counted as skipped). */
   | { readonly action: 'skip' }
   /** Its key counts as named and keeps its current value (counted as kept). */
-  | { readonly action: 'keep' }
-  /** A value the rules needed is bad: the row is rejected. */
-  | { readonly action: 'bad'; readonly error: RowError };
+  | { readonly action: 'keep'; readonly fields?: Record<string, unknown> }
+  /** A value the rules needed is bad, or a condition rejects it: the row is rejected. */
+  | { readonly action: 'bad'; readonly error: RowError; readonly fields?: Record<string, unknown> };
 
 export interface ProfileRules {
   readonly values: Readonly<Record<string, number | 'skip' | 'keep'>>;
-  readonly when: ReadonlyArray<{
-    readonly column: string | number;
-    readonly equals: ReadonlyArray<string | number>;
-    readonly then: 'skip' | 'keep' | 'zero';
-  }>;
-  readonly subtract: ReadonlyArray<string | number>;
+  readonly when: ReadonlyArray<
+    | {
+        readonly column: ColumnRef;
+        readonly equals: ReadonlyArray<string | number>;
+        readonly then: 'skip' | 'keep' | 'zero' | 'reject';
+        readonly reason?: string | undefined;
+      }
+    | {
+        readonly if: string;
+        readonly then: 'skip' | 'keep' | 'zero' | 'reject';
+        readonly reason?: string | undefined;
+      }
+  >;
+  readonly subtract: ReadonlyArray<ColumnRef>;
   readonly spread: Readonly<Record<string, string>>;
 }
 
 /**
- * A profile's rules, its columns turned into the keys rows carry them under (`key`: the
- * profile's column mapping); undefined when the profile sets none (the common case costs
- * nothing a row).
+ * A profile's rules, its columns turned into the keys rows carry them under (`key`: the file's
+ * header as the profile maps it) and its expressions bound to the file (`exprs`); undefined when
+ * the profile sets none (the common case costs nothing a row).
  */
 export function rowRulesOf(
   profile: ProfileRules,
-  key: (column: string) => string | undefined,
+  key: (column: ColumnRef) => string | undefined,
+  exprs?: BoundExprs,
 ): RowRules | undefined {
-  const keyOf = (column: string | number) => {
-    const c = normalizeColumn(String(column));
-    return key(c) ?? c;
-  };
+  const keyOf = (column: ColumnRef) => key(column) ?? ` ${describeRef(column)}`;
   const rules: RowRules = {
     values: new Map(
       Object.entries(profile.values).map(([text, v]) => [text.trim().toLowerCase(), v]),
     ),
-    when: profile.when.map((c) => ({
-      key: keyOf(c.column),
-      equals: new Set(c.equals.map((v) => String(v).trim().toLowerCase())),
-      action: c.then,
-    })),
+    when: profile.when.map((c, i) =>
+      'if' in c
+        ? {
+            test: (fields: Readonly<Record<string, unknown>>) =>
+              exprs === undefined ? false : exprs.condition(i, fields),
+            action: c.then,
+            reason: c.reason ?? c.if,
+          }
+        : {
+            key: keyOf(c.column),
+            equals: new Set(c.equals.map((v) => String(v).trim().toLowerCase())),
+            action: c.then,
+            reason: c.reason ?? `${describeRef(c.column)} is ${c.equals.join(' | ')}`,
+          },
+    ),
+    compute: exprs === undefined ? undefined : (fields) => exprs.compute(fields),
     subtract: profile.subtract.map(keyOf),
     spread: Object.entries(profile.spread).map(([column, dc]) => ({ key: keyOf(column), dc })),
   };
@@ -74,7 +99,8 @@ export function rowRulesOf(
     rules.values.size === 0 &&
     rules.when.length === 0 &&
     rules.subtract.length === 0 &&
-    rules.spread.length === 0;
+    rules.spread.length === 0 &&
+    exprs === undefined;
   return none ? undefined : rules;
 }
 
@@ -110,35 +136,59 @@ export function applyRowRules(
   rules: RowRules,
   quantity: QuantityOptions,
 ): RowVerdict {
+  let decided: RowRules['when'][number] | undefined;
   for (const c of rules.when) {
-    if (!c.equals.has(text(fields[c.key]))) continue;
-    if (c.action === 'zero') return { action: 'row', fields: { ...fields, stock_quantity: 0 } };
-    return { action: c.action };
+    const holds = c.test === undefined ? c.equals!.has(text(fields[c.key!])) : c.test(fields);
+    if (holds === false) continue;
+    if (holds !== true) return { action: 'bad', error: holds };
+    decided = c;
+    break;
+  }
+  if (decided?.action === 'skip') return { action: 'skip' };
+  // Computed in place: the row's object is its own (a reader's record, or a spread copy), and
+  // the expressions read every cell before a field is set.
+  if (rules.compute !== undefined) {
+    const failed = rules.compute(fields);
+    if (failed !== undefined) return { action: 'bad', error: failed, fields };
+  }
+  // The fields computed, for the verdicts that name the row's key.
+  const computed = rules.compute === undefined ? {} : { fields };
+  if (decided !== undefined) {
+    if (decided.action === 'zero')
+      return { action: 'row', fields: { ...fields, stock_quantity: 0 } };
+    if (decided.action === 'keep') return { action: 'keep', ...computed };
+    return { action: 'bad', error: { field: '(row)', reason: decided.reason }, ...computed };
   }
   if (rules.values.size > 0) {
     const meaning = rules.values.get(text(fields.stock_quantity));
     if (typeof meaning === 'number') {
       return { action: 'row', fields: { ...fields, stock_quantity: meaning } };
     }
-    if (meaning !== undefined) return { action: meaning };
+    if (meaning !== undefined) return { action: meaning, ...computed };
   }
   if (rules.subtract.length === 0) return { action: 'row', fields };
   let q = parseNumber(fields.stock_quantity, quantity);
-  if (typeof q === 'string') return bad('stock_quantity', q, fields.stock_quantity);
+  if (typeof q === 'string') return bad('stock_quantity', q, fields.stock_quantity, computed);
   for (const key of rules.subtract) {
     const value = fields[key];
     if (text(value) === '') continue;
     const n = parseNumber(value, quantity);
-    if (typeof n === 'string') return bad(key, n, value);
+    if (typeof n === 'string') return bad(key, n, value, computed);
     q -= n;
   }
   return { action: 'row', fields: { ...fields, stock_quantity: Math.max(q, -MAX_QUANTITY - 1) } };
 }
 
-function bad(field: string, reason: string, value: unknown): RowVerdict {
+function bad(
+  field: string,
+  reason: string,
+  value: unknown,
+  computed: { fields?: Record<string, unknown> },
+): RowVerdict {
   const shown = showValue(value);
   return {
     action: 'bad',
     error: shown === undefined ? { field, reason } : { field, reason, value: shown },
+    ...computed,
   };
 }

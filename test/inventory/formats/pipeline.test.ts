@@ -191,7 +191,7 @@ describe('ERP exports through the pipeline', () => {
     const bad = await env.process('lon-1.csv', { profiles: () => list });
     expect(bad.status).toBe('failed');
     expect(env.report(bad).reason).toContain(
-      'the profile maps sku to "item", which the header lacks',
+      'the profile maps sku to "Item", which the header lacks',
     );
 
     env.drop('lon-2.csv', ' ITEM ; qty;sku\nA;3;ignored\n');

@@ -66,7 +66,7 @@ describe('profiles file schema', () => {
   it.each([
     [
       { profiles: [{ match: 'a*', columns: { skux: 'x' } }] },
-      /^profiles\[0\] \(match "a\*"\), columns: .*skux/,
+      /^profiles\[0\] \(match "a\*"\), columns\.skux: unknown field "skux"/,
     ],
     [
       { profiles: [{ match: 'a' }, { match: 'L*', headerLine: -1 }] },
@@ -120,19 +120,19 @@ describe('profiles file schema', () => {
     ],
     [
       { profiles: [{ match: 'i', headerLine: 0, columns: { sku: 'Item' } }] },
-      /^profiles\[0\] \(match "i"\), columns\.sku: must be a 1-based position: headerLine 0 means the file has no header$/,
+      /^profiles\[0\] \(match "i"\), columns\.sku: names a header column: headerLine 0 means the file has no header \(give a position or a letter\)$/,
     ],
     [
-      { profiles: [{ match: 'i', columns: { sku: 3 } }] },
-      /^profiles\[0\] \(match "i"\), columns\.sku: is a position, which only a file without a header \(headerLine 0\) takes$/,
+      { profiles: [{ match: 'i', columns: { sku: { name: 'Item', occurrence: 'first' } } }] },
+      /^profiles\[0\] \(match "i"\), columns\.sku\.occurrence: must be "last" or a whole number from 1$/,
     ],
     [
       { profiles: [{ match: 'i', headerLine: 0, columns: { sku: 0 } }] },
       /^profiles\[0\] \(match "i"\), columns\.sku: a position counts from 1$/,
     ],
     [
-      { profiles: [{ match: 'o', subtract: ['Reserved', 2] }] },
-      /^profiles\[0\] \(match "o"\), subtract\.1: is a position/,
+      { profiles: [{ match: 'o', headerLine: 0, subtract: ['Reserved', 2] }] },
+      /^profiles\[0\] \(match "o"\), subtract\.0: names a header column/,
     ],
     [
       { profiles: [{ match: 's', spread: { A: 'DC1' }, columns: { stock_quantity: 'Q' } }] },
@@ -172,7 +172,7 @@ describe('choosing a profile', () => {
     expect(plan.quantity).toEqual({ decimal: ',', negative: 'zero', fractions: 'reject' });
     expect(plan.absent).toBe('keep');
     expect(plan.duplicates).toBe('last');
-    expect(plan.rules).toBeUndefined();
+    expect(plan.rulesFor(() => undefined)).toBeUndefined();
     expect(readPlanFor(profiles(), 'items-1.txt').absent).toBe('zero');
     expect(readPlanFor(profiles(), 'other.csv')).toEqual({
       profile: undefined,
@@ -182,7 +182,8 @@ describe('choosing a profile', () => {
       mapping: undefined,
       absent: 'keep',
       duplicates: 'last',
-      rules: undefined,
+      reads: [],
+      rulesFor: expect.any(Function),
     });
   });
 });
@@ -243,7 +244,7 @@ describe('column mapping', () => {
     expect(result.ok).toBe(false);
     expect(!result.ok && result.reason).toMatch(/no columns naming a kind/);
     expect(!result.ok && result.reason).toMatch(
-      /the profile maps stock_quantity to "menge", which the header lacks/,
+      /the profile maps stock_quantity to "Menge", which the header lacks/,
     );
   });
 

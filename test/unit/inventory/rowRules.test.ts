@@ -8,12 +8,16 @@ import {
 } from '../../../src/inventory/validate/rowRules.ts';
 
 const rules = (p: Partial<ProfileRules>) =>
-  rowRulesOf({ values: {}, when: [], subtract: [], spread: {}, ...p }, (c) => c)!;
+  rowRulesOf({ values: {}, when: [], subtract: [], spread: {}, ...p }, (c) =>
+    String(c).toLowerCase(),
+  )!;
 
 describe('row rules', () => {
   it('sets none: no rules at all', () => {
     expect(
-      rowRulesOf({ values: {}, when: [], subtract: [], spread: {} }, (c) => c),
+      rowRulesOf({ values: {}, when: [], subtract: [], spread: {} }, (c) =>
+        String(c).toLowerCase(),
+      ),
     ).toBeUndefined();
   });
 

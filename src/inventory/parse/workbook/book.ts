@@ -1,4 +1,5 @@
-import { FileFormatError } from '../records.ts';
+import { normalizeColumn } from '../columnName.ts';
+import { FileFormatError, showValue } from '../records.ts';
 import {
   isType,
   PACKAGE_RELS,
@@ -10,9 +11,12 @@ import {
 import { parseXml, type XmlHandlers, type XmlLimits } from './xml.ts';
 import type { Package } from './zip.ts';
 
-/** The parts of a workbook that its first worksheet's values need. */
+/** The parts of a workbook that one worksheet's values need. */
 export interface BookParts {
-  /** The first worksheet in the workbook's tab order (a chart or dialog sheet is passed over). */
+  /**
+   * The worksheet asked for (by name, any case, or 1-based position in the tab order), or the
+   * first worksheet in the tab order (a chart or dialog sheet is passed over).
+   */
   readonly sheet: string;
   readonly sharedStrings: string | undefined;
   readonly styles: string | undefined;
@@ -32,7 +36,11 @@ const USUAL_WORKBOOK = '/xl/workbook.xml';
  * relationships name its sheets, shared strings and styles, and its sheet list gives the tab
  * order. Targets may be relative or absolute; the zip order of the parts does not matter.
  */
-export async function locateParts(pkg: Package, limits: XmlLimits): Promise<BookParts> {
+export async function locateParts(
+  pkg: Package,
+  limits: XmlLimits,
+  wanted?: string | number,
+): Promise<BookParts> {
   let workbook = USUAL_WORKBOOK;
   if (pkg.has(PACKAGE_RELS)) {
     const office = (await readRelationships(pkg, PACKAGE_RELS, '/', limits)).find(
@@ -46,14 +54,16 @@ export async function locateParts(pkg: Package, limits: XmlLimits): Promise<Book
     : [];
   const book = await readWorkbook(pkg, workbook, limits);
   const byId = new Map(rels.map((r) => [r.id, r]));
-  let sheet: string | undefined;
-  for (const id of book.sheetIds) {
+  const worksheet = (id: string) => {
     const rel = byId.get(id);
-    if (rel?.target !== undefined && isType(rel.type, 'worksheet') && pkg.has(rel.target)) {
-      sheet = rel.target;
-      break;
-    }
-  }
+    return rel?.target !== undefined && isType(rel.type, 'worksheet') && pkg.has(rel.target)
+      ? rel.target
+      : undefined;
+  };
+  const sheet =
+    wanted === undefined
+      ? book.sheets.map((s) => worksheet(s.id)).find((t) => t !== undefined)
+      : chosenSheet(book.sheets, wanted, worksheet);
   if (sheet === undefined) throw new FileFormatError('it holds no worksheet');
   // A part its relationship does not name is still taken where every writer puts it.
   const part = (kind: string, usual: string) =>
@@ -106,8 +116,35 @@ async function readRelationships(
   return rels;
 }
 
+/**
+ * The part of the sheet a profile asks for: by 1-based position in the tab order, or by name
+ * (trimmed, any case); a FileFormatError naming the sheets there are when there is none such.
+ */
+function chosenSheet(
+  sheets: ReadonlyArray<{ id: string; name: string }>,
+  wanted: string | number,
+  worksheet: (id: string) => string | undefined,
+): string {
+  const fold = (name: string) => normalizeColumn(name);
+  const found =
+    typeof wanted === 'number'
+      ? sheets[wanted - 1]
+      : sheets.find((s) => fold(s.name) === fold(wanted));
+  const names = sheets
+    .slice(0, 20)
+    .map((s) => `"${showValue(s.name)}"`)
+    .join(', ');
+  const asked = typeof wanted === 'number' ? `sheet ${wanted}` : `sheet named "${wanted}"`;
+  if (found === undefined) {
+    throw new FileFormatError(`it has no ${asked} (its sheets: ${names || 'none'})`);
+  }
+  const part = worksheet(found.id);
+  if (part === undefined) throw new FileFormatError(`its ${asked} is not a worksheet`);
+  return part;
+}
+
 async function readWorkbook(pkg: Package, part: string, limits: XmlLimits) {
-  const sheetIds: string[] = [];
+  const sheets: Array<{ id: string; name: string }> = [];
   let date1904 = false;
   await readPart(
     pkg,
@@ -118,11 +155,11 @@ async function readWorkbook(pkg: Package, part: string, limits: XmlLimits) {
           const v = a.date1904?.toLowerCase();
           date1904 = v === '1' || v === 'true';
         } else if (name === 'sheet') {
-          if (sheetIds.length >= MAX_LISTED) {
+          if (sheets.length >= MAX_LISTED) {
             throw new FileFormatError(`its part ${part} lists more than ${MAX_LISTED} sheets`);
           }
           const id = relationshipIdOf(a);
-          if (id !== undefined) sheetIds.push(id);
+          if (id !== undefined) sheets.push({ id, name: a.name ?? '' });
         }
       },
       text() {},
@@ -130,5 +167,5 @@ async function readWorkbook(pkg: Package, part: string, limits: XmlLimits) {
     },
     limits,
   );
-  return { sheetIds, date1904 };
+  return { sheets, date1904 };
 }

@@ -14,8 +14,10 @@ export const MAX_COLUMNS = 16_384;
 
 export interface SheetOptions {
   readonly strings: SharedStrings;
-  /** Cell styles that show numbers as dates (readDateStyles). */
+  /** Cell styles that show numbers as dates (readCellStyles). */
   readonly dateStyles: ReadonlySet<number>;
+  /** Cell styles that pad whole numbers with zeros → their width (readCellStyles). */
+  readonly paddedStyles?: ReadonlyMap<number, number>;
   readonly date1904: boolean;
   /** Most characters of one cell's value (or formula). */
   readonly maxCellChars: number;
@@ -28,7 +30,8 @@ export interface SheetOptions {
  * the row after the last) with its `<c>` cells (placed by their `r`, or the column after the
  * last). Values: shared strings (`t="s"`) from the table, inline strings, formula results
  * (`t="str"`, or the number cached in `<v>`), booleans, errors as their text (`#N/A`), numbers
- * as numbers and, in a date style, as ISO dates; a formula never calculated shows as `=` and its
+ * as numbers and, in a date style, as ISO dates, in a zero-padding style (`0000`) as the text
+ * shown (`0032`); a formula never calculated shows as `=` and its
  * text. Cells right of `keepColumns` are passed over. Completed rows wait in `rows` until the
  * caller takes them.
  */
@@ -161,7 +164,11 @@ export class SheetScanner implements XmlHandlers {
         if (!this.#hasValue || v.trim() === '') return this.#uncalculated();
         const n = Number(v);
         if (Number.isNaN(n)) return v;
-        return this.#o.dateStyles.has(this.#style) ? isoDate(n, this.#o.date1904) : n;
+        if (this.#o.dateStyles.has(this.#style)) return isoDate(n, this.#o.date1904);
+        const width = this.#o.paddedStyles?.get(this.#style);
+        return width !== undefined && Number.isSafeInteger(n) && n >= 0
+          ? String(n).padStart(width, '0')
+          : n;
       }
     }
   }

@@ -3,16 +3,31 @@ import { MAX_LISTED, readPart } from './book.ts';
 import type { XmlLimits } from './xml.ts';
 import type { Package } from './zip.ts';
 
+/** What a workbook's cell styles change in how a number is read. */
+export interface CellStyles {
+  /** Styles that show a number as a date. */
+  readonly dates: ReadonlySet<number>;
+  /**
+   * Styles that pad a whole number with zeros (`0000` shows 32 as `0032`) → the width: such a
+   * cell is read as the text it shows, so that a numeric-looking SKU keeps its zeros.
+   */
+  readonly padded: ReadonlyMap<number, number>;
+}
+
+/** A number format of zeros only, two or more: a fixed-width code (`0000`, `000000`). */
+const ZERO_PADDED = /^0{2,}$/;
+
 /**
- * Which cell styles show a number as a date: a cell's `s` attribute indexes the styles part's
- * `cellXfs`, each naming a number format, built in (ids 14–22, 27–36, 45–47, 50–58) or listed in
- * `numFmts` by its format code. A date's serial number is read as a date, as Excel shows it.
+ * Which cell styles show a number as a date, and which pad it with zeros: a cell's `s` attribute
+ * indexes the styles part's `cellXfs`, each naming a number format, built in (dates: ids 14–22,
+ * 27–36, 45–47, 50–58) or listed in `numFmts` by its format code. A date's serial number is read
+ * as a date, and a zero-padded number as its text, as Excel shows them.
  */
-export async function readDateStyles(
+export async function readCellStyles(
   pkg: Package,
   part: string,
   limits: XmlLimits,
-): Promise<ReadonlySet<number>> {
+): Promise<CellStyles> {
   const formats = new Map<number, string>();
   const xfFormats: number[] = [];
   let inCellXfs = false;
@@ -39,11 +54,14 @@ export async function readDateStyles(
     limits,
   );
   const dates = new Set<number>();
+  const padded = new Map<number, number>();
   xfFormats.forEach((id, index) => {
     const code = formats.get(id);
     if (code === undefined ? isBuiltInDate(id) : isDateFormat(code)) dates.add(index);
+    else if (code !== undefined && ZERO_PADDED.test(code.trim()))
+      padded.set(index, code.trim().length);
   });
-  return dates;
+  return { dates, padded };
 }
 
 function tooMany(part: string): never {
