@@ -335,7 +335,7 @@ export const settings = {
     'RETENTION_DAYS',
     int(0, 36_500),
     30,
-    'Days handled files (processed/, failed/ and their reports) and finished records (file ledger, confirmed shipments and confirmations) are kept; older ones are pruned daily and at start. 0 keeps everything.',
+    'Days handled files (processed/, failed/ and their reports) and finished records (file ledger, shipments confirmed or gone from the ready-to-ship list, confirmations, last pushes, decided held entries, operator requests) are kept; older ones are pruned daily and at start (what is kept however old: docs/operations.md). 0 keeps everything.',
   ),
   httpPort: setting(
     'HTTP_PORT',
