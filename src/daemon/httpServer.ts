@@ -11,8 +11,15 @@ import { assess } from './assess.ts';
 import { ConsoleAuth, consoleMode } from './console/consoleAuth.ts';
 import { createConsole } from './console/routes.ts';
 import { checkHealth, pingRedisUrl } from './healthCheck.ts';
+import { readLiveFacts } from './liveFacts.ts';
 import { createMetrics } from './metrics.ts';
-import { assertRedisUp, readQueueDepths, readStatus, type StatusSettings } from './status.ts';
+import {
+  assertRedisUp,
+  type LiveFacts,
+  readQueueDepths,
+  readStatus,
+  type StatusSettings,
+} from './status.ts';
 import { healthView } from './views.ts';
 
 export interface HttpServerOptions {
@@ -44,6 +51,11 @@ export interface HttpServerOptions {
   readonly now?: () => number;
   /** How often /metrics' figures are read afresh (METRICS_REFRESH_MS by default). */
   readonly metricsEveryMs?: number;
+  /**
+   * The running daemon's own beat and disk (its disk watch, in memory: state.db may be what
+   * cannot be written); without it they are read as a command reads them (liveFacts.ts).
+   */
+  readonly live?: (() => LiveFacts) | undefined;
 }
 
 export interface HttpServer {
@@ -54,20 +66,23 @@ export interface HttpServer {
 
 /**
  * The optional operations endpoint (HTTP_PORT > 0):
- * - `GET /healthz`: 200 and the health report as JSON when Redis answers, state.db reads and the
- *   heartbeat is recent; 503 and the same JSON (with `problems`) otherwise;
+ * - `GET /healthz`: 200 and the health report as JSON when the disk is not full, Redis answers,
+ *   state.db reads and the heartbeat is recent; 503 and the same JSON (with `problems`) otherwise;
  * - `GET /metrics`: Prometheus text format, gauges read from state.db (and the queues) on a timer
  *   (every few seconds), never per scrape.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { db, config, queues, log, redis } = options;
   const now = options.now ?? Date.now;
+  const live = async (): Promise<LiveFacts> =>
+    options.live?.() ?? (await readLiveFacts(config.dataDir, now()));
   const metrics = createMetrics({
     db,
     config,
     queues,
     redis,
     now,
+    live,
     everyMs: options.metricsEveryMs,
     onError: (err) => log.warn({ event: 'metrics.failed', err }, 'could not read the metrics'),
   });
@@ -105,7 +120,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       const queueDepths = queues
         ? await readQueueDepths(queues, 2000, redis, queryDepths)
         : { error: 'no queues' };
-      const status = { ...readStatus(db, config, now()), queues: queueDepths };
+      const facts = await live();
+      const status = { ...readStatus(db, config, now(), facts), queues: queueDepths };
       const health = assess({
         status,
         redisError: 'error' in queueDepths ? queueDepths.error : undefined,
@@ -126,9 +142,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return;
     }
     if (path === '/healthz') {
+      const facts = await live();
       const report = await checkHealth({
         pingRedis,
-        readStatus: () => readStatus(db, config, now()),
+        readStatus: () => readStatus(db, config, now(), facts),
+        disk: facts.disk,
         now,
       });
       send(

@@ -38,7 +38,7 @@ export const DISK_FULL_BELOW_BYTES = 1024 * 1024;
  * (the heartbeat) pass. Work that met the error retries every 10 s, so a disk that stays too full
  * for it stays full here.
  */
-export const DISK_ERROR_QUIET_MS = 25_000;
+export const DISK_ERROR_QUIET_MS = 20_000;
 
 /** What one look at the disk found. */
 export interface DiskLook {
@@ -53,7 +53,9 @@ export interface DiskLook {
   readonly lastWriteOkAt: number | undefined;
 }
 
-const tooLittle = (s: FreeSpace) => s.freeBytes < DISK_FULL_BELOW_BYTES || s.freeInodes === 0;
+/** Less than DISK_FULL_BELOW_BYTES, or no inode, free there. */
+export const tooLittle = (s: FreeSpace): boolean =>
+  s.freeBytes < DISK_FULL_BELOW_BYTES || s.freeInodes === 0;
 
 /**
  * The disk's state after a look. Full when a watched path has less than DISK_FULL_BELOW_BYTES

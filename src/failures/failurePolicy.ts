@@ -190,6 +190,19 @@ export function isDiskFull(err: unknown): boolean {
 const MACHINE_SQLITE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
 
 /**
+ * Whether an error is the machine's: an I/O error (an errno, a syscall) or one of SQLite's errors
+ * of the machine (a lock, the disk, memory). On a full disk SQLite may say only "disk I/O error"
+ * (SQLITE_IOERR_…: it could not grow state.db's shared-memory file): with too little space left
+ * the disk is to blame (src/daemon/diskSpace.ts).
+ */
+export function isMachineError(err: unknown): boolean {
+  const e = err as { errno?: unknown; syscall?: unknown; code?: unknown } | null;
+  if (e === null || typeof e !== 'object') return false;
+  if (typeof e.errno === 'number' || typeof e.syscall === 'string') return true;
+  return typeof e.code === 'string' && MACHINE_SQLITE.test(e.code);
+}
+
+/**
  * Whether an error met while reading an inbox file counts as a failed attempt at the file itself
  * (three of them send it to failed/: src/inventory/ingest/attempts.ts). Passing troubles of the
  * machine or the portal never count — I/O errors, SQLite's errors of the machine (a full disk, a
@@ -203,9 +216,6 @@ export function countsAgainstFile(err: unknown): boolean {
     if (err.code === 'E_STAGING') return countsAgainstFile(err.cause);
     if (err.code === 'E_FILE_CHANGED' || err.code === 'E_DC_LIST_UNAVAILABLE') return false;
   }
-  const e = err as { errno?: unknown; syscall?: unknown; code?: unknown } | null;
-  if (e === null || typeof e !== 'object') return true;
-  if (typeof e.errno === 'number' || typeof e.syscall === 'string') return false; // I/O
-  if (typeof e.code === 'string' && MACHINE_SQLITE.test(e.code)) return false;
-  return true;
+  if (err === null || typeof err !== 'object') return true;
+  return !isMachineError(err);
 }

@@ -111,6 +111,7 @@ describe('/healthz', () => {
       stateDb: 'ok',
       heartbeatAgeMs: 5000,
       paused: null,
+      disk: { path: sandbox.dataDir, freeBytes: expect.any(Number), full: false, since: null },
       checkedAt: new Date(NOW).toISOString(),
     });
 
