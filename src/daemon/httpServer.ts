@@ -7,10 +7,12 @@ import { type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
+import { KeyValueStore } from '../state/kv.ts';
 import { assess } from './assess.ts';
 import { ConsoleAuth, consoleMode } from './console/consoleAuth.ts';
 import { createConsole } from './console/routes.ts';
 import { checkHealth, pingRedisUrl } from './healthCheck.ts';
+import { checkLive } from './liveCheck.ts';
 import { readLiveFacts } from './liveFacts.ts';
 import { createMetrics } from './metrics.ts';
 import {
@@ -67,7 +69,11 @@ export interface HttpServer {
 /**
  * The optional operations endpoint (HTTP_PORT > 0):
  * - `GET /healthz`: 200 and the health report as JSON when the disk is not full, Redis answers,
- *   state.db reads and the heartbeat is recent; 503 and the same JSON (with `problems`) otherwise;
+ *   state.db reads and the heartbeat is recent; 503 and the same JSON (with `problems`) otherwise
+ *   (`supplier-sync health`'s check: readiness);
+ * - `GET /livez`: 200 and the liveness report while the daemon's heartbeat is recent (its event
+ *   loop runs: it answers this), whatever the disk, Redis or the portal; 503 otherwise
+ *   (`supplier-sync health --live`'s check, in the process that holds the writer lock: liveness);
  * - `GET /metrics`: Prometheus text format, gauges read from state.db (and the queues) on a timer
  *   (every few seconds), never per scrape.
  */
@@ -135,7 +141,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== '/healthz' && path !== '/metrics') return web.handle(req, res);
+    if (path !== '/healthz' && path !== '/livez' && path !== '/metrics')
+      return web.handle(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' });
       res.end('method not allowed\n');
@@ -153,6 +160,24 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         res,
         req,
         report.healthy ? 200 : 503,
+        'application/json',
+        JSON.stringify(healthView(report)),
+      );
+      return;
+    }
+    if (path === '/livez') {
+      const facts = await live();
+      const report = checkLive({
+        // Its own beat (in memory in the daemon), and state.db's.
+        beats: [facts.beat, new KeyValueStore(db).get('daemon.heartbeat') ?? null],
+        disk: facts.disk,
+        lock: () => ({ held: true, daemon: true }),
+        now: now(),
+      });
+      send(
+        res,
+        req,
+        report.live ? 200 : 503,
         'application/json',
         JSON.stringify(healthView(report)),
       );

@@ -152,6 +152,10 @@ describe.skipIf(!canMountSmallDisk)(
       const hz = JSON.parse(healthz.text);
       expect(hz.disk).toMatchObject({ path: dataDir, full: true });
       expect(hz.problems.join('; ')).not.toMatch(/heartbeat/);
+      // A liveness probe over HTTP finds the process answering: no restart for a full disk.
+      const livez = await get('/livez');
+      expect(livez.status).toBe(200);
+      expect(JSON.parse(livez.text)).toMatchObject({ live: true, disk: { full: true } });
       const page = await get('/');
       expect(page.status).toBe(200);
       expect(page.text).toContain('NEEDS A PERSON');

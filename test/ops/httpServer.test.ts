@@ -126,6 +126,28 @@ describe('/healthz', () => {
     expect((await get('/healthz', { method: 'POST' })).status).toBe(405);
   });
 
+  it('/livez is 200 while the heartbeat is recent, whatever Redis does, and 503 once it is old', async () => {
+    config = loadConfig({
+      env: { SYNC_DATA_DIR: sandbox.dataDir, REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    const { get } = await start({ queues: false });
+    expect((await get('/livez')).status).toBe(503);
+    beat(NOW - 5000);
+    let res = await get('/livez');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({
+      live: true,
+      heartbeatAgeMs: 5000,
+      disk: { path: sandbox.dataDir, full: false },
+    });
+    // /healthz is 503 meanwhile: Redis does not answer. Not a reason to restart the daemon.
+    expect((await get('/healthz')).status).toBe(503);
+    beat(NOW - HEARTBEAT_STALE_MS - 30_000);
+    res = await get('/livez');
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.text)).toMatchObject({ live: false, reason: 'no heartbeat for 90 s' });
+  });
+
   it('checks Redis over a connection of its own without queues, and is 503 when Redis is gone', async () => {
     beat(NOW);
     const { get } = await start({ queues: false });
