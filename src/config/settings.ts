@@ -63,7 +63,7 @@ export const settings = {
     'SYNC_DATA_DIR',
     text,
     './data',
-    'Holds state.db, inbox/, processed/, failed/, outbox/ and held/ (created at start), and staging/ (scratch files of files and snapshot reads being applied, also by `release`).',
+    "Holds state.db, inbox/, processed/, failed/, outbox/ and held/ (created at start), staging/ (scratch files of files and snapshot reads being applied, also by `release`), and heartbeat.json (the running daemon's heartbeat and disk state, read by status and health while state.db cannot be written).",
   ),
   queuePrefix: setting(
     'SYNC_QUEUE_PREFIX',
