@@ -156,6 +156,13 @@ describe.skipIf(!canMountSmallDisk)(
       const livez = await get('/livez');
       expect(livez.status).toBe(200);
       expect(JSON.parse(livez.text)).toMatchObject({ live: true, disk: { full: true } });
+      await waitUntil(
+        async () => /^supplier_sync_disk_full\{path=".*"\} 1$/m.test((await get('/metrics')).text),
+        {
+          timeoutMs: 15_000,
+          message: 'supplier_sync_disk_full 1 on /metrics',
+        },
+      );
       const page = await get('/');
       expect(page.status).toBe(200);
       expect(page.text).toContain('NEEDS A PERSON');
