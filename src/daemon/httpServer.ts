@@ -156,13 +156,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         disk: facts.disk,
         now,
       });
-      send(
-        res,
-        req,
-        report.healthy ? 200 : 503,
-        'application/json',
-        JSON.stringify(healthView(report)),
-      );
+      sendReport(res, req, report.healthy, report);
       return;
     }
     if (path === '/livez') {
@@ -174,13 +168,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
         lock: () => ({ held: true, daemon: true }),
         now: now(),
       });
-      send(
-        res,
-        req,
-        report.live ? 200 : 503,
-        'application/json',
-        JSON.stringify(healthView(report)),
-      );
+      sendReport(res, req, report.live, report);
       return;
     }
     if (path === '/metrics') {
@@ -228,6 +216,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return closed;
     },
   };
+}
+
+/** A health or liveness report as JSON: 200 when it passes, 503 when it does not. */
+function sendReport(res: ServerResponse, req: IncomingMessage, ok: boolean, report: object): void {
+  send(res, req, ok ? 200 : 503, 'application/json', JSON.stringify(healthView(report)));
 }
 
 function send(

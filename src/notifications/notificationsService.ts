@@ -119,25 +119,12 @@ export function createNotifications(config: NotificationSettings, log: Logger): 
     watchLog,
     start({ db, clock, readVerdict }) {
       attached = { db, clock };
-      const told = directNotice({
-        db,
-        log,
-        clock,
-        url,
-        secret,
-        timeoutMs: config.notifyTimeoutMs,
-        receiver: originOf(url),
-        signal: stopping.signal,
-      });
+      const sending = { db, log, clock, url, secret, timeoutMs: config.notifyTimeoutMs };
+      const told = directNotice({ ...sending, receiver: originOf(url), signal: stopping.signal });
       direct = told;
       let lastVerdictRead = 0;
       notifier = startNotifier({
-        db,
-        log,
-        clock,
-        url,
-        secret,
-        timeoutMs: config.notifyTimeoutMs,
+        ...sending,
         retry: {
           baseMs: config.notifyRetryBaseMs,
           maxMs: config.notifyRetryMaxMs,
