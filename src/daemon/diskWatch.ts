@@ -72,11 +72,13 @@ export function createDiskWatch(deps: DiskWatchDeps): DiskWatch {
     state: () => state,
     sawError(err) {
       if (!isDiskFull(err)) return false;
+      // The watched path the error names, when it names one (an ENOSPC's path; SQLite's none):
+      // the longest that holds it.
       const path = (err as { path?: unknown }).path;
-      lastError = {
-        at: now(),
-        path: deps.paths.find((p) => typeof path === 'string' && path.startsWith(p)),
-      };
+      const named = deps.paths
+        .filter((p) => typeof path === 'string' && path.startsWith(p))
+        .sort((a, b) => b.length - a.length)[0];
+      lastError = { at: now(), path: named };
       return true;
     },
     wroteOk() {
