@@ -6,7 +6,7 @@
  * NEEDS A PERSON notification is sent directly, nothing is lost, and work resumes by itself
  * within a minute of space returning.
  */
-import { existsSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,7 +29,10 @@ const SECRET = 'disk-full-webhook-secret';
 let h: Harness | undefined;
 let disk: SmallDisk | undefined;
 let receiver: Receiver | undefined;
+let secretFile: string | undefined;
 afterEach(async () => {
+  if (secretFile !== undefined) rmSync(secretFile, { force: true });
+  secretFile = undefined;
   disk?.free();
   await h?.stop();
   disk?.unmount();
@@ -65,7 +68,7 @@ describe.skipIf(!canMountSmallDisk)(
   () => {
     it('is named by status, health, /healthz and the console, notified at once, and left behind within a minute of space returning', async () => {
       receiver = await startReceiver(SECRET);
-      const secretFile = join(tmpdir(), `supplier-sync-disk-secret-${process.pid}`);
+      secretFile = join(tmpdir(), `supplier-sync-disk-secret-${process.pid}`);
       writeFileSync(secretFile, SECRET);
       const port = await freePort();
       h = await startHarness(
