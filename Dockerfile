@@ -49,7 +49,11 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME /data
 
-# Healthy: Redis answers, state.db opens and the daemon's heartbeat (every 10 s) is under 60 s old.
+# Healthy (ready): the disk is not full, Redis answers, state.db opens and the daemon's heartbeat
+# (every 10 s) is under 60 s old. Docker restarts no container for being unhealthy: this is what
+# `docker ps` and compose's `service_healthy` show. An orchestrator that restarts on a failed
+# check (a liveness probe) should run `supplier-sync health --live` (or GET /livez) instead: a
+# restart mends a stuck process, never a full disk or a Redis outage (docs/deployment.md).
 HEALTHCHECK --interval=30s --timeout=10s --start-period=60s --retries=3 \
   CMD ["supplier-sync", "health"]
 

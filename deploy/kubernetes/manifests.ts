@@ -1,9 +1,9 @@
 /**
  * The Kubernetes objects of one supplier's daemon, built from a fleet file (fleet.ts): a
  * StatefulSet of one replica with its own data volume, the portal password as a Secret mounted
- * as a file, the settings and the inbox profiles / stock rules in ConfigMaps, probes on /healthz,
- * and a Service for the console and /metrics. docs/deployment.md ("Kubernetes") explains each
- * choice. Built with the kubernetes-models classes, so that a misspelt field fails the type
+ * as a file, the settings and the inbox profiles / stock rules in ConfigMaps, probes on /livez
+ * (liveness: `health --live`) and /healthz (readiness: `health`), and a Service for the console
+ * and /metrics. docs/deployment.md ("Kubernetes") explains each choice. Built with the kubernetes-models classes, so that a misspelt field fails the type
  * check and a wrong value fails validate() against the Kubernetes API schemas.
  */
 import { createHash } from 'node:crypto';
@@ -148,8 +148,8 @@ export function supplierManifests(fleet: Fleet, s: Supplier, password?: string):
     });
   }
 
-  const probe = (periodSeconds: number, failureThreshold: number) => ({
-    httpGet: { path: '/healthz', port: 'http' },
+  const probe = (path: '/healthz' | '/livez', periodSeconds: number, failureThreshold: number) => ({
+    httpGet: { path, port: 'http' },
     periodSeconds,
     timeoutSeconds: 10,
     failureThreshold,
@@ -160,14 +160,16 @@ export function supplierManifests(fleet: Fleet, s: Supplier, password?: string):
     args: ['run'],
     envFrom: [{ configMapRef: { name: `${name}-settings` } }],
     ports: [{ name: 'http', containerPort: HTTP_PORT, protocol: 'TCP' }],
-    // /healthz is `supplier-sync health`'s check (Redis answers, state.db opens, the heartbeat is
-    // under 60 s old) over HTTP, without starting a process per probe. Startup allows 10 minutes
-    // (a large state.db's migrations); readiness drops the pod from the Service within 30 s;
-    // liveness restarts it only after 5 minutes unhealthy, so that a Redis outage (which the
-    // daemon rides out by itself) does not restart every supplier at once.
-    startupProbe: probe(5, 120),
-    readinessProbe: probe(15, 2),
-    livenessProbe: probe(30, 10),
+    // Readiness is `supplier-sync health`'s check over HTTP (/healthz: the disk is not full, Redis
+    // answers, state.db opens, the heartbeat is under 60 s old); liveness and startup are
+    // `supplier-sync health --live`'s (/livez: the daemon's process answers and beats), since a
+    // restart mends a stuck process but never a full disk, a Redis outage or a portal that
+    // refuses. Over HTTP: no process started per probe. Startup allows 10 minutes (a large
+    // state.db's migrations); readiness drops the pod from the Service within 30 s; liveness
+    // restarts it after 5 minutes without an answer.
+    startupProbe: probe('/livez', 5, 120),
+    readinessProbe: probe('/healthz', 15, 2),
+    livenessProbe: probe('/livez', 30, 10),
     resources: {
       requests: { cpu: fleet.resources.cpuRequest, memory: fleet.resources.memoryRequest },
       limits: { memory: fleet.resources.memoryLimit },

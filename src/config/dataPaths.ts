@@ -18,6 +18,11 @@ export interface DataPaths {
   readonly writerLock: string;
   /** What a command writes to wake the daemon to take its request (src/actions/wakeFile.ts). */
   readonly requestWake: string;
+  /**
+   * The running daemon's heartbeat and disk state, rewritten in place (src/daemon/heartbeatFile.ts):
+   * readable by commands while state.db cannot be written.
+   */
+  readonly heartbeatFile: string;
 }
 
 /** The folders `ensureDataDirs` creates. */
@@ -34,6 +39,7 @@ export function dataPaths(dataDir: string): DataPaths {
     held: join(dataDir, 'held'),
     writerLock: join(dataDir, 'writer.lock'),
     requestWake: join(dataDir, 'requests.wake'),
+    heartbeatFile: join(dataDir, 'heartbeat.json'),
   };
 }
 

@@ -64,7 +64,7 @@ export const settings = {
     'SYNC_DATA_DIR',
     text,
     './data',
-    'Holds state.db, inbox/, processed/, failed/, outbox/ and held/ (created at start), and staging/ (scratch files of files and snapshot reads being applied, also by `release`).',
+    "Holds state.db, inbox/, processed/, failed/, outbox/ and held/ (created at start), staging/ (scratch files of files and snapshot reads being applied, also by `release`), and heartbeat.json (the running daemon's heartbeat and disk state, read by status and health while state.db cannot be written).",
   ),
   queuePrefix: setting(
     'SYNC_QUEUE_PREFIX',
@@ -336,7 +336,7 @@ export const settings = {
     'RETENTION_DAYS',
     int(0, 36_500),
     30,
-    'Days handled files (processed/, failed/ and their reports) and finished records (file ledger, confirmed shipments and confirmations) are kept; older ones are pruned daily and at start. 0 keeps everything.',
+    'Days handled files (processed/, failed/ and their reports) and finished records (file ledger, shipments confirmed or gone from the ready-to-ship list, confirmations, last pushes, decided held entries, operator requests) are kept; older ones are pruned daily and at start (what is kept however old: docs/operations.md). 0 keeps everything.',
   ),
   httpPort: setting(
     'HTTP_PORT',

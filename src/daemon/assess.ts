@@ -1,7 +1,8 @@
 import { FOREIGN_LOGIN_REPEATS } from '../api/index.ts';
+import { diskFullReason } from '../domain/diskState.ts';
 import type { StateDb } from '../state/db.ts';
 import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
-import { readStatus, type Status, type StatusSettings } from './status.ts';
+import { type LiveFacts, readStatus, type Status, type StatusSettings } from './status.ts';
 
 /** How the daemon is doing, in one word an operator acts on. */
 export type Verdict = 'healthy' | 'degraded' | 'needs a person';
@@ -27,13 +28,14 @@ export interface AssessInput {
 
 /**
  * Pure: the verdict and its reasons. "Needs a person" is what the daemon cannot mend by waiting
- * (it is not running, the portal refused the credentials, confirmations were refused for good or
- * conflict); "degraded" is what it retries on its own but an operator should know (Redis away, a
+ * (a full disk, it is not running, the portal refused the credentials, confirmations were refused
+ * for good or conflict); "degraded" is what it retries on its own but an operator should know (Redis away, a
  * stale sync, rejected stock items, a spent budget).
  */
 export function assess({ status: s, redisError }: AssessInput): Assessment {
   const person: string[] = [];
   const degraded: string[] = [];
+  if (s.disk?.full) person.push(diskFullReason(s.disk));
   const beatAge = s.daemon === null ? null : s.at - s.daemon.at;
   if (beatAge === null) person.push('the daemon has not run on this data dir (no heartbeat)');
   else if (beatAge > HEARTBEAT_STALE_MS)
@@ -109,8 +111,13 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
  * PERSON): its own heartbeat is taken as fresh — a clock moved on in a test, or a slow beat, must
  * not read as "not running" to the daemon that tells.
  */
-export function ownVerdict(db: StateDb, config: StatusSettings, now: number): Assessment {
-  const s = readStatus(db, config, now);
+export function ownVerdict(
+  db: StateDb,
+  config: StatusSettings,
+  now: number,
+  live?: LiveFacts,
+): Assessment {
+  const s = readStatus(db, config, now, live);
   const daemon = { ...(s.daemon ?? { pid: process.pid, startedAt: now }), at: now };
   return assess({ status: { ...s, daemon } });
 }

@@ -2,6 +2,7 @@ import { serveRequests } from '../actions/requests.ts';
 import { createPortalClient, portalClientOptions } from '../api/index.ts';
 import { type Config, configSecrets, describeConfig, ensureDataDirs } from '../config/index.ts';
 import { type Clock, systemClock } from '../domain/clock.ts';
+import { diskFullNotification } from '../domain/notification.ts';
 import { startSchedules } from '../jobs/schedules.ts';
 import type { Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/redact.ts';
@@ -9,6 +10,9 @@ import { createNotifications } from '../notifications/index.ts';
 import { openStateDb } from '../state/db.ts';
 import { ownVerdict } from './assess.ts';
 import { startBackground } from './background.ts';
+import { diskFullAtStart, watchedPaths } from './diskSpace.ts';
+import { createDiskWatch } from './diskWatch.ts';
+import { HeartbeatFile } from './heartbeatFile.ts';
 import { connectJobs } from './jobsStart.ts';
 import { daemonSchedules, type ScheduledTask } from './schedulePlan.ts';
 import { buildServices } from './services.ts';
@@ -26,7 +30,13 @@ export interface DaemonOptions {
  * or the look at its watched settings files every 2 s ('settings-files': INBOX_PROFILES_FILE and
  * STOCK_RULES_FILE), by name.
  */
-export type DaemonTask = ScheduledTask | 'inbox-scan' | 'settings-files' | 'notifications';
+export type DaemonTask =
+  | ScheduledTask
+  | 'inbox-scan'
+  | 'settings-files'
+  | 'notifications'
+  /** A heartbeat now, with its look at the disk (free space, and the errors writes met). */
+  | 'heartbeat';
 
 export interface Daemon {
   /**
@@ -47,7 +57,11 @@ export interface Daemon {
  * started in that order, stopped in reverse.
  */
 export function startDaemon(options: DaemonOptions): Promise<Daemon> {
-  return unlockingOnFailure((taken) => startLocked(options, taken));
+  // A start on a full disk fails with one line naming the path (DiskFullError), not SQLite's
+  // "database or disk is full".
+  return unlockingOnFailure((taken) => startLocked(options, taken)).catch(async (err: unknown) => {
+    throw await diskFullAtStart(options.config.dataDir, err, options.log);
+  });
 }
 
 async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Daemon> {
@@ -67,13 +81,36 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
   const db = openStateDb(paths.stateDb);
   // One writer per data dir, before anything is written: a second daemon exits 78 here.
   taken.lock = await lockDataDir(config.dataDir, db, log);
-  notifications.start({ db, clock, readVerdict: () => ownVerdict(db, config, clock.now()) });
+  const heartbeatFile = HeartbeatFile.open(paths.heartbeatFile);
+  // The disk: full or not, in memory (state.db may be what cannot be written); a turn to full is
+  // told at once, outside the outbox; space back asks for the work owed at once.
+  const disk = createDiskWatch({
+    dataDir: config.dataDir,
+    paths: watchedPaths(config.dataDir),
+    log,
+    now: clock.now,
+    onFull: (state) => {
+      const reasons = verdictNow().reasons;
+      void notifications.tellAtOnce(diskFullNotification(state, reasons, clock.now()));
+    },
+    onOk: () => {
+      void (async () => {
+        await services.ingestion.resumeStagedApplies();
+        await sources.scanInbox();
+        if (jobs.redis.state().up) await jobs.recover('disk has space again');
+      })().catch((err) =>
+        log.warn({ event: 'recover.failed', err }, 'could not ask for the work owed'),
+      );
+    },
+  });
+  const verdictNow = () => ownVerdict(db, config, clock.now(), { beat: null, disk: disk.state() });
+  notifications.start({ db, clock, readVerdict: verdictNow });
   const client = createPortalClient(
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
   );
   const stopping = new AbortController();
 
-  const jobs = connectJobs({ config, log, clock });
+  const jobs = connectJobs({ config, log, clock, onDiskFull: (err) => disk.sawError(err) });
   const { nudges } = jobs;
   const asked = (what: string) => (err: unknown) =>
     log.warn({ event: 'queue.error', err }, `could not enqueue ${what}`);
@@ -106,7 +143,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
     config.timezone,
     log,
   );
-  const background = startBackground({ config, db, log, clock });
+  const background = startBackground({ config, db, log, clock, disk, heartbeatFile });
   const actions = daemonActions({ db, config, now: clock.now, log }, nudges);
   // The HTTP server, console and metrics are loaded only with HTTP_PORT (density: idle daemons skip them).
   const http =
@@ -122,6 +159,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
           now: clock.now,
           consolePassword,
           nudge: actions.nudge,
+          live: () => ({ beat: background.heartbeat.last(), disk: disk.state() }),
         })
       : undefined;
 
@@ -145,6 +183,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
       if (task === 'inbox-scan') await sources.scanInbox();
       else if (task === 'settings-files') await settingsFiles.check();
       else if (task === 'notifications') await notifications.runNow();
+      else if (task === 'heartbeat') await background.heartbeat.beat();
       else await cron.run(task);
     },
     stop(reason) {
@@ -163,6 +202,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
         client.close();
         await notifications.stop();
         background.stop();
+        heartbeatFile.close();
         await http?.close();
         await jobs.close();
         taken.lock?.release();

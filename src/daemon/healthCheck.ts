@@ -1,3 +1,4 @@
+import { bytesText, type DiskState } from '../domain/diskState.ts';
 import { withTimeout } from '../domain/timeout.ts';
 import { type RedisClient, type RedisTarget, redisConnection } from '../jobs/connection.ts';
 import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
@@ -8,7 +9,9 @@ export interface HealthProbes {
   /** Resolves when Redis answers PING; rejects with the reason otherwise. */
   readonly pingRedis: () => Promise<void>;
   /** The status read (its heartbeat counts here); throws when state.db cannot be opened or read. */
-  readonly readStatus: () => Pick<Status, 'daemon'> & Partial<Pick<Status, 'paused'>>;
+  readonly readStatus: () => Pick<Status, 'daemon'> & Partial<Pick<Status, 'paused' | 'disk'>>;
+  /** The disk, when known apart from the status read (which may fail: state.db unreadable). */
+  readonly disk?: DiskState | null;
   readonly now: () => number;
   /** A heartbeat older than this is a problem, in milliseconds; HEARTBEAT_STALE_MS by default. */
   readonly staleAfterMs?: number;
@@ -27,13 +30,15 @@ export interface HealthReport {
    * is no health problem (it is asked for): it is only said.
    */
   readonly paused: { readonly since: string; readonly reason: string | null } | null;
+  /** The disk holding the data dir and state.db (full: not healthy, whatever else); null: not looked at. */
+  readonly disk: DiskState | null;
   readonly checkedAt: number;
 }
 
 /**
- * Healthy means: Redis answers, state.db opens and the daemon's heartbeat is recent. Shared by the
- * `health` command (a separate process) and the daemon's own `/healthz`; both only differ in how
- * they reach Redis and state.db.
+ * Healthy means: the disk is not full, Redis answers, state.db opens and the daemon's heartbeat
+ * is recent. Shared by the `health` command (a separate process) and the daemon's own `/healthz`;
+ * both only differ in how they reach Redis, state.db and the disk.
  */
 export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
   const staleAfterMs = probes.staleAfterMs ?? HEARTBEAT_STALE_MS;
@@ -47,8 +52,10 @@ export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
   let stateDb: 'ok' | 'error' = 'ok';
   let heartbeatAgeMs: number | null = null;
   let paused: HealthReport['paused'] = null;
+  let disk = probes.disk ?? null;
   try {
     const status = probes.readStatus();
+    disk = status.disk ?? disk;
     const beat = status.daemon;
     if (status.paused)
       paused = { since: new Date(status.paused.since).toISOString(), reason: status.paused.reason };
@@ -65,6 +72,7 @@ export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
 
   const redisProblem = await ping;
   if (redisProblem !== null) problems.unshift(redisProblem);
+  if (disk?.full) problems.unshift(diskProblem(disk));
   return {
     healthy: problems.length === 0,
     problems,
@@ -72,8 +80,14 @@ export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
     stateDb,
     heartbeatAgeMs,
     paused,
+    disk,
     checkedAt: probes.now(),
   };
+}
+
+/** `disk: the disk holding /data is full (0 bytes free)`. */
+export function diskProblem(disk: DiskState): string {
+  return `disk: the disk holding ${disk.path} is full (${bytesText(disk.freeBytes)} free)`;
 }
 
 /** PING over an existing connection (the daemon's), which may be waiting through a Redis outage. */

@@ -7,12 +7,21 @@ import { type Queues, queueDepths } from '../jobs/queues.ts';
 import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
+import { KeyValueStore } from '../state/kv.ts';
 import { assess } from './assess.ts';
 import { ConsoleAuth, consoleMode } from './console/consoleAuth.ts';
 import { createConsole } from './console/routes.ts';
 import { checkHealth, pingRedisUrl } from './healthCheck.ts';
+import { checkLive } from './liveCheck.ts';
+import { readLiveFacts } from './liveFacts.ts';
 import { createMetrics } from './metrics.ts';
-import { assertRedisUp, readQueueDepths, readStatus, type StatusSettings } from './status.ts';
+import {
+  assertRedisUp,
+  type LiveFacts,
+  readQueueDepths,
+  readStatus,
+  type StatusSettings,
+} from './status.ts';
 import { healthView } from './views.ts';
 
 export interface HttpServerOptions {
@@ -45,6 +54,11 @@ export interface HttpServerOptions {
   readonly now?: () => number;
   /** How often /metrics' figures are read afresh (METRICS_REFRESH_MS by default). */
   readonly metricsEveryMs?: number;
+  /**
+   * The running daemon's own beat and disk (its disk watch, in memory: state.db may be what
+   * cannot be written); without it they are read as a command reads them (liveFacts.ts).
+   */
+  readonly live?: (() => LiveFacts) | undefined;
 }
 
 export interface HttpServer {
@@ -55,20 +69,27 @@ export interface HttpServer {
 
 /**
  * The optional operations endpoint (HTTP_PORT > 0):
- * - `GET /healthz`: 200 and the health report as JSON when Redis answers, state.db reads and the
- *   heartbeat is recent; 503 and the same JSON (with `problems`) otherwise;
+ * - `GET /healthz`: 200 and the health report as JSON when the disk is not full, Redis answers,
+ *   state.db reads and the heartbeat is recent; 503 and the same JSON (with `problems`) otherwise
+ *   (`supplier-sync health`'s check: readiness);
+ * - `GET /livez`: 200 and the liveness report while the daemon's heartbeat is recent (its event
+ *   loop runs: it answers this), whatever the disk, Redis or the portal; 503 otherwise
+ *   (`supplier-sync health --live`'s check, in the process that holds the writer lock: liveness);
  * - `GET /metrics`: Prometheus text format, gauges read from state.db (and the queues) on a timer
  *   (every few seconds), never per scrape.
  */
 export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
   const { db, config, queues, log, redis } = options;
   const now = options.now ?? Date.now;
+  const live = async (): Promise<LiveFacts> =>
+    options.live?.() ?? (await readLiveFacts(config.dataDir, now()));
   const metrics = createMetrics({
     db,
     config,
     queues,
     redis,
     now,
+    live,
     everyMs: options.metricsEveryMs,
     onError: (err) => log.warn({ event: 'metrics.failed', err }, 'could not read the metrics'),
   });
@@ -107,7 +128,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       const queueDepths = queues
         ? await readQueueDepths(queues, 2000, redis, queryDepths)
         : { error: 'no queues' };
-      const status = { ...readStatus(db, config, now()), queues: queueDepths };
+      const facts = await live();
+      const status = { ...readStatus(db, config, now(), facts), queues: queueDepths };
       const health = assess({
         status,
         redisError: 'error' in queueDepths ? queueDepths.error : undefined,
@@ -121,25 +143,34 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== '/healthz' && path !== '/metrics') return web.handle(req, res);
+    if (path !== '/healthz' && path !== '/livez' && path !== '/metrics')
+      return web.handle(req, res);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' });
       res.end('method not allowed\n');
       return;
     }
     if (path === '/healthz') {
+      const facts = await live();
       const report = await checkHealth({
         pingRedis,
-        readStatus: () => readStatus(db, config, now()),
+        readStatus: () => readStatus(db, config, now(), facts),
+        disk: facts.disk,
         now,
       });
-      send(
-        res,
-        req,
-        report.healthy ? 200 : 503,
-        'application/json',
-        JSON.stringify(healthView(report)),
-      );
+      sendReport(res, req, report.healthy, report);
+      return;
+    }
+    if (path === '/livez') {
+      const facts = await live();
+      const report = checkLive({
+        // Its own beat (in memory in the daemon), and state.db's.
+        beats: [facts.beat, new KeyValueStore(db).get('daemon.heartbeat') ?? null],
+        disk: facts.disk,
+        lock: () => ({ held: true, daemon: true }),
+        now: now(),
+      });
+      sendReport(res, req, report.live, report);
       return;
     }
     if (path === '/metrics') {
@@ -187,6 +218,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       return closed;
     },
   };
+}
+
+/** A health or liveness report as JSON: 200 when it passes, 503 when it does not. */
+function sendReport(res: ServerResponse, req: IncomingMessage, ok: boolean, report: object): void {
+  send(res, req, ok ? 200 : 503, 'application/json', JSON.stringify(healthView(report)));
 }
 
 function send(

@@ -37,6 +37,8 @@ export function connectJobs(parts: {
   readonly config: Config;
   readonly log: Logger;
   readonly clock: Clock;
+  /** Hears a job's error that says the disk is full. */
+  readonly onDiskFull?: (err: unknown) => void;
 }): DaemonJobs {
   const { config, log, clock } = parts;
   const connection = redisConnection(config, {
@@ -76,6 +78,7 @@ export function connectJobs(parts: {
       afterJob: afterJobs(jobs),
       lockMs: config.jobLockMs,
       onError: redis.onError,
+      onDiskFull: parts.onDiskFull,
       log,
       now: clock.now,
     });

@@ -6,7 +6,7 @@ import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { StateDb } from '../state/db.ts';
 import { FILE_OUTCOMES } from '../state/inbox/fileHistory.ts';
 import { notifyMetrics } from './notifyMetrics.ts';
-import { readQueueDepths, readStatus, type StatusSettings } from './status.ts';
+import { type LiveFacts, readQueueDepths, readStatus, type StatusSettings } from './status.ts';
 
 export interface MetricsDeps {
   readonly db: StateDb;
@@ -22,6 +22,8 @@ export interface MetricsDeps {
   readonly everyMs?: number;
   /** A refresh that failed (the figures stay as they were). */
   readonly onError?: (err: unknown) => void;
+  /** The daemon's beat and disk beside state.db (the disk gauges); none: not shown. */
+  readonly live?: () => Promise<LiveFacts>;
 }
 
 export interface Metrics {
@@ -173,6 +175,16 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     'metrics_refreshed_timestamp_seconds',
     'Unix time these figures were read from state.db (they are read on a timer, not per scrape).',
   );
+  const diskFull = gauge(
+    'disk_full',
+    '1 while the disk holding the data dir (or state.db) is full: nothing can be recorded.',
+    ['path'],
+  );
+  const diskFree = gauge(
+    'disk_free_bytes',
+    'Bytes free on the disk holding the data dir (the fullest watched path).',
+    ['path'],
+  );
   const notifications = notifyMetrics(registry);
   const redisUp = queues
     ? gauge('redis_up', '1 when Redis answered the queue-depth query of this scrape.')
@@ -182,14 +194,15 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     : undefined;
 
   async function update(): Promise<void> {
-    // Redis first: every gauge is then set in one synchronous stretch, so that a scrape never
+    // Redis and the disk first: every gauge is then set in one synchronous stretch, so that a scrape never
     // sees a refresh half done.
     const depths =
       queues && queueJobs && redisUp
         ? await readQueueDepths(queues, redisTimeoutMs, redis, depthsOnce)
         : undefined;
+    const facts = await deps.live?.();
     const t = now();
-    const s = readStatus(db, config, t);
+    const s = readStatus(db, config, t, facts);
     calls.set(s.budget.usedLastHour);
     limit.set(s.budget.limit);
     laneCalls.reset();
@@ -241,6 +254,12 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     }
     if (s.daemon === null) heartbeatAge.remove();
     else heartbeatAge.set(Math.max(0, t - s.daemon.at) / 1000);
+    diskFull.reset();
+    diskFree.reset();
+    if (s.disk !== null) {
+      diskFull.set({ path: s.disk.path }, s.disk.full ? 1 : 0);
+      if (s.disk.freeBytes !== null) diskFree.set({ path: s.disk.path }, s.disk.freeBytes);
+    }
 
     files.reset();
     for (const outcome of FILE_OUTCOMES) files.set({ outcome }, s.files.counts[outcome]);

@@ -13,6 +13,7 @@ import {
   whenCallsDone,
 } from '../api/index.ts';
 import type { Config } from '../config/index.ts';
+import type { DiskState } from '../domain/diskState.ts';
 import { startOfLocalDay } from '../domain/localTime.ts';
 import type { StockKind } from '../domain/stock.ts';
 import { withTimeout } from '../domain/timeout.ts';
@@ -60,8 +61,13 @@ export interface PassInProgress {
 export interface Status {
   /** When it was read (epoch ms). */
   readonly at: number;
-  /** The daemon's last heartbeat; null when there is none. */
+  /**
+   * The daemon's last heartbeat, in state.db or (fresher while state.db cannot be written) in its
+   * heartbeat file or memory (LiveFacts); null when there is none.
+   */
   readonly daemon: Heartbeat | null;
+  /** The disk holding the data dir and state.db: full or not, where, what is free; null: not looked at. */
+  readonly disk: DiskState | null;
   readonly pendingDifferences: {
     readonly factory: number;
     readonly dc: number;
@@ -163,8 +169,31 @@ function passInProgress(kv: KeyValueStore, kind: StockKind): PassInProgress | nu
 /** How far back a failed file or rejected rows count in the status (and the metrics): a day. */
 export const FILES_WINDOW_MS = 24 * 3_600_000;
 
-/** Reads the status from state.db (no Redis, no writes). */
-export function readStatus(db: StateDb, settings: StatusSettings, now: number): Status {
+/**
+ * What is known of the daemon outside state.db: its last beat and its disk, from its memory (in
+ * the daemon) or its heartbeat file and a look at the disk (in a command: liveFacts.ts).
+ */
+export interface LiveFacts {
+  readonly beat: Heartbeat | null;
+  readonly disk: DiskState | null;
+}
+
+/** The fresher of two heartbeats. */
+function fresher(a: Heartbeat | null, b: Heartbeat | null): Heartbeat | null {
+  if (a === null || b === null) return a ?? b;
+  return b.at > a.at ? b : a;
+}
+
+/**
+ * Reads the status from state.db (no Redis, no writes), with what `live` knows beside it: the
+ * fresher heartbeat wins, and the disk's state is the live one.
+ */
+export function readStatus(
+  db: StateDb,
+  settings: StatusSettings,
+  now: number,
+  live: LiveFacts = { beat: null, disk: null },
+): Status {
   const kv = new KeyValueStore(db);
   const pending = new PendingStock(db);
   const token = new AuthStore(db).readToken();
@@ -182,7 +211,8 @@ export function readStatus(db: StateDb, settings: StatusSettings, now: number): 
   });
   return {
     at: now,
-    daemon: kv.get('daemon.heartbeat') ?? null,
+    daemon: fresher(kv.get('daemon.heartbeat') ?? null, live.beat),
+    disk: live.disk,
     pendingDifferences: { ...counts, oldestSince: stale.pendingSince },
     failures: {
       stock: new StockFailures(db).count(),

@@ -1,3 +1,5 @@
+import type { DiskState } from './diskState.ts';
+
 /**
  * What a webhook is told (product contract, "Notifications"): one event, when it happened, one
  * human sentence (`text`, shown as it is by a chat tool's incoming webhook: names in it are
@@ -130,6 +132,30 @@ export function verdictNotification(
       ? `supplier-sync NEEDS A PERSON: ${chatProse(reasons[0] ?? 'see status')}${reasons.length > 1 ? ` (and ${reasons.length - 1} more)` : ''}.`
       : `supplier-sync no longer needs a person: it is ${verdict} now.`,
     details: { verdict, needsPerson, reasons: reasons.slice(0, 10) },
+  };
+}
+
+/**
+ * The disk holding the data dir or state.db is full: the verdict's turn to NEEDS A PERSON, told
+ * at once and outside the outbox (which lives in state.db), with the disk in the details.
+ */
+export function diskFullNotification(
+  disk: DiskState,
+  reasons: readonly string[],
+  at: number,
+): Notification {
+  const told = verdictNotification(true, 'needs a person', reasons, at);
+  return {
+    ...told,
+    details: {
+      ...told.details,
+      disk: {
+        path: disk.path,
+        freeBytes: disk.freeBytes,
+        full: disk.full,
+        since: disk.since === null ? null : new Date(disk.since).toISOString(),
+      },
+    },
   };
 }
 

@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   'E_HELD_UNKNOWN',
   'E_HELD_DECIDED',
   'E_HELD_FILE_GONE',
+  // The machine: the disk holding the data dir or state.db is full.
+  'E_DISK_FULL',
   // Settings and the command line.
   'E_CONFIG',
   'E_USAGE',

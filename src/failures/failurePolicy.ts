@@ -10,8 +10,9 @@ import { type CodedError, isCodedError } from './codedError.ts';
  *   long item back-off or by an operator); for a job: fail it without retrying it.
  * - `retry`: may pass (5xx, reset, timeout, 429 after the call's own retries, a file still being
  *   written, a disk that was full): try again later, not before `notBefore` when a time is known;
- * - `wait`: nothing is wrong with this work, but no call can go before `until` (the call budget is
- *   spent, the login cap or the re-login spacing holds the next login);
+ * - `wait`: nothing is wrong with this work, but it cannot go before `until`: the call budget is
+ *   spent, the login cap or the re-login spacing holds the next login, or the disk holding the
+ *   data dir or state.db is full (isDiskFull: looked at again every DISK_FULL_WAIT_MS);
  * - `fix-config`: nothing will pass until a person acts (the portal refused the credentials, or
  *   answered 403 "insufficient permissions"; a setting is wrong): stop the lane, say so loudly,
  *   keep the work pending.
@@ -34,8 +35,11 @@ export type FailureAction =
       readonly kind: 'wait';
       readonly until: number;
       readonly reason: string;
-      /** What holds the next call: this lane's share of the call budget, or the next login. */
-      readonly holds: 'budget' | 'login';
+      /**
+       * What holds the work: this lane's share of the call budget, the next login, or a full
+       * disk (nothing can be recorded until space returns).
+       */
+      readonly holds: 'budget' | 'login' | 'disk';
     }
   | { readonly kind: 'fix-config'; readonly reason: string };
 
@@ -49,14 +53,27 @@ interface PortalFacts {
   readonly excerpt?: string | undefined;
 }
 
+/** How long work that met a full disk waits before it is tried again. */
+export const DISK_FULL_WAIT_MS = 10_000;
+
 /**
  * The policy. 403 is `fix-config`, not `final`: the spec names it "insufficient permissions", a
  * property of the account, not of the item, so failing items for it would burn every pending key
- * into `failures` while nothing is wrong with them. An error without a code of ours (a bug, a
- * disk error) is `retry` with the outcome unknown: the job's own attempts and the periodic
- * recovery take it again.
+ * into `failures` while nothing is wrong with them. A full disk (isDiskFull, whatever wraps it) is
+ * `wait`: the work is fine, nothing can be recorded, and spending a job's attempts on it would
+ * only fail the job. Any other error without a code of ours (a bug, an I/O error) is `retry` with
+ * the outcome unknown: the job's own attempts and the periodic recovery take it again. `now`
+ * (epoch ms) dates a wait that has no time of its own.
  */
-export function failurePolicy(err: unknown): FailureAction {
+export function failurePolicy(err: unknown, now: number = Date.now()): FailureAction {
+  if (isDiskFull(err)) {
+    return {
+      kind: 'wait',
+      until: now + DISK_FULL_WAIT_MS,
+      reason: 'the disk is full: nothing can be recorded until space returns',
+      holds: 'disk',
+    };
+  }
   if (!isCodedError(err)) return { kind: 'retry', notBefore: undefined, outcomeUnknown: true };
   const e = err as CodedError & PortalFacts;
   switch (e.code) {
@@ -101,6 +118,9 @@ export function failurePolicy(err: unknown): FailureAction {
       return { kind: 'final', message: e.message, status: undefined };
     case 'E_CONFIG':
       return { kind: 'fix-config', reason: e.message };
+    case 'E_DISK_FULL':
+      // Reached only through isDiskFull above; kept so that the switch decides every code.
+      return { kind: 'wait', until: now + DISK_FULL_WAIT_MS, reason: e.message, holds: 'disk' };
     default:
       return undecided(e.code);
   }
@@ -141,8 +161,46 @@ function portalWords(err: {
   return err.apiMessage ?? err.excerpt ?? err.message;
 }
 
+/** Error codes that say the disk is full: SQLite's, and the system's (no space, a quota spent). */
+const DISK_FULL_CODES: ReadonlySet<string> = new Set([
+  'SQLITE_FULL',
+  'ENOSPC',
+  'EDQUOT',
+  'E_DISK_FULL',
+]);
+
+/**
+ * Whether an error says the disk is full: SQLITE_FULL, ENOSPC or EDQUOT (a quota spent), or our
+ * DiskFullError, on the error itself or on an error it wraps (`cause`: a scratch file's
+ * StagingError, a worker thread's error copied by its code). Such an error is the machine's,
+ * never the work's: it is the `wait` above, it never counts against an inbox file, and the daemon
+ * names the full disk in its status (src/daemon/diskWatch.ts).
+ */
+export function isDiskFull(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 8 && e !== null && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && DISK_FULL_CODES.has(code)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
 /** SQLite errors of the machine (locks, disk, memory), not of the data: `SQLITE_FULL`, … */
 const MACHINE_SQLITE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|PROTOCOL)/;
+
+/**
+ * Whether an error is the machine's: an I/O error (an errno, a syscall) or one of SQLite's errors
+ * of the machine (a lock, the disk, memory). On a full disk SQLite may say only "disk I/O error"
+ * (SQLITE_IOERR_…: it could not grow state.db's shared-memory file): with too little space left
+ * the disk is to blame (src/daemon/diskSpace.ts).
+ */
+export function isMachineError(err: unknown): boolean {
+  const e = err as { errno?: unknown; syscall?: unknown; code?: unknown } | null;
+  if (e === null || typeof e !== 'object') return false;
+  if (typeof e.errno === 'number' || typeof e.syscall === 'string') return true;
+  return typeof e.code === 'string' && MACHINE_SQLITE.test(e.code);
+}
 
 /**
  * Whether an error met while reading an inbox file counts as a failed attempt at the file itself
@@ -153,13 +211,11 @@ const MACHINE_SQLITE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|
  * runtime limit this file meets) counts.
  */
 export function countsAgainstFile(err: unknown): boolean {
+  if (isDiskFull(err)) return false;
   if (isCodedError(err)) {
     if (err.code === 'E_STAGING') return countsAgainstFile(err.cause);
     if (err.code === 'E_FILE_CHANGED' || err.code === 'E_DC_LIST_UNAVAILABLE') return false;
   }
-  const e = err as { errno?: unknown; syscall?: unknown; code?: unknown } | null;
-  if (e === null || typeof e !== 'object') return true;
-  if (typeof e.errno === 'number' || typeof e.syscall === 'string') return false; // I/O
-  if (typeof e.code === 'string' && MACHINE_SQLITE.test(e.code)) return false;
-  return true;
+  if (err === null || typeof err !== 'object') return true;
+  return !isMachineError(err);
 }

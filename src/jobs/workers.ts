@@ -49,9 +49,15 @@ async function afterFailure(
   job: Job,
   token: string | undefined,
   name: QueueName,
-  opts: { readonly queues: Queues; readonly log: Logger; readonly now: () => number },
+  opts: {
+    readonly queues: Queues;
+    readonly log: Logger;
+    readonly now: () => number;
+    readonly onDiskFull?: ((err: unknown) => void) | undefined;
+  },
 ): Promise<unknown> {
-  const action = failurePolicy(err);
+  const action = failurePolicy(err, opts.now());
+  if (action.kind === 'wait' && action.holds === 'disk') opts.onDiskFull?.(err);
   const message = err instanceof Error ? err.message : String(err);
   switch (action.kind) {
     case 'final':
@@ -156,11 +162,12 @@ class QueueWorker<T> extends Worker<T> {
  * One worker per queue, one job at a time each (one push per account, files in order), all
  * over two Redis connections: their commands over the daemon's shared `connection`, their waits
  * for work over one blocking connection that waits on every queue at once (MarkerHub). A job's
- * failure is handled as the API's failure policy says: `wait` (budget spent, login held back)
- * pauses its queue until then and the job waits, not failed; `retry` at a time the portal named
- * delays the job until then, otherwise BullMQ's attempts and back-off take it; `final` fails the
- * job at once (UnrecoverableError); `fix-config` stops the queue, logs an error, and looks again
- * every FIX_CONFIG_RECHECK_MS (the work stays pending in state.db).
+ * failure is handled as the API's failure policy says: `wait` (budget spent, login held back, a
+ * full disk — told to `onDiskFull` too) pauses its queue until then and the job waits, not
+ * failed; `retry` at a time the portal named delays the job until then, otherwise BullMQ's
+ * attempts and back-off take it; `final` fails the job at once (UnrecoverableError); `fix-config`
+ * stops the queue, logs an error, and looks again every FIX_CONFIG_RECHECK_MS (the work stays
+ * pending in state.db).
  */
 export function startWorkers(opts: {
   /** Where Redis is (REDIS_URL, REDIS_CLUSTER): the workers' one blocking connection opens there. */
@@ -174,6 +181,8 @@ export function startWorkers(opts: {
   readonly lockMs: number;
   /** Hears the workers' `error` events (see watchRedis). */
   readonly onError: RedisErrorSink;
+  /** Hears a job's error that says the disk is full (the daemon's disk watch). */
+  readonly onDiskFull?: (err: unknown) => void;
   /**
    * Runs after a queue's job has ended (completed or failed), once it has left the active state:
    * what must not see the job still running (the reconcile queue, woken after a push, asks whether

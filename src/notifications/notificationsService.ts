@@ -1,12 +1,13 @@
 import type { Config } from '../config/index.ts';
 import type { WatchLog } from '../config/watchedFile.ts';
 import type { Clock } from '../domain/clock.ts';
-import { settingsFileNotification } from '../domain/notification.ts';
+import { type Notification, settingsFileNotification } from '../domain/notification.ts';
 import type { Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/redact.ts';
 import type { StateDb } from '../state/db.ts';
 import { enqueueNotification, NotifyOutbox } from '../state/notify/notifyOutbox.ts';
-import { type Notifier, startNotifier } from './notifier.ts';
+import { type DirectNotice, directNotice } from './directNotice.ts';
+import { type Notifier, originOf, startNotifier } from './notifier.ts';
 import { NOTIFY_GIVE_UP_MS } from './retryPolicy.ts';
 import { readWebhookSecret } from './signature.ts';
 import { type VerdictNow, watchVerdict } from './verdictWatch.ts';
@@ -43,6 +44,12 @@ export interface Notifications {
   start(edges: NotificationEdges): void;
   /** One delivery pass now, the verdict read first (tests and tools that must not wait). */
   runNow(): Promise<void>;
+  /**
+   * Sends a notification at once, outside the outbox, one attempt (state.db cannot be written: a
+   * full disk), and records it in state.db once it can be (directNotice.ts). Once per episode:
+   * nothing is sent while the last one is not recorded. Resolves once the attempt is over.
+   */
+  tellAtOnce(n: Notification): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -65,6 +72,7 @@ export function createNotifications(config: NotificationSettings, log: Logger): 
           );
       },
       runNow: async () => {},
+      tellAtOnce: async () => {},
       stop: async () => {},
     };
   }
@@ -75,6 +83,8 @@ export function createNotifications(config: NotificationSettings, log: Logger): 
   registerSecret(url);
   let attached: { db: StateDb; clock: Clock } | undefined;
   let notifier: Notifier | undefined;
+  let direct: DirectNotice | undefined;
+  const stopping = new AbortController();
 
   const watchLog: WatchLog = {
     info: (obj, msg) => log.info(obj, msg),
@@ -109,14 +119,12 @@ export function createNotifications(config: NotificationSettings, log: Logger): 
     watchLog,
     start({ db, clock, readVerdict }) {
       attached = { db, clock };
+      const sending = { db, log, clock, url, secret, timeoutMs: config.notifyTimeoutMs };
+      const told = directNotice({ ...sending, receiver: originOf(url), signal: stopping.signal });
+      direct = told;
       let lastVerdictRead = 0;
       notifier = startNotifier({
-        db,
-        log,
-        clock,
-        url,
-        secret,
-        timeoutMs: config.notifyTimeoutMs,
+        ...sending,
         retry: {
           baseMs: config.notifyRetryBaseMs,
           maxMs: config.notifyRetryMaxMs,
@@ -125,11 +133,17 @@ export function createNotifications(config: NotificationSettings, log: Logger): 
         beforePass(asked) {
           if (!asked && Date.now() - lastVerdictRead < VERDICT_EVERY_MS) return;
           lastVerdictRead = Date.now();
+          // A verdict told at once is recorded first; while it cannot be, the watch waits too.
+          if (!told.record()) return;
           watchVerdict(db, readVerdict, clock.now());
         },
       });
     },
     runNow: async () => notifier?.runNow(),
-    stop: async () => notifier?.stop(),
+    tellAtOnce: async (n) => direct?.send(n),
+    async stop() {
+      stopping.abort();
+      await notifier?.stop();
+    },
   };
 }

@@ -182,7 +182,7 @@ export function startNotifier(deps: NotifierDeps): Notifier {
 }
 
 /** Where notifications go, for log lines: scheme, host and port only (the path may be a secret). */
-function originOf(url: string): string {
+export function originOf(url: string): string {
   try {
     return new URL(url).origin;
   } catch {

@@ -4,6 +4,7 @@ import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import {
   ledgerIdsAwaitingReports,
+  NO_ROWS_PRUNED,
   type PrunedRows,
   pruneFinishedRows,
 } from '../state/rowRetention.ts';
@@ -38,10 +39,12 @@ const DAY_MS = 86_400_000;
 
 /**
  * One retention run (daily, and at start): handled files in processed/ and failed/ received more
- * than RETENTION_DAYS ago go with their reports, then the finished rows of the file ledger,
- * shipments and confirmations that nothing needs any more, and counted attempts at files last tried
- * before then (see state/rowRetention.ts for what is
- * kept however old). Logged as `retention.pruned` with the counts.
+ * than RETENTION_DAYS ago go with their reports, then the rows of every table that grows with
+ * time that nothing needs any more — the file ledger, shipments confirmed or gone from the list,
+ * confirmations, counted attempts at files, last pushes, decided held entries, operator
+ * requests — and calls and logins beyond the hours the budget counts (see state/rowRetention.ts
+ * and docs/operations.md for what is kept however old). Logged as `retention.pruned` with the
+ * counts.
  */
 export function createRetention(edges: RetentionEdges): Retention {
   return { prune: () => pruneRetained(edges) };
@@ -51,7 +54,7 @@ async function pruneRetained(deps: RetentionEdges): Promise<RetentionResult> {
   const none: RetentionResult = {
     cutoff: null,
     files: { processed: 0, failed: 0, reports: 0 },
-    rows: { inboxFiles: 0, shipments: 0, confirmations: 0, inboxAttempts: 0 },
+    rows: NO_ROWS_PRUNED,
   };
   if (deps.retentionDays <= 0) return none;
   const clock = deps.clock;
@@ -59,9 +62,9 @@ async function pruneRetained(deps: RetentionEdges): Promise<RetentionResult> {
   const cutoff = started - deps.retentionDays * DAY_MS;
   // Files first: which ones must stay is read from rows the second step may prune.
   const files = await deps.pruneFiles(cutoff, ledgerIdsAwaitingReports(deps.db));
-  const rows = pruneFinishedRows(deps.db, cutoff);
+  const rows = pruneFinishedRows(deps.db, cutoff, started);
   const removedFiles = files.processed + files.failed;
-  const removedRows = rows.inboxFiles + rows.shipments + rows.confirmations + rows.inboxAttempts;
+  const removedRows = Object.values(rows).reduce((sum, n) => sum + n, 0);
   deps.log.info(
     {
       event: 'retention.pruned',

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { readdir, unlink } from 'node:fs/promises';
+import { readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../domain/clock.ts';
 import { renameDurably, writeDurably } from '../files/durable.ts';
@@ -81,7 +81,13 @@ export async function putInPlace(h: Handover, deps: OutboxDeps): Promise<void> {
   const final = join(deps.outboxDir, h.name);
   if (!existsSync(final)) {
     const temp = join(deps.outboxDir, tempName(h.name));
-    await writeDurably(temp, h.content);
+    try {
+      await writeDurably(temp, h.content);
+    } catch (err) {
+      // A full disk: no empty or partial file is left; the hand-over stays in state.db.
+      await rm(temp, { force: true });
+      throw err;
+    }
     deps.hooks?.afterTempWrite?.();
     await renameDurably(temp, final);
   }

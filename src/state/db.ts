@@ -29,10 +29,19 @@ export interface OpenOptions {
 }
 
 /**
+ * The size state.db's write-ahead log is cut back to once it starts again from the top (SQLite's
+ * `journal_size_limit`): the log grows while a reader holds its start back (a long `status`, a
+ * command's read of a large table) and by the largest transaction; without the limit the file
+ * keeps the largest size it ever had. SQLite checkpoints it every 1,000 pages (about 4 MiB), and
+ * the daemon every minute (checkpointWal).
+ */
+export const WAL_SIZE_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/**
  * Opens (creating if needed) the state database: WAL so readers never block the writer,
  * synchronous = FULL so a commit survives a power loss, a busy timeout so several processes on
- * one data dir queue instead of failing, and every pending migration applied in its own
- * transaction.
+ * one data dir queue instead of failing, the log kept bounded (WAL_SIZE_LIMIT_BYTES), and every
+ * pending migration applied in its own transaction.
  */
 export function openStateDb(path: string, options: OpenOptions = {}): StateDb {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
@@ -46,6 +55,7 @@ export function openStateDb(path: string, options: OpenOptions = {}): StateDb {
   // into outbox/) survived: rows gone with the file marked done, or an order handed over twice.
   // Its cost is measured in docs/benchmarks.md (bench/ingest).
   db.pragma('synchronous = FULL');
+  db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   db.pragma('foreign_keys = ON');
   applyMigrations(db, options.migrations ?? migrations);
   return db;
@@ -69,6 +79,21 @@ export function openStateDbReadOnly(path: string): StateDb | undefined {
     db?.close();
     return undefined;
   }
+}
+
+/**
+ * Copies what the write-ahead log holds into state.db as far as no reader needs it (PASSIVE:
+ * never waits for a reader or a writer). Once all of it is copied, the next write starts the log
+ * again from the top and cuts the file to WAL_SIZE_LIMIT_BYTES. Returns the log's pages and those
+ * copied.
+ */
+export function checkpointWal(db: StateDb): { readonly log: number; readonly copied: number } {
+  const [r] = db.pragma('wal_checkpoint(PASSIVE)') as Array<{
+    busy: number;
+    log: number;
+    checkpointed: number;
+  }>;
+  return { log: r?.log ?? 0, copied: r?.checkpointed ?? 0 };
 }
 
 export function schemaVersion(db: StateDb): number {

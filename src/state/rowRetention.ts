@@ -1,14 +1,41 @@
 import type { StateDb } from './db.ts';
 import { appliedCondition } from './inbox/inboxLedger.ts';
+import { KeyValueStore } from './kv.ts';
 
 /** Rows removed by one retention run, per table. */
 export interface PrunedRows {
   readonly inboxFiles: number;
+  /** Shipments confirmed, or gone from the ready-to-ship list unconfirmed, before the cutoff. */
   readonly shipments: number;
   readonly confirmations: number;
   /** Counted failed attempts at files (inbox_attempts) whose last attempt is older. */
   readonly inboxAttempts: number;
+  /** The last push of a key (stock_pushes), when it is older and the key owes nothing. */
+  readonly stockPushes: number;
+  /** Held files and snapshot reads an operator (or a newer read) decided before the cutoff. */
+  readonly held: number;
+  /** Operator requests answered, cancelled or asked before the cutoff. */
+  readonly operatorRequests: number;
+  /** Calls (api_calls) and logins (login_attempts) beyond the two hours the budget reads. */
+  readonly apiCalls: number;
+  readonly loginAttempts: number;
 }
+
+/** Nothing pruned (RETENTION_DAYS=0). */
+export const NO_ROWS_PRUNED: PrunedRows = {
+  inboxFiles: 0,
+  shipments: 0,
+  confirmations: 0,
+  inboxAttempts: 0,
+  stockPushes: 0,
+  held: 0,
+  operatorRequests: 0,
+  apiCalls: 0,
+  loginAttempts: 0,
+};
+
+/** How long calls and logins are kept: the rolling hour the budget and the login cap count, twice. */
+const CALLS_KEPT_MS = 2 * 3_600_000;
 
 /** A confirmation still open: neither confirmed nor replaced by a correction. */
 const OPEN = (alias: string) => `${alias}.status NOT IN ('confirmed', 'replaced')`;
@@ -38,9 +65,9 @@ DELETE FROM inbox_files WHERE id IN (
    LIMIT ${BATCH})`;
 
 /**
- * Shipments confirmed before the cutoff whose confirmations are all confirmed. An order not
- * confirmed (still listed, handed over, or gone from the list unconfirmed) is never pruned: its
- * row is what keeps it from being handed to the ERP twice.
+ * Shipments confirmed before the cutoff whose confirmations are all confirmed. An order still on
+ * the ready-to-ship list and unconfirmed is never pruned: its row is what keeps it from being
+ * handed to the ERP twice.
  */
 const PRUNE_SHIPMENTS = `
 DELETE FROM shipments WHERE order_number IN (
@@ -48,6 +75,21 @@ DELETE FROM shipments WHERE order_number IN (
    WHERE s.confirmed_at < @cutoff
      AND NOT EXISTS (SELECT 1 FROM shipment_confirmations c
                       WHERE c.order_number = s.order_number AND ${OPEN('c')})
+   LIMIT ${BATCH})`;
+
+/**
+ * Shipments that left the ready-to-ship list unconfirmed before the cutoff (cancelled, or
+ * shipped another way), with no confirmation of theirs still open and no hand-over of theirs
+ * still to be put in outbox/. An order that came back on the list after that long would be
+ * handed to the ERP again.
+ */
+const PRUNE_LEFT_SHIPMENTS = `
+DELETE FROM shipments WHERE order_number IN (
+  SELECT s.order_number FROM shipments s
+   WHERE s.confirmed_at IS NULL AND s.left_list_at < @cutoff
+     AND NOT EXISTS (SELECT 1 FROM shipment_confirmations c
+                      WHERE c.order_number = s.order_number AND ${OPEN('c')})
+     AND (s.export_file IS NULL OR s.export_file NOT IN (SELECT name FROM outbox_handovers))
    LIMIT ${BATCH})`;
 
 /**
@@ -74,34 +116,118 @@ DELETE FROM inbox_attempts WHERE identity IN (
   SELECT identity FROM inbox_attempts WHERE last_at < @cutoff LIMIT ${BATCH})`;
 
 /**
- * Deletes the finished rows of inbox_files, shipments and shipment_confirmations older than
- * `cutoff` (epoch ms) that nothing needs (see the statements above), a batch per transaction so
- * that other writers wait moments only. Safe to run at any time and twice.
+ * Held entries decided before the cutoff (released, rejected, superseded), but: the snapshot read
+ * whose release is the last one (a read of the same content is known by it), and a released file
+ * whose put-back copy is not read yet (its row is still the newest of its content: the copy
+ * passes the guard rails by it). Their kept-aside rows go with them (a decision drops them).
  */
-export function pruneFinishedRows(db: StateDb, cutoff: number): PrunedRows {
+const HELD_DECIDED = `
+SELECT h.id FROM held h
+ WHERE h.status <> 'held' AND h.decided_at < @cutoff AND h.id <> @lastRelease
+   AND NOT (h.source = 'file' AND h.status = 'released' AND h.file_id IS NOT NULL
+            AND h.file_id = (SELECT MAX(f.id) FROM inbox_files f WHERE f.content_hash = h.content_hash))
+ LIMIT ${BATCH}`;
+
+/** Operator requests answered, cancelled, or (never answered) asked before the cutoff. */
+const PRUNE_REQUESTS = `
+DELETE FROM operator_requests WHERE id IN (
+  SELECT id FROM operator_requests WHERE coalesce(done_at, cancelled_at, asked_at) < @cutoff
+   LIMIT ${BATCH})`;
+
+/** Calls and logins the budget and the login cap no longer count (they prune as they go too). */
+const PRUNE_CALLS = `
+DELETE FROM api_calls WHERE id IN (SELECT id FROM api_calls WHERE at <= @cutoff LIMIT ${BATCH})`;
+const PRUNE_LOGINS = `
+DELETE FROM login_attempts WHERE id IN (
+  SELECT id FROM login_attempts WHERE at <= @cutoff LIMIT ${BATCH})`;
+
+/**
+ * The next keys (after `after`, in key order) whose last push is older than the cutoff and that
+ * owe nothing: no push pending, no failure stored (the push that failed explains it).
+ */
+const OLD_PUSHES = `
+SELECT p.kind, p.dc, p.sku FROM stock_pushes p
+ WHERE (p.kind, p.dc, p.sku) > (@kind, @dc, @sku) AND p.at < @cutoff
+   AND NOT EXISTS (SELECT 1 FROM pending_stock q WHERE q.kind = p.kind AND q.dc = p.dc AND q.sku = p.sku)
+   AND NOT EXISTS (SELECT 1 FROM stock_failures f WHERE f.kind = p.kind AND f.dc = p.dc AND f.sku = p.sku)
+ ORDER BY p.kind, p.dc, p.sku LIMIT ${BATCH}`;
+
+/** Runs a delete batch after batch (each its own transaction) until one deletes nothing. */
+function inBatches(db: StateDb, sql: string, params: Record<string, number>): number {
+  const stmt = db.prepare<[Record<string, number>]>(sql);
+  const once = db.transaction(() => stmt.run(params).changes);
+  let total = 0;
+  for (let n = once.immediate(); n > 0; n = once.immediate()) total += n;
+  return total;
+}
+
+/**
+ * Deletes the finished rows of every table that grows with time, older than `cutoff` (epoch ms),
+ * that nothing needs (see the statements above and docs/operations.md, "Retention"), a batch per
+ * transaction so that other writers wait moments only; calls and logins go once two hours old
+ * (`now`). Safe to run at any time and twice.
+ */
+export function pruneFinishedRows(db: StateDb, cutoff: number, now: number): PrunedRows {
   // The ledger ids some key's desired quantity still comes from, read once per run: a key's
   // source only ever moves to a newer file, so an old row unneeded now stays unneeded.
   db.exec(`CREATE TEMP TABLE IF NOT EXISTS retention_sources (id INTEGER PRIMARY KEY);
            DELETE FROM temp.retention_sources;`);
   db.exec(`INSERT OR IGNORE INTO temp.retention_sources (id)
            SELECT DISTINCT CAST(substr(source, 6) AS INTEGER) FROM desired_stock WHERE source LIKE 'file:%'`);
-  const inBatches = (sql: string) => {
-    const stmt = db.prepare<[{ cutoff: number }]>(sql);
-    const once = db.transaction(() => stmt.run({ cutoff }).changes);
-    let total = 0;
-    for (let n = once.immediate(); n > 0; n = once.immediate()) total += n;
-    return total;
-  };
+  const old = { cutoff };
   try {
     return {
-      confirmations: inBatches(PRUNE_CONFIRMATIONS),
-      shipments: inBatches(PRUNE_SHIPMENTS),
-      inboxFiles: inBatches(PRUNE_LEDGER),
-      inboxAttempts: inBatches(PRUNE_ATTEMPTS),
+      confirmations: inBatches(db, PRUNE_CONFIRMATIONS, old),
+      shipments: inBatches(db, PRUNE_SHIPMENTS, old) + inBatches(db, PRUNE_LEFT_SHIPMENTS, old),
+      inboxFiles: inBatches(db, PRUNE_LEDGER, old),
+      inboxAttempts: inBatches(db, PRUNE_ATTEMPTS, old),
+      stockPushes: pruneOldPushes(db, cutoff),
+      held: pruneDecidedHeld(db, cutoff),
+      operatorRequests: inBatches(db, PRUNE_REQUESTS, old),
+      apiCalls: inBatches(db, PRUNE_CALLS, { cutoff: now - CALLS_KEPT_MS }),
+      loginAttempts: inBatches(db, PRUNE_LOGINS, { cutoff: now - CALLS_KEPT_MS }),
     };
   } finally {
     db.exec('DELETE FROM temp.retention_sources');
   }
+}
+
+/** stock_pushes walked once in key order, a batch of old rows deleted per transaction. */
+function pruneOldPushes(db: StateDb, cutoff: number): number {
+  type Key = { kind: string; dc: string; sku: string };
+  const next = db.prepare<[Key & { cutoff: number }], Key>(OLD_PUSHES);
+  const remove = db.prepare<[Key]>(
+    'DELETE FROM stock_pushes WHERE kind = @kind AND dc = @dc AND sku = @sku',
+  );
+  let total = 0;
+  const batch = db.transaction((after: Key): Key | undefined => {
+    const keys = next.all({ ...after, cutoff });
+    for (const k of keys) remove.run(k);
+    total += keys.length;
+    return keys.length === BATCH ? keys.at(-1) : undefined;
+  });
+  for (let after: Key | undefined = { kind: '', dc: '', sku: '' }; after !== undefined; )
+    after = batch.immediate(after);
+  return total;
+}
+
+/** Decided held entries (HELD_DECIDED) and what they kept aside, a batch per transaction. */
+function pruneDecidedHeld(db: StateDb, cutoff: number): number {
+  const lastRelease = new KeyValueStore(db).get('snapshot.last_release')?.heldId ?? -1;
+  const ids = db.prepare<[{ cutoff: number; lastRelease: number }], number>(HELD_DECIDED).pluck();
+  const rows = db.prepare<[number]>('DELETE FROM held_rows WHERE held_id = ?');
+  const entry = db.prepare<[number]>('DELETE FROM held WHERE id = ?');
+  const batch = db.transaction(() => {
+    const found = ids.all({ cutoff, lastRelease });
+    for (const id of found) {
+      rows.run(id);
+      entry.run(id);
+    }
+    return found.length;
+  });
+  let total = 0;
+  for (let n = batch.immediate(); n > 0; n = batch.immediate()) total += n;
+  return total;
 }
 
 /**

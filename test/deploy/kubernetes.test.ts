@@ -49,6 +49,7 @@ interface PodSpec {
     envFrom: Array<{ configMapRef: { name: string } }>;
     ports: Array<{ name: string; containerPort: number }>;
     livenessProbe: { httpGet: { path: string; port: string } };
+    startupProbe: { httpGet: { path: string; port: string } };
     readinessProbe: { httpGet: { path: string; port: string } };
     resources: { requests: Record<string, string>; limits: Record<string, string> };
     volumeMounts: Array<{ name: string; mountPath: string; subPath?: string }>;
@@ -104,12 +105,14 @@ describe('the Kubernetes manifests', () => {
       expect(set.spec.template.metadata.labels).toMatchObject(service.spec.selector);
       expect(set.spec.template.metadata.labels).toMatchObject(set.spec.selector.matchLabels);
       expect(service.spec.selector['app.kubernetes.io/instance']).toBe(s.name);
-      // Probes and the Service reach the container's named port; /healthz is health's check.
+      // Probes and the Service reach the container's named port: liveness (and startup) ask
+      // /livez, `health --live`'s check (a restart cannot free a full disk); readiness /healthz,
+      // `health`'s.
       const c = pod.containers[0]!;
       expect(c.ports.map((p) => p.name)).toContain(service.spec.ports[0]!.targetPort);
-      for (const probe of [c.livenessProbe, c.readinessProbe]) {
-        expect(probe.httpGet).toEqual({ path: '/healthz', port: 'http' });
-      }
+      expect(c.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'http' });
+      expect(c.startupProbe.httpGet).toEqual({ path: '/livez', port: 'http' });
+      expect(c.readinessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
       expect(c.envFrom[0]!.configMapRef.name).toBe(settings.metadata.name);
       // Never root; the data volume belongs to the daemon's group; no service-link variables.
       expect(pod.securityContext).toMatchObject({

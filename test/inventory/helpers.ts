@@ -42,10 +42,18 @@ export function captureLog(): LogCapture {
   return { log, lines, events: (name) => lines().filter((l) => l.event === name) };
 }
 
-/** A data dir with its folders, a real state.db, a capturing logger and a DC list to serve. */
-export function makeIngestEnv(label = 'ingest') {
+/**
+ * A data dir with its folders, a real state.db, a capturing logger and a DC list to serve.
+ * `prepare` runs on the empty data dir before anything is made in it (a test mounts a small disk
+ * there).
+ */
+export function makeIngestEnv(
+  label = 'ingest',
+  options: { readonly prepare?: (dataDir: string) => void } = {},
+) {
   const sandbox = makeSandbox(label);
   const dataDir = sandbox.dataDir;
+  options.prepare?.(dataDir);
   const paths = dataPaths(dataDir);
   for (const d of [paths.inbox, paths.processed, paths.failed, paths.outbox])
     mkdirSync(d, { recursive: true });

@@ -12,6 +12,8 @@ import type { Clock } from '../../src/domain/clock.ts';
 import { pruneHandledFiles } from '../../src/inventory/inbox/fileRetention.ts';
 import { createRetention } from '../../src/retention/index.ts';
 import { InboxAttempts } from '../../src/state/inbox/inboxAttempts.ts';
+import { KeyValueStore } from '../../src/state/kv.ts';
+import { NO_ROWS_PRUNED } from '../../src/state/rowRetention.ts';
 import { ConfirmationSends } from '../../src/state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
@@ -145,12 +147,7 @@ describe('pruneRetained', () => {
     };
     const result = await pruneRetained(env, clock, 60);
     expect(result.files).toEqual({ processed: 0, failed: 0, reports: 0 });
-    expect(result.rows).toEqual({
-      inboxFiles: 0,
-      shipments: 0,
-      confirmations: 0,
-      inboxAttempts: 0,
-    });
+    expect(result.rows).toEqual(NO_ROWS_PRUNED);
     expect({
       ledger: ledgerIds(),
       orders: shipmentOrders(),
@@ -167,10 +164,10 @@ describe('pruneRetained', () => {
 
     expect(result.files).toEqual({ processed: 7, failed: 1, reports: 8 });
     expect(result.rows).toEqual({
+      ...NO_ROWS_PRUNED,
       inboxFiles: 4,
-      shipments: 2,
+      shipments: 3,
       confirmations: 2,
-      inboxAttempts: 0,
     });
     const [line] = env.capture.events('retention.pruned');
     expect(line).toMatchObject({
@@ -186,8 +183,9 @@ describe('pruneRetained', () => {
     const crashed = ledgerIds().at(-2);
     expect(ledgerIds()).toEqual([l.oldB, l.dcOld, l.conf1, l.conf1b, l.conf2, crashed, l.recent]);
     expect(env.list('inbox')).toEqual(['crashed.csv']);
-    // Orders: only those confirmed more than 30 days ago with nothing left open go.
-    expect(shipmentOrders()).toEqual(['ORD-2', 'ORD-3', 'ORD-4', 'ORD-5', 'ORD-7', 'ORD-8']);
+    // Orders: those confirmed more than 30 days ago with nothing left open go, and ORD-7, gone
+    // from the ready-to-ship list unconfirmed as long ago. ORD-5 is still listed.
+    expect(shipmentOrders()).toEqual(['ORD-2', 'ORD-3', 'ORD-4', 'ORD-5', 'ORD-8']);
     expect(confirmationRows()).toEqual([
       'ORD-2:pending',
       'ORD-3:failed',
@@ -212,7 +210,7 @@ describe('pruneRetained', () => {
     expect(new ConfirmationSends(env.db).due(t).map((c) => c.orderNumber)).toEqual(['ORD-2']);
     const again = await pruneRetained(env, clock, 30);
     expect(again.files).toEqual({ processed: 0, failed: 0, reports: 0 });
-    expect(again.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0, inboxAttempts: 0 });
+    expect(again.rows).toEqual(NO_ROWS_PRUNED);
   });
 
   it('prunes a confirmation a correction replaced, once its order is confirmed and old', async () => {
@@ -283,16 +281,102 @@ describe('pruneRetained', () => {
     expect(ledgerIds()).toContain(releasedYoung);
   });
 
+  it('prunes every other table that grows: last pushes, decided held entries, operator requests, calls and logins', async () => {
+    const db = env.db;
+    t = T0 + 40 * DAY;
+    const old = T0;
+    const young = T0 + 39 * DAY;
+    // Last pushes: 1,200 old keys that owe nothing (more than one batch), one old key with a
+    // stored failure, one old key pending again, one young key.
+    const push = db.prepare(
+      "INSERT INTO stock_pushes (kind, dc, sku, at, quantity, outcome) VALUES ('factory', '', ?, ?, 1, ?)",
+    );
+    for (let i = 0; i < 1200; i++) push.run(`OLD-${String(i).padStart(4, '0')}`, old, 'updated');
+    push.run('FAILING', old, 'rejected');
+    push.run('PENDING', old, 'updated');
+    push.run('YOUNG', young, 'updated');
+    db.prepare(
+      `INSERT INTO stock_failures (kind, dc, sku, quantity, error, attempts, first_failed_at, last_failed_at, next_attempt_at)
+       VALUES ('factory', '', 'FAILING', 1, 'refused', 1, ?, ?, ?)`,
+    ).run(old, old, t);
+    db.prepare(
+      "INSERT INTO pending_stock (kind, dc, sku, since) VALUES ('factory', '', 'PENDING', ?)",
+    ).run(old);
+    // Held: decided long ago (pruned, with its kept-aside rows), still held however old, the last
+    // snapshot release, a released file whose put-back copy is not read yet, decided lately.
+    const releasedFile = await ingest('released.csv', 'sku,stock_quantity\nSKU-R,1\n');
+    const hashOf = (id: number) =>
+      (
+        db.prepare('SELECT content_hash AS h FROM inbox_files WHERE id = ?').get(id) as {
+          h: string;
+        }
+      ).h;
+    const held = db.prepare(
+      `INSERT INTO held (id, source, file_id, name, content_hash, reason, report, source_at, held_at, status, decided_at)
+       VALUES (?, ?, ?, ?, ?, 'too many zeros', '{}', ?, ?, ?, ?)`,
+    );
+    held.run(1, 'file', null, 'rejected.csv', 'h1', old, old, 'rejected', old);
+    held.run(2, 'file', null, 'waiting.csv', 'h2', old, old, 'held', null);
+    held.run(3, 'snapshot', null, 'snapshot', 'h3', old, old, 'released', old);
+    held.run(
+      4,
+      'file',
+      releasedFile,
+      'released.csv',
+      hashOf(releasedFile),
+      old,
+      old,
+      'released',
+      old,
+    );
+    held.run(5, 'snapshot', null, 'snapshot', 'h5', old, old, 'superseded', young);
+    held.run(6, 'snapshot', null, 'snapshot', 'h6', old, old, 'superseded', old);
+    db.prepare(
+      "INSERT INTO held_rows (held_id, kind, dc, sku, quantity) VALUES (6, 'factory', '', 'SKU-H', 0)",
+    ).run();
+    new KeyValueStore(db).set('snapshot.last_release', { heldId: 3, writtenAt: old }, old);
+    // Operator requests: answered long ago, never taken long ago, answered lately.
+    const request = db.prepare(
+      "INSERT INTO operator_requests (action, args, asked_at, taken_at, done_at, answer) VALUES ('pause', '{}', ?, ?, ?, ?)",
+    );
+    request.run(old, old, old, '{}');
+    request.run(old, null, null, null);
+    request.run(young, young, young, '{}');
+    // Calls and logins: beyond the two hours the budget reads, and within them.
+    for (const at of [t - 3 * 3_600_000, t - 30 * 60_000]) {
+      db.prepare("INSERT INTO api_calls (at, lane) VALUES (?, 'stock')").run(at);
+      db.prepare("INSERT INTO login_attempts (at, account, outcome) VALUES (?, 'a@b', 'ok')").run(
+        at,
+      );
+    }
+
+    const result = await pruneRetained(env, clock, 30);
+    expect(result.rows).toMatchObject({
+      stockPushes: 1200,
+      held: 2,
+      operatorRequests: 2,
+      apiCalls: 1,
+      loginAttempts: 1,
+    });
+    expect(ids('SELECT sku AS v FROM stock_pushes ORDER BY sku')).toEqual([
+      'FAILING',
+      'PENDING',
+      'YOUNG',
+    ]);
+    expect(ids('SELECT id AS v FROM held ORDER BY id')).toEqual([2, 3, 4, 5]);
+    expect(ids('SELECT held_id AS v FROM held_rows')).toEqual([]);
+    expect(ids('SELECT asked_at AS v FROM operator_requests')).toEqual([young]);
+    expect(ids('SELECT at AS v FROM api_calls')).toEqual([t - 30 * 60_000]);
+    expect(ids('SELECT at AS v FROM login_attempts')).toEqual([t - 30 * 60_000]);
+    const again = await pruneRetained(env, clock, 30);
+    expect(again.rows).toEqual(NO_ROWS_PRUNED);
+  });
+
   it('prunes nothing with RETENTION_DAYS=0', async () => {
     await seed();
     t = T0 + 3650 * DAY;
     const result = await pruneRetained(env, clock, 0);
-    expect(result.rows).toEqual({
-      inboxFiles: 0,
-      shipments: 0,
-      confirmations: 0,
-      inboxAttempts: 0,
-    });
+    expect(result.rows).toEqual(NO_ROWS_PRUNED);
     expect(stored('processed').length).toBeGreaterThan(10);
   });
 });

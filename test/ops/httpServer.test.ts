@@ -111,6 +111,7 @@ describe('/healthz', () => {
       stateDb: 'ok',
       heartbeatAgeMs: 5000,
       paused: null,
+      disk: { path: sandbox.dataDir, freeBytes: expect.any(Number), full: false, since: null },
       checkedAt: new Date(NOW).toISOString(),
     });
 
@@ -123,6 +124,28 @@ describe('/healthz', () => {
 
     expect((await get('/nope')).status).toBe(404);
     expect((await get('/healthz', { method: 'POST' })).status).toBe(405);
+  });
+
+  it('/livez is 200 while the heartbeat is recent, whatever Redis does, and 503 once it is old', async () => {
+    config = loadConfig({
+      env: { SYNC_DATA_DIR: sandbox.dataDir, REDIS_URL: 'redis://127.0.0.1:1' },
+    });
+    const { get } = await start({ queues: false });
+    expect((await get('/livez')).status).toBe(503);
+    beat(NOW - 5000);
+    let res = await get('/livez');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text)).toMatchObject({
+      live: true,
+      heartbeatAgeMs: 5000,
+      disk: { path: sandbox.dataDir, full: false },
+    });
+    // /healthz is 503 meanwhile: Redis does not answer. Not a reason to restart the daemon.
+    expect((await get('/healthz')).status).toBe(503);
+    beat(NOW - HEARTBEAT_STALE_MS - 30_000);
+    res = await get('/livez');
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.text)).toMatchObject({ live: false, reason: 'no heartbeat for 90 s' });
   });
 
   it('checks Redis over a connection of its own without queues, and is 503 when Redis is gone', async () => {

@@ -1,7 +1,12 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStateDb, schemaVersion } from '../../src/state/db.ts';
+import {
+  checkpointWal,
+  openStateDb,
+  schemaVersion,
+  WAL_SIZE_LIMIT_BYTES,
+} from '../../src/state/db.ts';
 import { migrations } from '../../src/state/migrations/index.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 
@@ -23,5 +28,32 @@ describe('state.db', () => {
     const again = openStateDb(path);
     expect(schemaVersion(again)).toBe(migrations.at(-1)!.version);
     again.close();
+  });
+
+  it('keeps its write-ahead log bounded: grown while a reader held it, cut back once checkpointed', () => {
+    box = makeSandbox('statedb-wal');
+    const path = join(box.dataDir, 'state.db');
+    const db = openStateDb(path);
+    const reader = openStateDb(path);
+    try {
+      db.exec('CREATE TABLE filler (x BLOB)');
+      const insert = db.prepare('INSERT INTO filler (x) VALUES (?)');
+      // A reader in the middle of a long read: no checkpoint can start the log again meanwhile.
+      reader.exec('BEGIN');
+      reader.prepare('SELECT COUNT(*) FROM kv').get();
+      for (let i = 0; i < 48; i++) insert.run(Buffer.alloc(512 * 1024, i));
+      const grown = statSync(`${path}-wal`).size;
+      expect(grown).toBeGreaterThan(3 * WAL_SIZE_LIMIT_BYTES);
+      reader.exec('COMMIT');
+      // The daemon's checkpoint (every minute), then its next write: the log starts again from
+      // the top and the file is cut back to the bound.
+      const { log, copied } = checkpointWal(db);
+      expect(copied).toBe(log);
+      db.prepare('DELETE FROM filler').run();
+      expect(statSync(`${path}-wal`).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    } finally {
+      reader.close();
+      db.close();
+    }
   });
 });

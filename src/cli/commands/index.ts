@@ -89,7 +89,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'health',
-    summary: 'exit 0 when the daemon is healthy (container health checks)',
+    summary: 'exit 0 when healthy (readiness); --live: while the daemon answers (liveness)',
     load: async () => (await import('./healthCommand.ts')).healthCommand,
   },
 ];

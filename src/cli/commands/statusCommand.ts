@@ -1,7 +1,9 @@
 import type { Config } from '../../config/index.ts';
 import { type Assessment, assess } from '../../daemon/assess.ts';
+import { readLiveFacts } from '../../daemon/liveFacts.ts';
 import { readQueueDepths, readStatus, type Status } from '../../daemon/status.ts';
 import { statusView } from '../../daemon/views.ts';
+import { bytesText } from '../../domain/diskState.ts';
 import { when, zoneName } from '../../domain/humanTime.ts';
 import { redisConnection } from '../../jobs/connection.ts';
 import { closeQueues, createQueues } from '../../jobs/queues.ts';
@@ -11,7 +13,8 @@ import { openExistingState } from '../state.ts';
 
 const usage = `Usage: supplier-sync status [--json]
 
-First line: healthy, degraded, or NEEDS A PERSON, and why. Then the pending stock differences
+First line: healthy, degraded, or NEEDS A PERSON, and why. Then the daemon's heartbeat, the free
+space of its disk (a full one is named, with its path), the pending stock differences
 and when they will be on the portal at the budget left, rejected items, shipments awaiting
 confirmation, calls used in the last hour, the token, queue depths, the files of the last 24 hours
 (a failed one, or one with rejected rows, makes it degraded), and the last ingest, push,
@@ -71,7 +74,8 @@ export const statusCommand: Command = {
     const db = openExistingState(config);
     try {
       const now = Date.now();
-      const s = await withQueueDepths(config, readStatus(db, config, now));
+      const live = await readLiveFacts(config.dataDir, now);
+      const s = await withQueueDepths(config, readStatus(db, config, now, live));
       const health = assess({
         status: s,
         redisError: 'error' in s.queues ? s.queues.error : undefined,
@@ -108,6 +112,13 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
       ? 'no heartbeat yet'
       : `heartbeat ${at(s.daemon.at)}, running since ${at(s.daemon.startedAt)}`,
   );
+  if (s.disk !== null)
+    row(
+      'disk',
+      s.disk.full
+        ? `FULL: ${s.disk.path} (${bytesText(s.disk.freeBytes)} free) since ${at(s.disk.since)}`
+        : `${bytesText(s.disk.freeBytes)} free at ${s.disk.path}`,
+    );
   for (const a of s.unfinishedApplies)
     row(
       'unfinished',

@@ -3,6 +3,7 @@ import { lstat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { systemClock } from '../../domain/clock.ts';
 import { countsAgainstFile } from '../../failures/failurePolicy.ts';
+import type { StateDb } from '../../state/db.ts';
 import { InboxAttempts } from '../../state/inbox/inboxAttempts.ts';
 import { fileIdentity } from '../inbox/inboxNames.ts';
 import { type FileOutcome, type IngestDeps, processInboxFile } from './process.ts';
@@ -28,20 +29,26 @@ export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<F
   const clock = deps.clock ?? systemClock;
   const name = basename(path);
   const attempts = new InboxAttempts(deps.db);
+  const owed = owedUndos(deps.db);
+  settleOwed(attempts, owed);
   // The identity of the file whose reading was recorded ahead as an attempt, if one began.
   let begun: string | undefined;
   const withGiveUp: IngestDeps = {
     ...deps,
     giveUp: (st) => {
-      const a = attempts.get(identityOf(name, st));
-      return a !== undefined && a.attempts >= MAX_FILE_ATTEMPTS ? giveUpReason(a) : undefined;
+      const identity = identityOf(name, st);
+      const a = attempts.get(identity);
+      const counted = a === undefined ? 0 : a.attempts - (owed.has(identity) ? 1 : 0);
+      return a !== undefined && counted >= MAX_FILE_ATTEMPTS ? giveUpReason(a) : undefined;
     },
     beforeRead: (st) => {
       const identity = identityOf(name, st);
       if (begun === identity) return;
-      if (begun !== undefined) attempts.undo(begun);
-      begun = identity;
+      if (begun !== undefined) undoOrOwe(attempts, owed, begun);
+      begun = undefined;
+      // Recorded first, then named begun: a record that fails (a full disk) has nothing to undo.
       const n = attempts.record(identity, name, CRASHED_WHILE_READING, clock.now());
+      begun = identity;
       if (n > 1) {
         deps.log.warn(
           { event: 'file.reading_again', file: name, attempt: n, of: MAX_FILE_ATTEMPTS },
@@ -54,8 +61,9 @@ export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<F
   try {
     outcome = await processInboxFile(path, withGiveUp);
   } catch (err) {
-    // The reading ended here, not in a crash: the attempt counted ahead is taken back.
-    if (begun !== undefined) attempts.undo(begun);
+    // The reading ended here, not in a crash: the attempt counted ahead is taken back — or, when
+    // state.db cannot take that now (a full disk), once it can: the error is what is thrown.
+    if (begun !== undefined) undoOrOwe(attempts, owed, begun);
     begun = undefined;
     if (!countsAgainstFile(err)) throw err;
     const st = await lstat(path).catch(() => undefined);
@@ -73,6 +81,44 @@ export async function ingestInboxFile(path: string, deps: IngestDeps): Promise<F
   }
   attempts.clear(name);
   return outcome;
+}
+
+/**
+ * Attempts counted ahead whose reading ended in this process (not in a crash) but whose undo
+ * state.db could not take (a full disk), by connection: taken back at the next file's handling
+ * that can write, and not counted meanwhile. A process that dies before then leaves them counted
+ * as crashes, as it would have without the error.
+ */
+const owedByDb = new WeakMap<StateDb, Set<string>>();
+
+function owedUndos(db: StateDb): Set<string> {
+  let owed = owedByDb.get(db);
+  if (owed === undefined) {
+    owed = new Set();
+    owedByDb.set(db, owed);
+  }
+  return owed;
+}
+
+/** Takes back an attempt counted ahead, or owes it when state.db cannot be written now. */
+function undoOrOwe(attempts: InboxAttempts, owed: Set<string>, identity: string): void {
+  try {
+    attempts.undo(identity);
+  } catch {
+    owed.add(identity);
+  }
+}
+
+/** Takes back the attempts owed, as far as state.db takes them now. */
+function settleOwed(attempts: InboxAttempts, owed: Set<string>): void {
+  for (const identity of [...owed]) {
+    try {
+      attempts.undo(identity);
+    } catch {
+      return;
+    }
+    owed.delete(identity);
+  }
 }
 
 /** A file as it was tried (inbox/inboxNames.ts fileIdentity): a rewrite or a replacement is another file. */

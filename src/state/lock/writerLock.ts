@@ -144,15 +144,39 @@ export async function waitForWriterLock(
   }
 }
 
-/** Who holds the writer lock now (a probe: the lock is taken and let go if free); undefined: nobody. */
+/**
+ * Who holds the writer lock now. A probe that takes nothing: a read of the lock file, which the
+ * holder's exclusive lock refuses (and which writes nothing, so it answers on a full disk too).
+ * Without `db` (state.db cannot be opened) who holds it is not named.
+ */
 export function writerLockState(
   dataDir: string,
-  db: StateDb,
+  db: StateDb | undefined,
 ): { readonly held: false } | { readonly held: true; readonly holder: WriterHolder | undefined } {
-  const file = osLock(dataPaths(dataDir).writerLock);
-  if (file === undefined) return { held: true, holder: recordedHolder(db) };
-  file.close();
-  return { held: false };
+  if (!lockHeld(dataPaths(dataDir).writerLock)) return { held: false };
+  return { held: true, holder: db === undefined ? undefined : recordedHolder(db) };
+}
+
+/** Whether a connection (of any process) holds the lock file's exclusive lock. */
+function lockHeld(path: string): boolean {
+  let file: Database.Database;
+  try {
+    file = new Database(path, { readonly: true, fileMustExist: true, timeout: 0 });
+  } catch (err) {
+    // No lock file: no daemon ever ran on this data dir.
+    if ((err as { code?: string }).code === 'SQLITE_CANTOPEN') return false;
+    throw err;
+  }
+  try {
+    file.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+    return false;
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
+    throw err;
+  } finally {
+    file.close();
+  }
 }
 
 /** "the daemon (pid 12 on host box-1, since 2026-11-25T14:00:00.000Z)". */

@@ -119,16 +119,20 @@ const statements = perConnection((db) => ({
  */
 export function enqueueNotification(db: StateDb, n: Notification): string | undefined {
   if (!enabled.has(db)) return undefined;
-  const uuid = randomUUID();
-  const body: NotificationBody = {
-    id: uuid,
+  const body = notificationBody(n);
+  statements(db).insert.run(body.id, n.event, JSON.stringify(body), n.at, n.at);
+  return body.id;
+}
+
+/** The body a notification is sent as, with a new delivery id; scrubbed as a log line is. */
+export function notificationBody(n: Notification): NotificationBody {
+  return {
+    id: randomUUID(),
     event: n.event,
     at: new Date(n.at).toISOString(),
     text: scrubString(n.text),
     details: scrub(n.details) as Record<string, unknown>,
   };
-  statements(db).insert.run(uuid, n.event, JSON.stringify(body), n.at, n.at);
-  return uuid;
 }
 
 /** What the outbox holds: how many wait, since when. */
@@ -206,6 +210,21 @@ export class NotifyOutbox {
       const n = this.#s.expire.run(event, createdBefore).changes;
       if (n > 0) this.#s.countMany.run(event, 'dropped', n, n);
       return n;
+    })();
+  }
+
+  /**
+   * A notification sent without the outbox (state.db could not be written: a full disk), recorded
+   * once it can be: counted as delivered, or, when that one attempt failed, put in the outbox
+   * (due at once, under the same id) to be delivered as any other.
+   */
+  sentDirectly(body: NotificationBody, delivered: boolean, createdAt: number, now: number): void {
+    this.#db.transaction(() => {
+      if (delivered) this.#s.count.run(body.event, 'delivered');
+      else {
+        this.#s.insert.run(body.id, body.event, JSON.stringify(body), createdAt, now);
+        this.#s.count.run(body.event, 'failed_attempts');
+      }
     })();
   }
 

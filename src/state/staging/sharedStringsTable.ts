@@ -19,12 +19,19 @@ export class SharedStringsTable {
   private constructor(path: string) {
     this.path = path;
     const db = new Database(path);
-    db.pragma('journal_mode = OFF');
-    db.pragma('synchronous = OFF');
-    db.pragma('locking_mode = EXCLUSIVE');
-    db.pragma('cache_size = -2048');
-    db.pragma('temp_store = FILE');
-    db.exec('CREATE TABLE strings (i INTEGER PRIMARY KEY, s TEXT NOT NULL)');
+    try {
+      db.pragma('journal_mode = OFF');
+      db.pragma('synchronous = OFF');
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('cache_size = -2048');
+      db.pragma('temp_store = FILE');
+      db.exec('CREATE TABLE strings (i INTEGER PRIMARY KEY, s TEXT NOT NULL)');
+    } catch (err) {
+      // A full disk: the file SQLite made is not left behind empty.
+      db.close();
+      for (const p of [path, `${path}-journal`]) rmSync(p, { force: true });
+      throw err;
+    }
     this.#db = db;
     // A batch goes in as one JSON array (one bound value, unpacked by SQLite): faster than
     // binding two values a string.

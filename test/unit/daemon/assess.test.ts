@@ -40,6 +40,7 @@ function status(over: Partial<Status> = {}): Status {
   return {
     at: now,
     daemon: { at: now - 5000, pid: 1, startedAt: now - 3_600_000 },
+    disk: null,
     pendingDifferences: { factory: 0, dc: 0, oldestSince: null },
     failures: {
       stock: { total: 0, notFound: 0 },

@@ -15,8 +15,14 @@ import {
 } from '../../../src/api/portalErrors.ts';
 import { UsageError } from '../../../src/cli/usage.ts';
 import { ConfigError } from '../../../src/config/configError.ts';
+import { DiskFullError } from '../../../src/daemon/diskSpace.ts';
 import { CodedError, ERROR_CODES, type ErrorCode } from '../../../src/failures/codedError.ts';
-import { failurePolicy } from '../../../src/failures/failurePolicy.ts';
+import {
+  countsAgainstFile,
+  DISK_FULL_WAIT_MS,
+  failurePolicy,
+  isDiskFull,
+} from '../../../src/failures/failurePolicy.ts';
 import { HeldDecisionError } from '../../../src/inventory/held/heldLookup.ts';
 import {
   DcListUnavailableError,
@@ -150,6 +156,41 @@ describe('the failure policy', () => {
     for (const problem of ['missing', 'locked', 'corrupt', 'changed', 'error']) {
       expect(new SnapshotReadError(problem, 'x').code).toBe('E_SNAPSHOT_UNREADABLE');
     }
+  });
+
+  it('a full disk waits, whatever wraps it, and never counts against an inbox file', () => {
+    const sqliteFull = Object.assign(new Error('database or disk is full'), {
+      code: 'SQLITE_FULL',
+    });
+    const noSpace = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+      code: 'ENOSPC',
+      errno: -28,
+      syscall: 'write',
+      path: '/data/staging/x.db',
+    });
+    const quota = Object.assign(new Error('EDQUOT: disk quota exceeded'), { code: 'EDQUOT' });
+    const wrapped = [
+      sqliteFull,
+      noSpace,
+      quota,
+      new StagingError('s-1.db', sqliteFull),
+      new DiskFullError('/data', 0, 'state.db cannot be written'),
+      new Error('the merge failed', { cause: new Error('a step failed', { cause: noSpace }) }),
+    ];
+    for (const err of wrapped) {
+      expect(isDiskFull(err)).toBe(true);
+      expect(failurePolicy(err, 1000)).toEqual({
+        kind: 'wait',
+        until: 1000 + DISK_FULL_WAIT_MS,
+        reason: 'the disk is full: nothing can be recorded until space returns',
+        holds: 'disk',
+      });
+      expect(countsAgainstFile(err)).toBe(false);
+    }
+    const other = Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR' });
+    expect(isDiskFull(other)).toBe(false);
+    expect(isDiskFull(new Error('SQLITE_FULL in the message only'))).toBe(false);
+    expect(failurePolicy(other).kind).toBe('retry');
   });
 
   it('a wrong setting needs a person', () => {

@@ -1,3 +1,4 @@
+import { bytesText } from '../../../domain/diskState.ts';
 import type { Assessment } from '../../assess.ts';
 import type { QueueDepths, Status } from '../../status.ts';
 import { count, timeHtml } from '../format.ts';
@@ -72,6 +73,7 @@ ${s.unfinishedApplies.map((a) => html`<dt>Unfinished</dt><dd>apply of ${a.source
 <h2>Daemon</h2>
 <dl class="facts">
 <dt>Heartbeat</dt><dd>${s.daemon === null ? 'none yet' : html`${t(s.daemon.at)}, running since ${t(s.daemon.startedAt)}`}</dd>
+${s.disk === null ? '' : html`<dt>Disk</dt><dd>${s.disk.full ? html`<span class="failed">FULL: ${s.disk.path} (${bytesText(s.disk.freeBytes)} free) since ${t(s.disk.since)}</span>` : `${bytesText(s.disk.freeBytes)} free at ${s.disk.path}`}</dd>`}
 <dt>Token</dt><dd>${s.token === null ? 'none yet' : html`obtained ${t(s.token.obtainedAt)}`}${s.loginBlock === null ? '' : html` <span class="failed">logins stopped since ${t(s.loginBlock.at)} (HTTP ${s.loginBlock.status})</span>`}</dd>
 <dt>Queues</dt><dd>${queues}</dd>
 </dl>
