@@ -58,6 +58,7 @@ import {
   unfinishedStagedApplies,
 } from '../../state/staging/stagedApply.ts';
 import { StagingFile } from '../../state/staging/stagingFile.ts';
+import { WalCheckpoints } from '../../state/staging/walCheckpoints.ts';
 import type { ApplyResult } from '../../state/stock/desiredStock.ts';
 import { stockSummary } from './stockSummary.ts';
 
@@ -91,7 +92,7 @@ export interface ApplyDeps {
   /** Keys per merge transaction (default DEFAULT_CHUNK_ROWS). */
   readonly chunkRows?: number;
   /** Test seam: runs after each merge transaction (the crash tests kill the process here). */
-  readonly afterChunk?: (applyId: number) => void;
+  readonly afterChunk?: (applyId: number) => void | Promise<void>;
 }
 
 export type StagedOutcome<T> =
@@ -269,17 +270,38 @@ function abandon(deps: ApplyDeps, apply: StagedApply, path: string): void {
   );
 }
 
+/**
+ * Step 5, chunk after chunk. A set of more than one chunk has state.db's WAL checkpointed by a
+ * thread of its own meanwhile (walCheckpoints.ts), not by the commits on the event loop.
+ */
 async function mergeToEnd(deps: ApplyDeps, applyId: number): Promise<ApplyResult> {
   const { db } = deps;
   const limit = deps.chunkRows ?? DEFAULT_CHUNK_ROWS;
   const ledger = new InboxLedger(db);
   const apply = unfinishedStagedApplies(db).find((a) => a.id === applyId);
-  for (;;) {
-    const r = mergeStagedChunk(db, applyId, limit, (totals) => {
-      if (apply?.fileId != null) ledger.setReportField(apply.fileId, 'stock', stockSummary(totals));
-    });
-    deps.afterChunk?.(applyId);
-    if (r.done) return r.totals;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  let checkpoints: WalCheckpoints | undefined;
+  try {
+    for (;;) {
+      const r = mergeStagedChunk(db, applyId, limit, (totals) => {
+        if (apply?.fileId != null)
+          ledger.setReportField(apply.fileId, 'stock', stockSummary(totals));
+      });
+      await deps.afterChunk?.(applyId);
+      if (r.done) {
+        await checkpoints?.finish();
+        return r.totals;
+      }
+      checkpoints ??= WalCheckpoints.start(db);
+      await checkpoints?.afterChunk();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  } finally {
+    checkpoints?.stop();
+    if (checkpoints?.failure !== undefined) {
+      deps.log.warn(
+        { event: 'ingest.checkpoints_inline', reason: checkpoints.failure.message },
+        `state.db's WAL is checkpointed by its commits again: ${checkpoints.failure.message}`,
+      );
+    }
   }
 }
