@@ -12,7 +12,8 @@
  *   and the frame on top (a native call such as a statement's `run`).
  *
  * A timer ticking every TICK_MS finds the blocks: a tick later than TICK_MS + `minMs` after the
- * one before marks one. Its delay is counted, as monitorEventLoopDelay counts it.
+ * one before marks one. Its delay is counted, as monitorEventLoopDelay counts it. `stop()` lets
+ * both timers run once more first, so that a block just before the end is counted too.
  */
 import { Session } from 'node:inspector/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -90,6 +91,9 @@ export async function watchLoop(
   }, TICK_MS);
   return {
     async stop() {
+      // Both watches see a block only when their timer runs after it: let them, for a block that
+      // ended just before the watch does.
+      await new Promise((resolve) => setTimeout(resolve, 2 * TICK_MS + 10));
       clearInterval(tick);
       delay.disable();
       const profile =
