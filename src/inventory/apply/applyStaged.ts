@@ -60,6 +60,7 @@ import {
 import { StagingFile } from '../../state/staging/stagingFile.ts';
 import { WalCheckpoints } from '../../state/staging/walCheckpoints.ts';
 import type { ApplyResult } from '../../state/stock/desiredStock.ts';
+import { nextTurn } from '../parse/yielder.ts';
 import { stockSummary } from './stockSummary.ts';
 
 /** Keys merged per transaction: about 10–20 ms of work on a 2-core machine. */
@@ -293,7 +294,7 @@ async function mergeToEnd(deps: ApplyDeps, applyId: number): Promise<ApplyResult
       }
       checkpoints ??= WalCheckpoints.start(db);
       await checkpoints?.afterChunk();
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   } finally {
     checkpoints?.stop();

@@ -5,7 +5,8 @@ import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { portalStockRead } from '../../state/stock/absentStock.ts';
 import { zeroAbsentKeys } from '../apply/absentZeros.ts';
 import { applyStagedSet, type BeforeApplyCheck } from '../apply/applyStaged.ts';
-import { type GuardReport, guardStockFile } from '../apply/guardFile.ts';
+import { type GuardReport, guardStagedFile } from '../apply/guardFile.ts';
+import { nextTurn } from '../parse/yielder.ts';
 import type { CollectedFile } from './collect.ts';
 import {
   applyDepsOf,
@@ -46,12 +47,13 @@ export async function commitStock(
   let held: CommitResult | undefined;
   let absentZeroed = 0;
   const row = { kind: c.kind, hash, size: st.size, ino: st.ino };
-  const guardCheck: BeforeApplyCheck = (step) => {
-    const g = guardStockFile(step.db, deps.guard, {
-      contentHash: hash,
-      kind,
-      staged: { table: step.table },
-    });
+  const guardCheck: BeforeApplyCheck = async (step) => {
+    const g = await guardStagedFile(
+      step.db,
+      deps.guard,
+      { contentHash: hash, table: step.table },
+      nextTurn,
+    );
     guard = g.report;
     if (!g.hold) return undefined;
     held = commitHeld(ctx, row, st, c, g.report, { table: step.table }, absentZeroed);

@@ -13,6 +13,7 @@ import {
   type SnapshotGuardOutcome,
   supersedeHeldSnapshot,
 } from '../apply/guardSnapshot.ts';
+import { nextTurn } from '../parse/yielder.ts';
 import { recordSnapshotApply } from './snapshotApply.ts';
 import { describeFailure, SnapshotFailure } from './snapshotFailure.ts';
 import {
@@ -136,12 +137,13 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     const rowsRead = { factory: factory.rowsRead, dc: dc.rowsRead };
     // The guard rails run last in the "before apply" step: they see the rows other checks added.
     let guard: SnapshotGuardOutcome | undefined;
-    const guardCheck: BeforeApplyCheck = (step) => {
-      guard = guardSnapshotStaged(
+    const guardCheck: BeforeApplyCheck = async (step) => {
+      guard = await guardSnapshotStaged(
         step.db,
         deps.guard,
         { staged: { table: step.table }, rowsRead, writtenAt },
         now,
+        nextTurn,
       );
       return guard.hold ? { hold: guard.report.reason } : undefined;
     };
