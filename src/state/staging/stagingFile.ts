@@ -6,6 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 import type { StockKind } from '../../domain/stock.ts';
+import {
+  type DuplicateSummary,
+  type DuplicatesListed,
+  type StagedDuplicates,
+  summarizeDuplicates,
+} from './duplicateSummary.ts';
 import { removeStagingFile, scratchName, stagingDir } from './scratchFiles.ts';
 import { StagingError } from './stagingError.ts';
 import { type NamedRow, openStagingDb, StagingWriter } from './stagingWriter.ts';
@@ -18,7 +24,7 @@ const WORKER_URL = new URL(
 
 type WorkerAnswer =
   | { readonly done: true }
-  | { readonly closed: true }
+  | { readonly closed: true; readonly summary?: DuplicateSummary }
   | { readonly error: { name: string; message: string; code?: string } };
 
 /**
@@ -41,14 +47,6 @@ const BATCH = 4096;
 export const WORKER_AFTER_ROWS = 50_000;
 /** Batches handed to the worker and not yet written, before the reader waits. */
 const MAX_IN_FLIGHT = 4;
-
-export interface StagedDuplicates {
-  /** Rows replaced by a later row with the same key. */
-  readonly rows: number;
-  /** The first `maxKeys` keys by their first repeat, each with up to `maxLines` lines. */
-  readonly keys: Array<{ kind: StockKind; dc: string; sku: string; lines: number[] }>;
-  readonly keysOmitted: number;
-}
 
 /**
  * Writes one staged set. `put` buffers; a full buffer is staged in one transaction of multi-row
@@ -73,6 +71,8 @@ export class StagingFile {
   #dc: Array<string | number> = [];
   #named: NamedRow[] = [];
   readonly #sum: boolean;
+  /** The replaced rows as the worker thread worked them out (finish()), with its limits. */
+  #summary: { listed: DuplicatesListed; summary: DuplicateSummary } | undefined;
 
   private constructor(dir: string, workerAfterRows: number, sum: boolean) {
     mkdirSync(dir, { recursive: true });
@@ -145,8 +145,11 @@ export class StagingFile {
     return this.#caughtUp(MAX_IN_FLIGHT);
   }
 
-  /** Stages the rest; a worker thread writing the set finishes and hands the connection back. */
-  async finish(): Promise<void> {
+  /**
+   * Stages the rest; a worker thread writing the set finishes and hands the connection back,
+   * having worked out the replaced rows for the report as `listed` says (duplicates()).
+   */
+  async finish(listed?: DuplicatesListed): Promise<void> {
     this.#flushAll();
     const worker = this.#worker;
     if (worker === undefined) {
@@ -154,14 +157,15 @@ export class StagingFile {
       return;
     }
     await this.#caughtUp(0);
-    const closed = new Promise<void>((resolve, reject) => {
+    const closed = new Promise<DuplicateSummary | undefined>((resolve, reject) => {
       worker.on('message', (m: WorkerAnswer) => {
-        if ('closed' in m) resolve();
+        if ('closed' in m) resolve(m.summary);
       });
       worker.once('exit', () => reject(this.#failure ?? new Error('the staging worker stopped')));
     });
-    worker.postMessage({ close: true });
-    await closed;
+    worker.postMessage({ close: true, ...(listed === undefined ? {} : { listed }) });
+    const summary = await closed;
+    if (listed !== undefined && summary !== undefined) this.#summary = { listed, summary };
     this.#worker = undefined;
     this.#writer = new StagingWriter(openStagingDb(this.path, false), {
       raw: false,
@@ -261,41 +265,23 @@ export class StagingFile {
     return this.#open().prepare('SELECT COUNT(*) FROM rows').pluck(true).get() as number;
   }
 
-  /** The replaced rows, for the report. */
+  /**
+   * The replaced rows, for the report: as the worker thread worked them out when `finish()` was
+   * given these limits, else worked out here.
+   */
   duplicates(maxKeys: number, maxLines: number): StagedDuplicates {
-    const db = this.#open();
-    const rows = db.prepare('SELECT COUNT(*) FROM duplicates').pluck(true).get() as number;
-    if (rows === 0) return { rows: 0, keys: [], keysOmitted: 0 };
-    db.exec('CREATE INDEX IF NOT EXISTS duplicates_key ON duplicates (kind, dc, sku, id)');
-    const keyCount = db
-      .prepare('SELECT COUNT(*) FROM (SELECT 1 FROM duplicates GROUP BY kind, dc, sku)')
-      .pluck(true)
-      .get() as number;
-    // By first repeat in the file (rows out of key order are settled in key order: ids are not).
-    const first = db.prepare<[number], { kind: StockKind; dc: string; sku: string }>(
-      `SELECT kind, dc, sku FROM duplicates GROUP BY kind, dc, sku ORDER BY MIN(line) LIMIT ?`,
-    );
-    const lines = db.prepare<[string, string, string, number], { replaced: number; line: number }>(
-      'SELECT replaced, line FROM duplicates WHERE kind = ? AND dc = ? AND sku = ? ORDER BY id LIMIT ?',
-    );
-    const keys = first.all(maxKeys).map((k) => {
-      const seen = lines.all(k.kind, k.dc, k.sku, maxLines);
-      const list = [seen[0]!.replaced, ...seen.map((s) => s.line)].slice(0, maxLines);
-      return { ...k, lines: list };
-    });
-    return { rows, keys, keysOmitted: keyCount - keys.length };
+    const known = this.#summary;
+    const s =
+      known !== undefined && known.listed.keys === maxKeys && known.listed.lines === maxLines
+        ? known.summary
+        : summarizeDuplicates(this.#open(), { keys: maxKeys, lines: maxLines });
+    return { rows: s.rows, keys: s.keys, keysOmitted: s.keysOmitted };
   }
 
   /** Replaced rows by kind. */
   duplicateCounts(): Record<StockKind, number> {
-    const out: Record<StockKind, number> = { factory: 0, dc: 0 };
-    const rows = this.#open()
-      .prepare<[], { kind: StockKind; n: number }>(
-        'SELECT kind, COUNT(*) AS n FROM duplicates GROUP BY kind',
-      )
-      .all();
-    for (const r of rows) out[r.kind] = r.n;
-    return out;
+    return (this.#summary?.summary ?? summarizeDuplicates(this.#open(), { keys: 0, lines: 0 }))
+      .byKind;
   }
 
   /** Stages the rest and closes the connection (the file stays, for ATTACH). */
