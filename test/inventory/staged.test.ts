@@ -128,27 +128,28 @@ describe('staged apply of a stock file', () => {
     expect(scratchFiles()).toEqual([]);
   });
 
-  it("has state.db's WAL checkpointed by a thread of its own while it merges, and gives the checkpoints back", async () => {
+  it("has state.db's WAL checkpointed by a thread of its own while it merges a large set, and gives the checkpoints back", async () => {
     const autocheckpoint = () => env.db.pragma('wal_autocheckpoint', { simple: true }) as number;
     const seen: number[] = [];
-    const rows = Array.from({ length: 400 }, (_, i) => [`K${1000 + i}`, i] as [string, number]);
+    const rows = Array.from({ length: 800 }, (_, i) => [`K${1000 + i}`, i] as [string, number]);
     env.drop('s.csv', csv(rows));
     const out = await env.process('s.csv', {
       chunkRows: 100,
       hooks: {
-        // From the second chunk on, the merge waits (loop free) until the thread has taken over.
+        // From the fifth chunk on, the merge waits (loop free) until the thread has taken over.
         afterChunk: async () => {
           seen.push(autocheckpoint());
-          if (seen.length > 1) {
+          if (seen.length > 4) {
             await waitUntil(() => autocheckpoint() === 0, { message: 'the checkpoint thread' });
           }
         },
       },
     });
     expect(out.status).toBe('processed');
-    expect(env.desired()).toHaveLength(400);
-    // The first chunk committed as ever; the later ones took no checkpoint themselves.
-    expect(seen[0]).toBe(1000);
+    expect(env.desired()).toHaveLength(800);
+    // The first four chunks committed as ever, the thread started after the fourth; the last
+    // ones took no checkpoint themselves.
+    expect(seen.slice(0, 4)).toEqual([1000, 1000, 1000, 1000]);
     expect(seen.at(-1)).toBe(0);
     expect(autocheckpoint()).toBe(1000);
     expect(env.capture.events('ingest.checkpoints_inline')).toEqual([]);

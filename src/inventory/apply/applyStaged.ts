@@ -272,8 +272,16 @@ function abandon(deps: ApplyDeps, apply: StagedApply, path: string): void {
 }
 
 /**
- * Step 5, chunk after chunk. A set of more than one chunk has state.db's WAL checkpointed by a
- * thread of its own meanwhile (walCheckpoints.ts), not by the commits on the event loop.
+ * Chunks a merge takes before state.db's WAL is checkpointed by a thread of its own
+ * (walCheckpoints.ts) rather than by its commits: a smaller set (20,000 keys at the default
+ * chunk size) writes too few pages to need a checkpoint, and starts no thread.
+ */
+const CHECKPOINT_THREAD_AFTER_CHUNKS = 4;
+
+/**
+ * Step 5, chunk after chunk. A set of more than CHECKPOINT_THREAD_AFTER_CHUNKS chunks has
+ * state.db's WAL checkpointed by a thread of its own meanwhile, not by the commits on the event
+ * loop.
  */
 async function mergeToEnd(deps: ApplyDeps, applyId: number): Promise<ApplyResult> {
   const { db } = deps;
@@ -281,6 +289,7 @@ async function mergeToEnd(deps: ApplyDeps, applyId: number): Promise<ApplyResult
   const ledger = new InboxLedger(db);
   const apply = unfinishedStagedApplies(db).find((a) => a.id === applyId);
   let checkpoints: WalCheckpoints | undefined;
+  let chunks = 0;
   try {
     for (;;) {
       const r = mergeStagedChunk(db, applyId, limit, (totals) => {
@@ -292,7 +301,7 @@ async function mergeToEnd(deps: ApplyDeps, applyId: number): Promise<ApplyResult
         await checkpoints?.finish();
         return r.totals;
       }
-      checkpoints ??= WalCheckpoints.start(db);
+      if (++chunks >= CHECKPOINT_THREAD_AFTER_CHUNKS) checkpoints ??= WalCheckpoints.start(db);
       await checkpoints?.afterChunk();
       await nextTurn();
     }
