@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { decideSnapshotGuard, emptiedQueries, type GuardThresholds } from '../../domain/guard.ts';
 import type { StateDb } from '../../state/db.ts';
+import { keepRowsAside } from '../../state/inbox/heldRowsAside.ts';
 import { type HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
 import { KeyValueStore } from '../../state/kv.ts';
 import { keyRanges } from '../../state/staging/stagedRanges.ts';
@@ -71,8 +72,8 @@ export async function snapshotContentHash(
  * as written then, and no other read applied since: the schedule re-reading an unchanged
  * snapshot before the release's pushes have landed), which changes nothing and passes. A read
  * whose content is still held or was rejected is held again under that entry, without a new one.
- * The figures and the fingerprint are worked out a range of keys at a time, `pause()` awaited
- * between them.
+ * The figures, the fingerprint and the copy of a held read's rows go a range of keys at a time,
+ * `pause()` awaited between them.
  */
 export async function guardSnapshotStaged(
   db: StateDb,
@@ -107,6 +108,7 @@ export async function guardSnapshotStaged(
       report: { ...report, heldId: same.id },
     };
   }
+  const aside = await keepRowsAside(db, read.staged.table, pause);
   return db.transaction((): SnapshotGuardOutcome => {
     const previous = held.openSnapshot();
     if (previous !== undefined) held.decide(previous.id, 'superseded', now);
@@ -123,7 +125,7 @@ export async function guardSnapshotStaged(
         sourceAt: read.writtenAt,
         heldAt: now,
       },
-      read.staged,
+      aside,
     );
     return {
       hold: true,

@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import type { StockKind } from '../../domain/stock.ts';
+import { keepRowsAside } from '../../state/inbox/heldRowsAside.ts';
 import { recordStagedApply } from '../../state/staging/stagedApply.ts';
 import type { StagingFile } from '../../state/staging/stagingFile.ts';
 import { portalStockRead } from '../../state/stock/absentStock.ts';
@@ -56,7 +57,8 @@ export async function commitStock(
     );
     guard = g.report;
     if (!g.hold) return undefined;
-    held = commitHeld(ctx, row, st, c, g.report, { table: step.table }, absentZeroed);
+    const aside = await keepRowsAside(step.db, step.table, nextTurn);
+    held = commitHeld(ctx, row, st, c, g.report, aside, absentZeroed);
     return { hold: g.report.reason };
   };
   // Before apply: a full export's set gains the keys it sets to 0 by omission, ahead of every
