@@ -14,6 +14,7 @@
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { failAndClose } from './workerFailure.ts';
 
 type Message = { readonly checkpoint: true } | { readonly close: true };
 
@@ -26,17 +27,7 @@ if (
 }
 
 function serve(port: MessagePort, path: string): void {
-  const fail = (err: unknown): void => {
-    const e = err as { name?: string; message?: string; code?: unknown };
-    port.postMessage({
-      error: {
-        name: e?.name ?? 'Error',
-        message: e?.message ?? String(err),
-        ...(typeof e?.code === 'string' ? { code: e.code } : {}),
-      },
-    });
-    port.close();
-  };
+  const fail = (err: unknown): void => failAndClose(port, err);
   try {
     const db = new Database(path, { fileMustExist: true });
     // FULL, as the daemon's connection: a checkpoint flushes the WAL before it copies its pages

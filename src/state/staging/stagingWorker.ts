@@ -18,6 +18,7 @@ import {
   StagingWriter,
   type StockBatch,
 } from './stagingWriter.ts';
+import { failAndClose } from './workerFailure.ts';
 
 type Message =
   | { readonly stock: StockBatch }
@@ -31,17 +32,7 @@ if (parentPort !== null && (workerData as { path?: unknown } | null)?.path !== u
 }
 
 function serve(port: MessagePort, { path, order }: { path: string; order: StagingOrder }): void {
-  const fail = (err: unknown): void => {
-    const e = err as { name?: string; message?: string; code?: unknown };
-    port.postMessage({
-      error: {
-        name: e?.name ?? 'Error',
-        message: e?.message ?? String(err),
-        ...(typeof e?.code === 'string' ? { code: e.code } : {}),
-      },
-    });
-    port.close();
-  };
+  const fail = (err: unknown): void => failAndClose(port, err);
   try {
     const writer = new StagingWriter(openStagingDb(path, false), order);
     port.on('message', (m: Message) => {
