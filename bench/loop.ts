@@ -23,7 +23,6 @@ import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
 import { profilesFileSchema } from '../src/config/profiles.ts';
@@ -36,6 +35,7 @@ import { KeyValueStore } from '../src/state/kv.ts';
 import { setStockRules } from '../src/state/stock/ruleOffers.ts';
 import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
+import { writeErpSnapshot } from './lib/erpSnapshot.ts';
 import { type LoopFigures, watchLoop } from './lib/loopBlocks.ts';
 import { emitResult, fmtInt } from './lib/result.ts';
 
@@ -209,14 +209,14 @@ async function child(c: Case, dir: string): Promise<void> {
     case 'snapshot-guard':
       portalHoldsAll(db, rows);
       run = snapshot(
-        writeSnapshot(join(dir, 'erp.db'), rows, (i) => (i % 10 === 0 ? qty(i) : 0)),
+        writeErpSnapshot(join(dir, 'erp.db'), rows, sku, (i) => (i % 10 === 0 ? qty(i) : 0)),
         { guard: GUARD },
       );
       break;
     case 'snapshot-zero':
       portalHoldsAll(db, rows);
       run = snapshot(
-        writeSnapshot(join(dir, 'erp.db'), rows, (i) => (i % 2 === 0 ? qty(i) : undefined)),
+        writeErpSnapshot(join(dir, 'erp.db'), rows, sku, (i) => (i % 2 === 0 ? qty(i) : undefined)),
         { absent: 'zero' },
       );
       break;
@@ -251,21 +251,4 @@ async function writeLines(path: string, head: string, n: number, row: (i: number
   }
   out.end();
   await once(out, 'finish');
-}
-
-/** An ERP snapshot of factory keys 0 … n − 1 whose quantity is defined (WAL, checkpointed). */
-function writeSnapshot(path: string, n: number, quantity: (i: number) => number | undefined) {
-  const snap = new Database(path);
-  snap.pragma('journal_mode = WAL');
-  snap.exec(`CREATE TABLE factory_stock (sku TEXT, stock_quantity INTEGER);
-             CREATE TABLE dc_stock (distribution_centre_code TEXT, sku TEXT, stock_quantity INTEGER);`);
-  const insert = snap.prepare('INSERT INTO factory_stock VALUES (?, ?)');
-  snap.transaction(() => {
-    for (let i = 0; i < n; i++) {
-      const q = quantity(i);
-      if (q !== undefined) insert.run(sku(i), q);
-    }
-  })();
-  snap.close();
-  return path;
 }

@@ -5,8 +5,8 @@
  *   node bench/lib/ingestCase.ts file DATA_DIR FILE_NAME [FULL|NORMAL] [--where]
  *   node bench/lib/ingestCase.ts snapshot DATA_DIR SNAPSHOT_PATH [FULL|NORMAL] [--where]
  *
- * Prints one JSON line: {seconds, peakRssMiB, loopMaxMs, loopP99Ms, blocks, rowsAccepted,
- * outcome}. The event loop is watched (bench/lib/loopBlocks.ts) from just before the ingest
+ * Prints one JSON line: {seconds, cpuS, peakRssMiB, loopMaxMs, loopP99Ms, blocks, rowsAccepted,
+ * outcome}; cpuS is the CPU time of the whole process (every thread) during the ingest. The event loop is watched (bench/lib/loopBlocks.ts) from just before the ingest
  * starts to just after it ends: `blocks` are its longest blocks over 50 ms, with the CPU time
  * each took and, with `--where`, the code each ran.
  */
@@ -39,6 +39,7 @@ const log = createLogger({ level: 'warn', pretty: false });
 const dcDirectory = createDcDirectory({ db });
 const loop = await watchLoop({ where });
 const t = performance.now();
+const cpu = process.cpuUsage();
 let rowsAccepted: number;
 let outcome: string;
 if (mode === 'file') {
@@ -66,11 +67,13 @@ if (mode === 'file') {
   outcome = out.status;
 }
 const seconds = (performance.now() - t) / 1000;
+const used = process.cpuUsage(cpu);
 const figures = await loop.stop();
 db.close();
 console.log(
   JSON.stringify({
     seconds,
+    cpuS: (used.user + used.system) / 1e6,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     ...figures,
     rowsAccepted,
