@@ -10,11 +10,13 @@ const WORKER_URL = new URL(
 );
 
 /**
- * WAL frames (pages) the merge lets pile up before it waits for a checkpoint that copies them
- * all (16 MiB): the WAL starts over only once every frame in it is copied, which a checkpoint
- * running beside the merge's commits never quite gets to (they keep appending).
+ * WAL frames (pages) a merge writes between two checkpoints (8 MiB): what a chunk's commit used
+ * to let pile up before it took one itself (MERGE_CHECKPOINT_PAGES in stagedApply.ts).
  */
-export const WAL_BOUND_PAGES = 4096;
+export const CHECKPOINT_PAGES = 2048;
+
+/** Chunks before the first checkpoint, until the pages a chunk writes are known. */
+const FIRST_EVERY = 8;
 
 type Answer =
   | { readonly ready: true }
@@ -30,27 +32,28 @@ type Answer =
  *
  * Once the thread has its connection open, the state connection takes no checkpoint of its own
  * (`wal_autocheckpoint = 0` for every commit on it: the merge's and whatever else the daemon
- * writes meanwhile; until then its commits take them as before). After each
- * merge transaction `afterChunk()` starts a checkpoint unless one is running, so they follow one
- * another beside the merge; once the WAL holds `boundPages` frames, the merge waits (the event
- * loop does not) for one that copies them all, so that the next commit starts the WAL over and
- * its file stays about that size. `finish()` copies the rest and gives the state connection its
- * own checkpoints back.
+ * writes meanwhile; until then its commits take them as before). Every few chunks — as many as
+ * write about `pages` WAL pages, learnt from the checkpoints so far — the merge waits for one
+ * (`afterChunk`): the event loop runs meanwhile, the merge's own work is as before, the checkpoint
+ * copies every frame (nothing of the merge commits during it) and the next commit starts the WAL
+ * over, so that its file stays about that size. (Checkpoints running beside the merge's commits
+ * cost a third more CPU, copying pages the next chunks write again, and never let the WAL start
+ * over.) `finish()` takes a last one and gives the state connection its own checkpoints back.
  *
- * Durability is SQLite's: a passive checkpoint flushes the WAL before it copies, never stops the
+ * Durability is SQLite's: a passive checkpoint flushes the WAL before it copies, never stops a
  * writer, and a commit is as durable as its own `synchronous` says. Should the thread fail, the
  * state connection takes its checkpoints again and the merge goes on (`failure` says why).
  */
 export class WalCheckpoints {
   readonly #db: StateDb;
   readonly #worker: Worker;
-  readonly #bound: number;
+  readonly #pages: number;
   /** The state connection's wal_autocheckpoint, given back at the end. */
   readonly #autocheckpoint: number;
   #answer: ((a: Answer) => void) | undefined;
-  #running: Promise<void> | undefined;
-  /** Frames in the WAL as the last checkpoint found it (0: all copied, nothing written since). */
-  #frames = 0;
+  /** Chunks between two checkpoints, and since the last one. */
+  #every = FIRST_EVERY;
+  #chunks = 0;
   /** The thread has its connection open (and the state connection's checkpoints are off). */
   #ready = false;
   #ended = false;
@@ -61,9 +64,9 @@ export class WalCheckpoints {
   readonly started: Promise<boolean>;
   #started: (ready: boolean) => void = () => undefined;
 
-  private constructor(db: StateDb, bound: number) {
+  private constructor(db: StateDb, pages: number) {
     this.#db = db;
-    this.#bound = bound;
+    this.#pages = pages;
     this.#autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true }) as number;
     this.started = new Promise<boolean>((resolve) => {
       this.#started = resolve;
@@ -75,39 +78,32 @@ export class WalCheckpoints {
       if (!this.#closing)
         this.#fail(new Error(`the checkpoint thread stopped (exit code ${code})`));
     });
-    db.pragma('wal_autocheckpoint = 0');
   }
 
   /**
-   * Starts the thread; undefined for a database without a WAL file (in memory). `boundPages`:
-   * WAL frames before the merge waits (default WAL_BOUND_PAGES).
+   * Starts the thread; undefined for a database without a WAL file (in memory). `pages`: WAL
+   * pages between two checkpoints (default CHECKPOINT_PAGES).
    */
-  static start(db: StateDb, options: { boundPages?: number } = {}): WalCheckpoints | undefined {
+  static start(db: StateDb, options: { pages?: number } = {}): WalCheckpoints | undefined {
     if (db.memory || db.pragma('journal_mode', { simple: true }) !== 'wal') return undefined;
-    return new WalCheckpoints(db, options.boundPages ?? WAL_BOUND_PAGES);
+    return new WalCheckpoints(db, options.pages ?? CHECKPOINT_PAGES);
   }
 
-  /** After a merge transaction: starts a checkpoint, or waits for a full one at the bound. */
+  /** After a merge transaction: every few chunks, waits (the loop does not) for a checkpoint. */
   async afterChunk(): Promise<void> {
-    if (this.#ended || !this.#ready) return;
-    if (this.#frames < this.#bound) {
-      this.#running ??= this.#checkpoint(false);
-      return;
+    if (this.#ended || !this.#ready || ++this.#chunks < this.#every) return;
+    const frames = await this.#checkpoint();
+    // The chunks since the last one wrote `frames` pages: so many chunks write `pages`.
+    if (frames > 0) {
+      this.#every = Math.max(1, Math.min(256, Math.round((this.#pages * this.#chunks) / frames)));
     }
-    await this.#running;
-    await this.#checkpointAlone();
+    this.#chunks = 0;
   }
 
   /** Copies every frame left, ends the thread and gives the connection its checkpoints back. */
   async finish(): Promise<void> {
-    if (!this.#ready) {
-      // The commits took every checkpoint: nothing is left for the thread.
-      this.stop();
-      return;
-    }
-    await this.#running;
-    await this.#checkpointAlone();
-    if (!this.#ended) {
+    if (this.#ready && !this.#ended) {
+      await this.#checkpoint();
       this.#closing = true;
       await this.#ask({ close: true });
     }
@@ -125,21 +121,10 @@ export class WalCheckpoints {
     void this.#worker.terminate();
   }
 
-  /** A checkpoint with nothing committed meanwhile (the caller waits for it). */
-  #checkpointAlone(): Promise<void> {
-    this.#running = this.#checkpoint(true);
-    return this.#running;
-  }
-
-  /**
-   * `alone`: nothing of the merge commits meanwhile, so once it has copied every frame the next
-   * commit starts the WAL over. Beside the commits, the frames they add stay to copy.
-   */
-  #checkpoint(alone: boolean): Promise<void> {
-    return this.#ask({ checkpoint: true }).then((a) => {
-      this.#running = undefined;
-      if ('log' in a) this.#frames = alone && a.copied >= a.log ? 0 : a.log;
-    });
+  /** A checkpoint of every frame in the WAL; resolves to how many there were (0: it failed). */
+  async #checkpoint(): Promise<number> {
+    const a = await this.#ask({ checkpoint: true });
+    return 'log' in a ? a.log : 0;
   }
 
   /** One message at a time: the thread answers each before the next is sent. */
