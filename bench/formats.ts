@@ -3,7 +3,8 @@
  * (processInboxFile: hash, read with its profile, validate, apply to a real state.db, report,
  * move), against the plain CSV path: time and peak RSS of each.
  *
- *   node bench/formats.ts [--rows 1000000] [--only csv,delimited,xlsx] [--quick | --scale S] [--json]
+ *   node bench/formats.ts [--rows 1000000] [--only csv,delimited,xlsx,lots,jsonl,json] [--where]
+ *                         [--quick | --scale S] [--json]
  *
  * - csv: `sku,stock_quantity` UTF-8 with commas and no profile (the plain path), the reference;
  * - delimited: the same rows as a semicolon Windows-1252 export with a title line and German
@@ -13,11 +14,15 @@
  *   every SKU is a distinct string), read with a profile mapping its columns;
  * - lots: the same number of rows as stock per lot, five lots a SKU (rows / 5 keys, each SKU's
  *   lots together, as an ERP sorts them), read with `duplicates: "sum"`;
+ * - jsonl, json: the same rows as JSON Lines (an object a line) and as one JSON array of objects;
  * - columns: a wider export (`Code,Name,Variant,Qty,Type`) read with plain column names (sku from
  *   Code), the floor of
  * - expr: the same bytes read with two expressions, a composite key (`Name + '-' + Variant`) and
  *   a condition (`Type != 'Inventory'` → skip): its ratio to `columns` is the contract's bound
  *   (at most 1.5×).
+ *
+ * Each ingest's event loop is watched (bench/lib/loopBlocks.ts): its longest block and p99, and
+ * with `--where` the code that ran in its longest blocks.
  *
  * Each file is written by one child process and ingested by another (its own data dir and
  * state.db), so that each peak RSS (maxRSS of the ingesting process) is its own. The temp dir is
@@ -37,15 +42,18 @@ import { createLogger } from '../src/log/logger.ts';
 import { openStateDb } from '../src/state/db.ts';
 import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
+import { type LoopFigures, watchLoop } from './lib/loopBlocks.ts';
 import { emitResult, fmtInt, fmtRatio, peakRssMiB } from './lib/result.ts';
 
-const FORMATS = ['csv', 'delimited', 'xlsx', 'lots', 'columns', 'expr'] as const;
+const FORMATS = ['csv', 'delimited', 'xlsx', 'lots', 'jsonl', 'json', 'columns', 'expr'] as const;
 type Format = (typeof FORMATS)[number];
 const FILE: Record<Format, string> = {
   csv: 'stock.csv',
   delimited: 'LAGER.TXT',
   xlsx: 'stock.xlsx',
   lots: 'lots.csv',
+  jsonl: 'stock.jsonl',
+  json: 'stock.json',
   columns: 'variants-columns.csv',
   expr: 'variants-expr.csv',
 };
@@ -78,6 +86,7 @@ const args = benchArgs({
   write: { type: 'string' },
   read: { type: 'string' },
   dir: { type: 'string' },
+  where: { type: 'boolean', default: false },
 });
 const values = args.values;
 const rows = sized(values.rows, 1_000_000, args.scale);
@@ -105,12 +114,24 @@ async function main(): Promise<void> {
     const results: Record<string, ChildResult> = {};
     for (const format of selected) {
       const written = child(['--write', format, '--dir', dir, '--rows', String(rows)]);
-      const readResult = child(['--read', format, '--dir', dir, '--rows', String(rows)]);
+      const readResult = child([
+        '--read',
+        format,
+        '--dir',
+        dir,
+        '--rows',
+        String(rows),
+        ...(values.where === true ? ['--where'] : []),
+      ]);
       rmSync(join(dir, format), { recursive: true, force: true }); // its data dir
       results[format] = { ...readResult, writeS: written.writeS, bytes: written.bytes };
       console.log(
-        `${format.padEnd(9)} ${(readResult.bytes / 1e6).toFixed(1).padStart(6)} MB  write ${written.writeS.toFixed(1)} s  ingest ${readResult.readS.toFixed(2)} s (CPU ${readResult.cpuS.toFixed(2)} s)  ${fmtInt(rows / readResult.readS)} rows/s  peak RSS ${readResult.peakRssMiB.toFixed(0)} MiB`,
+        `${format.padEnd(9)} ${(readResult.bytes / 1e6).toFixed(1).padStart(6)} MB  write ${written.writeS.toFixed(1)} s  ingest ${readResult.readS.toFixed(2)} s (CPU ${readResult.cpuS.toFixed(2)} s)  ${fmtInt(rows / readResult.readS)} rows/s  peak RSS ${readResult.peakRssMiB.toFixed(0)} MiB  longest loop block ${readResult.loopMaxMs.toFixed(0)} ms (p99 ${readResult.loopP99Ms.toFixed(0)})`,
       );
+      for (const b of readResult.blocks) {
+        console.log(`  block ${b.wallMs} ms (CPU ${b.cpuMs} ms) at ${b.atMs} ms`);
+        for (const w of b.where ?? []) console.log(`    ${w}`);
+      }
     }
     console.log(
       `node ${process.version}, ${availableParallelism()} CPUs, ${(totalmem() / 2 ** 30).toFixed(1)} GiB RAM`,
@@ -135,7 +156,7 @@ async function main(): Promise<void> {
           }
           return {
             measure: `${fmtInt(rows)} rows ingested (processInboxFile): ${label(format)}`,
-            result: `${r.readS.toFixed(2)} s (CPU ${r.cpuS.toFixed(2)} s), peak RSS ${r.peakRssMiB.toFixed(0)} MiB`,
+            result: `${r.readS.toFixed(2)} s (CPU ${r.cpuS.toFixed(2)} s), peak RSS ${r.peakRssMiB.toFixed(0)} MiB; loop block ≤ ${r.loopMaxMs.toFixed(0)} ms`,
             reference: csv
               ? `plain CSV ${csv.readS.toFixed(2)} s, ${csv.peakRssMiB.toFixed(0)} MiB`
               : '–',
@@ -157,6 +178,8 @@ function label(format: Format): string {
     delimited: 'semicolon Windows-1252 export, title line, profile',
     xlsx: 'workbook, shared strings, profile',
     lots: 'lot rows (5 a SKU) summed per key, profile',
+    jsonl: 'JSON Lines, an object a line, no profile',
+    json: 'one JSON array of objects, no profile',
     columns: 'a wider export (5 columns), plain column names, profile',
     expr: 'the same, a composite key and a condition in CEL',
   }[format];
@@ -173,6 +196,10 @@ interface ChildResult {
   readonly bytes: number;
   readonly rows: number;
   readonly peakRssMiB: number;
+  /** The ingest's longest event-loop block and p99 (ms), and its longest blocks. */
+  readonly loopMaxMs: number;
+  readonly loopP99Ms: number;
+  readonly blocks: LoopFigures['blocks'];
 }
 
 function child(extra: readonly string[]): ChildResult {
@@ -192,7 +219,7 @@ function child(extra: readonly string[]): ChildResult {
 
 function report(result: Partial<ChildResult>): void {
   console.log(
-    `${CHILD_MARKER}${JSON.stringify({ readS: 0, cpuS: 0, writeS: 0, bytes: 0, rows, peakRssMiB: peakRssMiB(), ...result })}`,
+    `${CHILD_MARKER}${JSON.stringify({ readS: 0, cpuS: 0, writeS: 0, bytes: 0, rows, peakRssMiB: peakRssMiB(), loopMaxMs: 0, loopP99Ms: 0, blocks: [], ...result })}`,
   );
 }
 
@@ -209,6 +236,21 @@ async function write(format: Format, dir: string): Promise<void> {
     await wb.commit();
   } else {
     const out = createWriteStream(path);
+    if (format === 'jsonl' || format === 'json') {
+      const json = format === 'json';
+      out.write(json ? '[\n' : '');
+      for (let i = 0; i < rows; i += 10_000) {
+        let text = '';
+        for (let j = i; j < Math.min(rows, i + 10_000); j++) {
+          text += `${json && j > 0 ? ',' : ''}{"sku":"${sku(j)}","stock_quantity":${qty(j)}}\n`;
+        }
+        if (!out.write(text)) await once(out, 'drain');
+      }
+      out.end(json ? ']\n' : '');
+      await once(out, 'finish');
+      report({ writeS: (performance.now() - t) / 1000, bytes: statSync(path).size });
+      return;
+    }
     const delimited = format === 'delimited';
     // Five lots a SKU: quantities 1..5 for lot 0..4, so a key sums to 15.
     const row = (j: number) =>
@@ -245,6 +287,7 @@ async function read(format: Format, dir: string): Promise<void> {
   renameSync(join(dir, FILE[format]), file);
   const bytes = statSync(file).size;
   const db = openStateDb(paths.stateDb);
+  const loop = await watchLoop({ where: values.where === true });
   const t = performance.now();
   const cpuBefore = process.cpuUsage();
   const outcome = await processInboxFile(file, {
@@ -257,6 +300,7 @@ async function read(format: Format, dir: string): Promise<void> {
   });
   const readS = (performance.now() - t) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
+  const figures = await loop.stop();
   if (format === 'lots') {
     const keys = db
       .prepare('SELECT count(*) AS n, sum(quantity) AS q FROM desired_stock')
@@ -270,5 +314,5 @@ async function read(format: Format, dir: string): Promise<void> {
   db.close();
   if (outcome.status !== 'processed' || outcome.rowsAccepted !== rows)
     throw new Error(`${format}: ${outcome.status}, ${outcome.rowsAccepted} rows, expected ${rows}`);
-  report({ readS, cpuS: (cpu.user + cpu.system) / 1e6, bytes });
+  report({ readS, cpuS: (cpu.user + cpu.system) / 1e6, bytes, ...figures });
 }

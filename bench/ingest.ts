@@ -1,8 +1,11 @@
 /**
  * Ingest benchmark (not a test). Generates stock sources and ingests each through the real path
  * in a child process of its own (bench/lib/ingestCase.ts: peak RSS and the longest event-loop
- * block are the ingest's), then measures the floor: the same factory rows bulk-inserted into a
- * fresh SQLite table with a bare prepared statement in one transaction.
+ * block are the ingest's), each compared with its floor, measured right before it: --rows
+ * factory rows bulk-inserted into a fresh SQLite table with a bare prepared statement in one
+ * transaction (per row, for a case of another size). Wall time and CPU time (every thread of
+ * the process) of both: on a machine shared with other work the wall times follow the load, and
+ * a floor measured next to its case follows it the most closely; the CPU times follow it less.
  *
  * Cases: a factory stock CSV of --rows rows (time against the floor, peak RSS, event loop); the
  * same with --big-rows rows (peak RSS must not grow with the file); the --rows rows with their
@@ -34,6 +37,7 @@ import { createLogger } from '../src/log/logger.ts';
 import { openStateDb } from '../src/state/db.ts';
 import { benchArgs, sized } from './lib/args.ts';
 import { onCleanup } from './lib/cleanup.ts';
+import { writeErpSnapshot } from './lib/erpSnapshot.ts';
 import { type BenchRow, emitResult, fmtInt } from './lib/result.ts';
 
 const started = performance.now();
@@ -58,13 +62,23 @@ const sku = (i: number) => `SKU-${String(i).padStart(7, '0')}`;
 const qty = (i: number) => (i * 7919) % 10_000;
 const DCS = ['DC-1', 'DC-2', 'DC-3'];
 
+interface Floor {
+  seconds: number;
+  cpuS: number;
+}
+
 interface CaseResult {
   seconds: number;
+  /** CPU seconds of the ingest's process, every thread. */
+  cpuS: number;
   peakRssMiB: number;
   loopMaxMs: number;
   loopP99Ms: number;
+  blocks: Array<{ wallMs: number; cpuMs: number }>;
   rowsAccepted: number;
   outcome: string;
+  /** Its floor, measured right before it. */
+  floor: Floor;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-bench-'));
@@ -89,6 +103,7 @@ async function writeCsv(path: string, header: string, n: number, row: (i: number
 }
 
 function runCase(mode: 'file' | 'snapshot', dataDir: string, target: string): CaseResult {
+  const floorOfCase = floor(rows);
   // With the daemon's own Node flags: the young generation's size decides much of the peak RSS.
   const out = execFileSync(NODE, [...DAEMON_NODE_FLAGS, CASE, mode, dataDir, target, sync], {
     encoding: 'utf8',
@@ -99,7 +114,7 @@ function runCase(mode: 'file' | 'snapshot', dataDir: string, target: string): Ca
   if (!['processed', 'read'].includes(result.outcome)) {
     throw new Error(`unexpected outcome: ${out}`);
   }
-  return result;
+  return { ...result, floor: floorOfCase };
 }
 
 /** 0 … n-1 in a random order (Fisher–Yates), for a file whose SKUs are not sorted. */
@@ -141,22 +156,13 @@ async function fileCase(name: string, n: number, dc: boolean, shuffle = false) {
 
 function snapshotCase(n: number) {
   const dataDir = join(dir, 'snapshot');
-  const path = join(dir, 'erp-snapshot.db');
-  const snap = new Database(path);
-  snap.pragma('journal_mode = WAL');
-  snap.exec(`CREATE TABLE factory_stock (sku TEXT, stock_quantity INTEGER);
-             CREATE TABLE dc_stock (distribution_centre_code TEXT, sku TEXT, stock_quantity INTEGER);`);
-  const insert = snap.prepare('INSERT INTO factory_stock VALUES (?, ?)');
-  snap.transaction(() => {
-    for (let i = 0; i < n; i++) insert.run(sku(i), qty(i));
-  })();
-  snap.close();
+  const path = writeErpSnapshot(join(dir, 'erp-snapshot.db'), n, sku, qty);
   const r = runCase('snapshot', dataDir, path);
   if (r.rowsAccepted !== n) throw new Error(`snapshot: ${r.rowsAccepted} of ${n} rows accepted`);
   return r;
 }
 
-function floor(n: number): number {
+function floor(n: number): Floor {
   const floorDb = new Database(join(dir, 'floor.db'));
   floorDb.pragma('journal_mode = WAL');
   floorDb.pragma('synchronous = NORMAL');
@@ -165,13 +171,15 @@ function floor(n: number): number {
   );
   const insert = floorDb.prepare("INSERT INTO t VALUES ('factory', '', ?, ?)");
   const t = performance.now();
+  const cpu = process.cpuUsage();
   floorDb.transaction(() => {
     for (let i = 0; i < n; i++) insert.run(sku(i), qty(i));
   })();
-  const s = (performance.now() - t) / 1000;
+  const seconds = (performance.now() - t) / 1000;
+  const used = process.cpuUsage(cpu);
   floorDb.close();
   rmSync(join(dir, 'floor.db'), { force: true });
-  return s;
+  return { seconds, cpuS: (used.user + used.system) / 1e6 };
 }
 
 /** The cost of synchronous = FULL: many small files, where commits and flushes dominate. */
@@ -209,7 +217,6 @@ async function smallFilesCost(): Promise<Record<'NORMAL' | 'FULL', number>> {
 try {
   const load = loadavg()[0]!;
   const factory = await fileCase('factory', rows, false);
-  const floorS = floor(rows);
   const big = bigRows > 0 ? await fileCase('factory-big', bigRows, false) : undefined;
   const shuffledFile = await fileCase('factory-shuffled', rows, false, true);
   const dcFile = await fileCase('dc', rows, true);
@@ -232,18 +239,23 @@ try {
   console.log(
     `factory CSV: ${(factory.bytes / 1e6).toFixed(1)} MB at ${fmtInt(rows)} rows; state.db synchronous = ${sync}`,
   );
+  // Wall and CPU time of a case against its floor's, per row.
+  const ratio = (n: number, r: CaseResult) => (r.seconds / r.floor.seconds) * (rows / n);
+  const cpuRatio = (n: number, r: CaseResult) => (r.cpuS / r.floor.cpuS) * (rows / n);
+  const floors = cases.map(([, , r]) => r.floor.seconds);
   console.log('');
   console.log(
-    '| case | seconds | rows/s | ingest / floor | peak RSS | longest event-loop block | p99 block |',
+    '| case | seconds (CPU) | rows/s | its floor | ingest / floor | CPU / floor CPU | peak RSS | longest event-loop block (its CPU) | p99 block |',
   );
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const [name, n, r] of cases) {
+    const top = r.blocks[0];
     console.log(
-      `| ${name} | ${r.seconds.toFixed(2)} | ${fmtInt(n / r.seconds)} | ${((r.seconds / floorS) * (rows / n)).toFixed(2)}× | ${r.peakRssMiB.toFixed(0)} MiB | ${r.loopMaxMs.toFixed(0)} ms | ${r.loopP99Ms.toFixed(0)} ms |`,
+      `| ${name} | ${r.seconds.toFixed(2)} (${r.cpuS.toFixed(2)}) | ${fmtInt(n / r.seconds)} | ${r.floor.seconds.toFixed(2)} s (${r.floor.cpuS.toFixed(2)}) | ${ratio(n, r).toFixed(2)}× | ${cpuRatio(n, r).toFixed(2)}× | ${r.peakRssMiB.toFixed(0)} MiB | ${r.loopMaxMs.toFixed(0)} ms${top === undefined ? '' : ` (${top.cpuMs.toFixed(0)} ms)`} | ${r.loopP99Ms.toFixed(0)} ms |`,
     );
   }
   console.log(
-    `| floor: bare INSERT, one transaction, ${fmtInt(rows)} rows | ${floorS.toFixed(2)} | ${fmtInt(rows / floorS)} | 1.00× | | | |`,
+    `floor: bare INSERT of ${fmtInt(rows)} factory rows, one transaction, right before each case: ${Math.min(...floors).toFixed(2)}–${Math.max(...floors).toFixed(2)} s`,
   );
   console.log('');
   console.log(
@@ -255,14 +267,11 @@ try {
     );
   }
   if (args.json) {
-    const rowsOut: BenchRow[] = cases.map(([name, n, r], i) => ({
+    const rowsOut: BenchRow[] = cases.map(([name, n, r]) => ({
       measure: `${name} → parsed, validated, staged, applied`,
       result: `${r.seconds.toFixed(2)} s, ${fmtInt(n / r.seconds)} rows/s; RSS ${r.peakRssMiB.toFixed(0)} MiB; loop block ≤ ${r.loopMaxMs.toFixed(0)} ms`,
-      reference:
-        i === 0
-          ? `floor (bare INSERT, 1 tx) ${floorS.toFixed(2)} s, ${fmtInt(rows / floorS)} rows/s`
-          : '',
-      ratio: `${((r.seconds / floorS) * (rows / n)).toFixed(2)}×`,
+      reference: `its floor (bare INSERT, 1 tx) ${r.floor.seconds.toFixed(2)} s, ${fmtInt(rows / r.floor.seconds)} rows/s; CPU ${cpuRatio(n, r).toFixed(2)}×`,
+      ratio: `${ratio(n, r).toFixed(2)}×`,
     }));
     rowsOut.push({
       measure: `${fmtInt(smallFiles)} files of 10 rows, one by one, state.db synchronous = FULL`,
@@ -278,7 +287,6 @@ try {
       data: {
         rows,
         bigRows,
-        floorS,
         synchronous: sync,
         smallFiles,
         msPerSmallFile: perFile,

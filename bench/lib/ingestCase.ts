@@ -2,23 +2,27 @@
  * One ingest measured in a process of its own (so its peak RSS is the ingest's, not the file
  * generation's or the floor's), for bench/ingest.ts:
  *
- *   node bench/lib/ingestCase.ts file DATA_DIR FILE_NAME [FULL|NORMAL]
- *   node bench/lib/ingestCase.ts snapshot DATA_DIR SNAPSHOT_PATH [FULL|NORMAL]
+ *   node bench/lib/ingestCase.ts file DATA_DIR FILE_NAME [FULL|NORMAL] [--where]
+ *   node bench/lib/ingestCase.ts snapshot DATA_DIR SNAPSHOT_PATH [FULL|NORMAL] [--where]
  *
- * Prints one JSON line: {seconds, peakRssMiB, loopMaxMs, loopP99Ms, rowsAccepted, outcome}.
- * The event loop's delay is sampled by perf_hooks.monitorEventLoopDelay (10 ms resolution) from
- * just before the ingest starts to just after it ends.
+ * Prints one JSON line: {seconds, cpuS, peakRssMiB, loopMaxMs, loopP99Ms, blocks, rowsAccepted,
+ * outcome}; cpuS is the CPU time of the whole process (every thread) during the ingest. The event loop is watched (bench/lib/loopBlocks.ts) from just before the ingest
+ * starts to just after it ends: `blocks` are its longest blocks over 50 ms, with the CPU time
+ * each took and, with `--where`, the code each ran.
  */
 import { join } from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { processInboxFile } from '../../src/inventory/ingest/process.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { createDcDirectory } from '../../src/inventory/validate/dcDirectory.ts';
 import { createLogger } from '../../src/log/logger.ts';
 import { openStateDb } from '../../src/state/db.ts';
 import { replaceDistributionCentres } from '../../src/state/stock/distributionCentres.ts';
+import { watchLoop } from './loopBlocks.ts';
 
-const [mode, dataDir, target, synchronous = 'FULL'] = process.argv.slice(2);
+const where = process.argv.includes('--where');
+const [mode, dataDir, target, synchronous = 'FULL'] = process.argv
+  .slice(2)
+  .filter((a) => a !== '--where');
 if ((mode !== 'file' && mode !== 'snapshot') || !dataDir || !target) {
   console.error('usage: ingestCase.ts file|snapshot DATA_DIR FILE_NAME|SNAPSHOT_PATH');
   process.exit(2);
@@ -33,9 +37,9 @@ replaceDistributionCentres(
 );
 const log = createLogger({ level: 'warn', pretty: false });
 const dcDirectory = createDcDirectory({ db });
-const loop = monitorEventLoopDelay({ resolution: 10 });
-loop.enable();
+const loop = await watchLoop({ where });
 const t = performance.now();
+const cpu = process.cpuUsage();
 let rowsAccepted: number;
 let outcome: string;
 if (mode === 'file') {
@@ -63,14 +67,15 @@ if (mode === 'file') {
   outcome = out.status;
 }
 const seconds = (performance.now() - t) / 1000;
-loop.disable();
+const used = process.cpuUsage(cpu);
+const figures = await loop.stop();
 db.close();
 console.log(
   JSON.stringify({
     seconds,
+    cpuS: (used.user + used.system) / 1e6,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
-    loopMaxMs: loop.max / 1e6,
-    loopP99Ms: loop.percentile(99) / 1e6,
+    ...figures,
     rowsAccepted,
     outcome,
   }),

@@ -9,6 +9,7 @@ import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { stagingDir } from '../../src/state/staging/scratchFiles.ts';
 import { recordStagedApply } from '../../src/state/staging/stagedApplyTable.ts';
 import { rederiveOffers, setStockRules } from '../../src/state/stock/ruleOffers.ts';
+import { waitUntil } from '../helpers/sandbox.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;
@@ -125,6 +126,33 @@ describe('staged apply of a stock file', () => {
     expect(env.db.prepare('SELECT COUNT(*) AS n FROM inbox_files').get()).toEqual({ n: 0 });
     expect(env.list('inbox')).toEqual(['s.csv']);
     expect(scratchFiles()).toEqual([]);
+  });
+
+  it("has state.db's WAL checkpointed by a thread of its own while it merges a large set, and gives the checkpoints back", async () => {
+    const autocheckpoint = () => env.db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    const seen: number[] = [];
+    const rows = Array.from({ length: 800 }, (_, i) => [`K${1000 + i}`, i] as [string, number]);
+    env.drop('s.csv', csv(rows));
+    const out = await env.process('s.csv', {
+      chunkRows: 100,
+      hooks: {
+        // From the fifth chunk on, the merge waits (loop free) until the thread has taken over.
+        afterChunk: async () => {
+          seen.push(autocheckpoint());
+          if (seen.length > 4) {
+            await waitUntil(() => autocheckpoint() === 0, { message: 'the checkpoint thread' });
+          }
+        },
+      },
+    });
+    expect(out.status).toBe('processed');
+    expect(env.desired()).toHaveLength(800);
+    // The first four chunks committed as ever, the thread started after the fourth; the last
+    // ones took no checkpoint themselves.
+    expect(seen.slice(0, 4)).toEqual([1000, 1000, 1000, 1000]);
+    expect(seen.at(-1)).toBe(0);
+    expect(autocheckpoint()).toBe(1000);
+    expect(env.capture.events('ingest.checkpoints_inline')).toEqual([]);
   });
 
   it('a newer file applied first wins over an older one merged later, key by key', async () => {

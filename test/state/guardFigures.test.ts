@@ -1,6 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
-import { compareRows, compareStaged } from '../../src/state/stock/guardFigures.ts';
+import {
+  compareRows,
+  compareStaged,
+  compareStagedInSteps,
+  offeredSet,
+} from '../../src/state/stock/guardFigures.ts';
+import { setStockRules } from '../../src/state/stock/ruleOffers.ts';
 
 let db: StateDb;
 beforeEach(() => {
@@ -93,5 +99,42 @@ describe('the guard rails figures (one query over a staged set and remote_stock)
       sumBefore: 11,
       sumAfter: 0,
     });
+  });
+
+  it('works a staged set out a range of keys at a time to the same figures and examples, with and without stock rules', async () => {
+    // Both kinds, three centres, keys known and unknown, quantities that rise, fall and zero.
+    const remote = db.prepare(
+      'INSERT OR REPLACE INTO remote_stock (kind, dc, sku, quantity, seen_at) VALUES (?, ?, ?, ?, 0)',
+    );
+    const rows: Array<[string, string, string, number]> = [];
+    for (let i = 0; i < 90; i++) {
+      const kind = i % 3 === 0 ? 'factory' : 'dc';
+      const dc = kind === 'factory' ? '' : `DC${i % 4}`;
+      const sku = `K${String(i).padStart(3, '0')}`;
+      if (i % 5 !== 0) remote.run(kind, dc, sku, 10 + (i % 7));
+      rows.push([kind, dc, sku, i % 4 === 0 ? 0 : i % 11]);
+    }
+    stage(rows);
+    db.exec('CREATE INDEX temp.staged_key ON staged_rows (kind, dc, sku)');
+    const whole = () => compareStaged(db, offeredSet(db, { table: 'temp.staged_rows' }));
+    let pauses = 0;
+    const pause = async () => {
+      pauses++;
+    };
+    const inSteps = () => compareStagedInSteps(db, 'temp.staged_rows', pause, 7);
+    const plain = whole();
+    expect(plain.keysNamed).toBe(90);
+    expect(plain.examples).toHaveLength(20);
+    expect(await inSteps()).toEqual(plain);
+    // 7 keys a step (a step never spans two centres): at least 90 / 7.
+    expect(pauses).toBeGreaterThanOrEqual(13);
+    setStockRules(db, [
+      { sku: 'K01*', exclude: true },
+      { sku: 'K*', buffer: 2 },
+    ]);
+    const ruled = whole();
+    expect(ruled.keysNamed).toBeLessThan(90);
+    expect(ruled).not.toEqual(plain);
+    expect(await inSteps()).toEqual(ruled);
   });
 });

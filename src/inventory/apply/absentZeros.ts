@@ -1,6 +1,7 @@
 import type { StockKind } from '../../domain/stock.ts';
 import type { StateDb } from '../../state/db.ts';
 import { keysHeldAboveZero, stageAbsentZeros } from '../../state/stock/absentStock.ts';
+import { nextTurn } from '../parse/yielder.ts';
 import type { BeforeApplyCheck } from './applyStaged.ts';
 
 /**
@@ -28,15 +29,16 @@ export function* absentKeys(
 
 /**
  * The before-apply check of a full export: adds the keys of each kind it omits to the staged set
- * (line 0), and tells how many. Run it before the checks that may hold the set (the guard
- * rails), so that they count these keys as keys it names. It never holds.
+ * (line 0), and tells how many, a range of keys at a time with the event loop let in between.
+ * Run it before the checks that may hold the set (the guard rails), so that they count these
+ * keys as keys it names. It never holds.
  */
 export function zeroAbsentKeys(
   kinds: readonly StockKind[],
   onZeroed: (kind: StockKind, keys: number) => void,
 ): BeforeApplyCheck {
-  return (step) => {
-    for (const kind of kinds) onZeroed(kind, stageAbsentZeros(step.db, kind));
+  return async (step) => {
+    for (const kind of kinds) onZeroed(kind, await stageAbsentZeros(step.db, kind, nextTurn));
     return undefined;
   };
 }

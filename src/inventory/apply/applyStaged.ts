@@ -58,8 +58,10 @@ import {
   unfinishedStagedApplies,
 } from '../../state/staging/stagedApplyTable.ts';
 import type { ApplyResult } from '../../state/stock/desiredStock.ts';
+import { nextTurn } from '../parse/yielder.ts';
 import { StagingFile } from '../staging/stagingFile.ts';
 import { stockSummary } from './stockSummary.ts';
+import { WalCheckpoints } from './walCheckpoints.ts';
 
 /** Keys merged per transaction: about 10–20 ms of work on a 2-core machine. */
 export const DEFAULT_CHUNK_ROWS = 5000;
@@ -91,7 +93,7 @@ export interface ApplyDeps {
   /** Keys per merge transaction (default DEFAULT_CHUNK_ROWS). */
   readonly chunkRows?: number;
   /** Test seam: runs after each merge transaction (the crash tests kill the process here). */
-  readonly afterChunk?: (applyId: number) => void;
+  readonly afterChunk?: (applyId: number) => void | Promise<void>;
 }
 
 export type StagedOutcome<T> =
@@ -269,17 +271,47 @@ function abandon(deps: ApplyDeps, apply: StagedApply, path: string): void {
   );
 }
 
+/**
+ * Chunks a merge takes before state.db's WAL is checkpointed by a thread of its own
+ * (walCheckpoints.ts) rather than by its commits: a smaller set (20,000 keys at the default
+ * chunk size) writes too few pages to need a checkpoint, and starts no thread.
+ */
+const CHECKPOINT_THREAD_AFTER_CHUNKS = 4;
+
+/**
+ * Step 5, chunk after chunk. A set of more than CHECKPOINT_THREAD_AFTER_CHUNKS chunks has
+ * state.db's WAL checkpointed by a thread of its own meanwhile, not by the commits on the event
+ * loop.
+ */
 async function mergeToEnd(deps: ApplyDeps, applyId: number): Promise<ApplyResult> {
   const { db } = deps;
   const limit = deps.chunkRows ?? DEFAULT_CHUNK_ROWS;
   const ledger = new InboxLedger(db);
   const apply = unfinishedStagedApplies(db).find((a) => a.id === applyId);
-  for (;;) {
-    const r = mergeStagedChunk(db, applyId, limit, (totals) => {
-      if (apply?.fileId != null) ledger.setReportField(apply.fileId, 'stock', stockSummary(totals));
-    });
-    deps.afterChunk?.(applyId);
-    if (r.done) return r.totals;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+  let checkpoints: WalCheckpoints | undefined;
+  let chunks = 0;
+  try {
+    for (;;) {
+      const r = mergeStagedChunk(db, applyId, limit, (totals) => {
+        if (apply?.fileId != null)
+          ledger.setReportField(apply.fileId, 'stock', stockSummary(totals));
+      });
+      await deps.afterChunk?.(applyId);
+      if (r.done) {
+        await checkpoints?.finish();
+        return r.totals;
+      }
+      if (++chunks >= CHECKPOINT_THREAD_AFTER_CHUNKS) checkpoints ??= WalCheckpoints.start(db);
+      await checkpoints?.afterChunk();
+      await nextTurn();
+    }
+  } finally {
+    checkpoints?.stop();
+    if (checkpoints?.failure !== undefined) {
+      deps.log.warn(
+        { event: 'ingest.checkpoints_inline', reason: checkpoints.failure.message },
+        `state.db's WAL is checkpointed by its commits again: ${checkpoints.failure.message}`,
+      );
+    }
   }
 }

@@ -12,10 +12,8 @@ import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
 import type { DesiredInput } from '../../state/stock/desiredStock.ts';
 import {
   compareRows,
-  compareStaged,
-  offeredSet,
+  compareStagedInSteps,
   type StagedComparison,
-  type StagedSet,
 } from '../../state/stock/guardFigures.ts';
 
 /**
@@ -104,8 +102,8 @@ export function releasedContent(db: StateDb, contentHash: string): HeldEntry | u
 
 /**
  * The check of one stock file's rows before they are applied: undefined thresholds turn the
- * guard rails off (a caller without settings). `staged` names the pipeline's staging table
- * when the rows are staged there; else `rows` are staged for the check.
+ * guard rails off (a caller without settings). The rows are staged for the check in one go
+ * (`plan`, a benchmark); the pipeline's staged set is checked by guardStagedFile.
  */
 export function guardStockFile(
   db: StateDb,
@@ -113,19 +111,40 @@ export function guardStockFile(
   file: {
     readonly contentHash: string;
     readonly kind: StockKind;
-    readonly rows?: Iterable<DesiredInput>;
-    readonly staged?: StagedSet;
+    readonly rows: Iterable<DesiredInput>;
   },
 ): GuardOutcome {
   if (thresholds === undefined) return { hold: false, report: undefined };
+  const cmp = compareRows(db, [{ kind: file.kind, rows: file.rows }]);
+  return judgeFile(db, thresholds, cmp, file.contentHash);
+}
+
+/**
+ * The check of a stock file's staged set (`table`, the pipeline's staged.rows), a range of keys
+ * at a time with `pause()` awaited between them (compareStagedInSteps): a million keys are
+ * seconds of queries, which the event loop must not wait for.
+ */
+export async function guardStagedFile(
+  db: StateDb,
+  thresholds: GuardThresholds | undefined,
+  file: { readonly contentHash: string; readonly table: string },
+  pause: () => Promise<void>,
+): Promise<GuardOutcome> {
+  if (thresholds === undefined) return { hold: false, report: undefined };
   // The offered quantities (after the stock rules) are what would reach the portal.
-  const cmp =
-    file.staged !== undefined
-      ? compareStaged(db, offeredSet(db, file.staged))
-      : compareRows(db, [{ kind: file.kind, rows: file.rows ?? [] }]);
+  const cmp = await compareStagedInSteps(db, file.table, pause);
+  return judgeFile(db, thresholds, cmp, file.contentHash);
+}
+
+function judgeFile(
+  db: StateDb,
+  thresholds: GuardThresholds,
+  cmp: StagedComparison,
+  contentHash: string,
+): GuardOutcome {
   const verdict = decideGuard(cmp, thresholds);
   const report = guardReport(cmp, verdict, thresholds);
-  const released = releasedContent(db, file.contentHash);
+  const released = releasedContent(db, contentHash);
   // An operator looked at this entry and released it: applied as it stands, this once.
   if (released !== undefined) return passedAsReleased(report, released);
   return verdict.hold ? { hold: true, report, verdict } : { hold: false, report };

@@ -1,34 +1,23 @@
 import { createHash } from 'node:crypto';
 import { decideSnapshotGuard, emptiedQueries, type GuardThresholds } from '../../domain/guard.ts';
 import type { StateDb } from '../../state/db.ts';
+import { keepRowsAside } from '../../state/inbox/heldRowsAside.ts';
 import { type HeldEntry, HeldStore } from '../../state/inbox/heldStore.ts';
 import { KeyValueStore } from '../../state/kv.ts';
-import type { DesiredInput } from '../../state/stock/desiredStock.ts';
+import { keyRanges } from '../../state/staging/stagedRanges.ts';
 import {
-  clearGuardRows,
-  compareStaged,
-  GUARD_STAGE,
-  offeredSet,
+  compareStagedInSteps,
   type StagedSet,
   stagedRowsInOrder,
-  stageGuardRows,
 } from '../../state/stock/guardFigures.ts';
 import { type GuardReport, guardReport, passedAsReleased } from './guardFile.ts';
+import { WalCheckpoints } from './walCheckpoints.ts';
 
 /**
  * The guard rails' step before a snapshot read is applied: the percent checks over both kinds
  * together, and a query that suddenly returns no rows where the last applied read had some. A
  * held read is kept aside in state.db (its rows in held_rows) and the last applied values stay.
  */
-
-export interface SnapshotRead {
-  readonly factory: ReadonlyMap<string, DesiredInput>;
-  readonly dc: ReadonlyMap<string, DesiredInput>;
-  /** Rows each query returned (before validation). */
-  readonly rowsRead: { readonly factory: number; readonly dc: number };
-  /** When the ERP last wrote the snapshot. */
-  readonly writtenAt: number;
-}
 
 /** A read whose accepted rows (both kinds, distinct keys) are staged in a table. */
 export interface StagedSnapshotRead {
@@ -55,64 +44,54 @@ export type SnapshotGuardOutcome =
       readonly superseded?: number;
     };
 
-/** A fingerprint of a read's accepted rows, in key order (whatever order the queries had). */
-export function snapshotContentHash(db: StateDb, staged: StagedSet): string {
+/**
+ * A fingerprint of a read's accepted rows, in key order (whatever order the queries had): a
+ * range of keys at a time, `pause()` awaited between them.
+ */
+export async function snapshotContentHash(
+  db: StateDb,
+  table: string,
+  pause: () => Promise<void>,
+): Promise<string> {
   const h = createHash('sha256');
-  for (const r of stagedRowsInOrder(db, staged)) {
-    h.update(`${r.kind}\t${r.dc}\t${r.sku}\t${r.quantity}\n`);
+  for (const range of keyRanges(db, table)) {
+    for (const r of stagedRowsInOrder(db, { table, range })) {
+      h.update(`${r.kind}\t${r.dc}\t${r.sku}\t${r.quantity}\n`);
+    }
+    await pause();
   }
   return `snapshot:${h.digest('hex')}`;
 }
 
 /**
- * Decides on a read and, when it is held, records it (one transaction: a held read of other
- * content is superseded by the new one). Undefined thresholds turn the guard rails off. Every
- * read is judged against what the portal holds now: a release applies the held read itself
+ * Decides on a read whose rows are staged (`read.staged`, a table with a kind column: the
+ * pipeline's staged.rows) and, when it is held, records it (one transaction: a held read of
+ * other content is superseded by the new one). Undefined thresholds turn the guard rails off.
+ * Every read is judged against what the portal holds now: a release applies the held read itself
  * (held/release.ts), so the same content read again later is held again (a new entry) if it
  * would again zero the range — unless it is the released read itself again (the same content,
  * as written then, and no other read applied since: the schedule re-reading an unchanged
  * snapshot before the release's pushes have landed), which changes nothing and passes. A read
  * whose content is still held or was rejected is held again under that entry, without a new one.
+ * The figures, the fingerprint and the copy of a held read's rows go a range of keys at a time,
+ * `pause()` awaited between them.
  */
-export function guardSnapshotRead(
-  db: StateDb,
-  thresholds: GuardThresholds | undefined,
-  read: SnapshotRead,
-  now: number,
-): SnapshotGuardOutcome {
-  if (thresholds === undefined) return { hold: false, report: undefined };
-  stageGuardRows(db, [
-    { kind: 'factory', rows: read.factory.values() },
-    { kind: 'dc', rows: read.dc.values() },
-  ]);
-  try {
-    const staged = {
-      staged: { table: GUARD_STAGE },
-      rowsRead: read.rowsRead,
-      writtenAt: read.writtenAt,
-    };
-    return guardSnapshotStaged(db, thresholds, staged, now);
-  } finally {
-    clearGuardRows(db);
-  }
-}
-
-/** guardSnapshotRead for a read whose rows are staged already (the set stays as it is). */
-export function guardSnapshotStaged(
+export async function guardSnapshotStaged(
   db: StateDb,
   thresholds: GuardThresholds | undefined,
   read: StagedSnapshotRead,
   now: number,
-): SnapshotGuardOutcome {
+  pause: () => Promise<void>,
+): Promise<SnapshotGuardOutcome> {
   if (thresholds === undefined) return { hold: false, report: undefined };
   const held = new HeldStore(db);
   const last = new KeyValueStore(db).get('snapshot.last_rows');
   // The offered quantities (after the stock rules) are what would reach the portal.
-  const cmp = compareStaged(db, offeredSet(db, read.staged));
+  const cmp = await compareStagedInSteps(db, read.staged.table, pause);
   const verdict = decideSnapshotGuard(cmp, thresholds, emptiedQueries(read.rowsRead, last), last);
   const base = guardReport(cmp, verdict, thresholds);
   if (!verdict.hold) return { hold: false, report: base };
-  const hash = snapshotContentHash(db, read.staged);
+  const hash = await snapshotContentHash(db, read.staged.table, pause);
   const report: SnapshotGuardReport = {
     ...base,
     rowsRead: read.rowsRead,
@@ -130,6 +109,7 @@ export function guardSnapshotStaged(
       report: { ...report, heldId: same.id },
     };
   }
+  const aside = await keepRowsAside(db, read.staged.table, pause, (d) => WalCheckpoints.start(d));
   return db.transaction((): SnapshotGuardOutcome => {
     const previous = held.openSnapshot();
     if (previous !== undefined) held.decide(previous.id, 'superseded', now);
@@ -146,7 +126,7 @@ export function guardSnapshotStaged(
         sourceAt: read.writtenAt,
         heldAt: now,
       },
-      read.staged,
+      aside,
     );
     return {
       hold: true,

@@ -27,6 +27,8 @@ import {
   type ConfirmationHandler,
   type DuplicateKey,
   handlerFor,
+  MAX_DUPLICATE_KEYS_LISTED,
+  MAX_LINES_PER_DUPLICATE,
   type StockHandler,
 } from './rowHandlers.ts';
 import { StockRows } from './stockRows.ts';
@@ -43,6 +45,8 @@ export const MAX_REJECTED_LISTED = 1000;
  * so the cap holds a report under 512 KiB even for rows with long SKUs and reasons.
  */
 export const MAX_REJECTED_BYTES = 256 * 1024;
+/** The repeated keys a report lists: worked out by the staging worker thread, if one wrote the set. */
+const DUPLICATES_LISTED = { keys: MAX_DUPLICATE_KEYS_LISTED, lines: MAX_LINES_PER_DUPLICATE };
 /** Most ignored columns listed in a report, each cut like a rejected value (100 characters). */
 const MAX_IGNORED_COLUMNS = 50;
 
@@ -65,7 +69,7 @@ export async function collectFile(
   // The rows are all staged (a worker thread writing them is done) before the result is made.
   const staged = async () => {
     try {
-      await c.staged?.finish();
+      await c.staged?.finish(DUPLICATES_LISTED);
     } catch (err) {
       c.staged?.discard();
       throw err;

@@ -51,7 +51,7 @@ export interface IngestDeps {
    */
   readonly hooks?: {
     readonly afterCommit?: () => void;
-    readonly afterChunk?: (applyId: number) => void;
+    readonly afterChunk?: (applyId: number) => void | Promise<void>;
     readonly rename?: RenameFn;
   };
   /** A reason to send the file to failed/ unread (attempts.ts: too many failed attempts). */

@@ -1,10 +1,13 @@
 import type { Stats } from 'node:fs';
 import type { StockKind } from '../../domain/stock.ts';
+import { keepRowsAside } from '../../state/inbox/heldRowsAside.ts';
 import { recordStagedApply } from '../../state/staging/stagedApplyTable.ts';
 import { portalStockRead } from '../../state/stock/absentStock.ts';
 import { zeroAbsentKeys } from '../apply/absentZeros.ts';
 import { applyStagedSet, type BeforeApplyCheck } from '../apply/applyStaged.ts';
-import { type GuardReport, guardStockFile } from '../apply/guardFile.ts';
+import { type GuardReport, guardStagedFile } from '../apply/guardFile.ts';
+import { WalCheckpoints } from '../apply/walCheckpoints.ts';
+import { nextTurn } from '../parse/yielder.ts';
 import type { StagingFile } from '../staging/stagingFile.ts';
 import type { CollectedFile } from './collect.ts';
 import {
@@ -46,15 +49,19 @@ export async function commitStock(
   let held: CommitResult | undefined;
   let absentZeroed = 0;
   const row = { kind: c.kind, hash, size: st.size, ino: st.ino };
-  const guardCheck: BeforeApplyCheck = (step) => {
-    const g = guardStockFile(step.db, deps.guard, {
-      contentHash: hash,
-      kind,
-      staged: { table: step.table },
-    });
+  const guardCheck: BeforeApplyCheck = async (step) => {
+    const g = await guardStagedFile(
+      step.db,
+      deps.guard,
+      { contentHash: hash, table: step.table },
+      nextTurn,
+    );
     guard = g.report;
     if (!g.hold) return undefined;
-    held = commitHeld(ctx, row, st, c, g.report, { table: step.table }, absentZeroed);
+    const aside = await keepRowsAside(step.db, step.table, nextTurn, (db) =>
+      WalCheckpoints.start(db),
+    );
+    held = commitHeld(ctx, row, st, c, g.report, aside, absentZeroed);
     return { hold: g.report.reason };
   };
   // Before apply: a full export's set gains the keys it sets to 0 by omission, ahead of every

@@ -21,3 +21,8 @@ export function createYielder(sliceMs = 10): Yielder {
       ),
   };
 }
+
+/** Lets the event loop run once (timers, I/O) before going on: between two bounded steps. */
+export function nextTurn(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}

@@ -12,6 +12,7 @@ import {
   type SnapshotGuardOutcome,
   supersedeHeldSnapshot,
 } from '../apply/guardSnapshot.ts';
+import { nextTurn } from '../parse/yielder.ts';
 import { StagingFile } from '../staging/stagingFile.ts';
 import { recordSnapshotApply } from './snapshotApply.ts';
 import { describeFailure, SnapshotFailure } from './snapshotFailure.ts';
@@ -112,7 +113,8 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     if (fingerprint(deps.snapshotDb) !== before) {
       throw new SnapshotFailure('changed', 'the snapshot changed while it was read');
     }
-    await staging.finish();
+    // Counts of the replaced rows only (a worker thread works them out as it finishes).
+    await staging.finish({ keys: 0, lines: 0 });
     const dups = staging.duplicateCounts();
     factory.duplicateRows = dups.factory;
     dc.duplicateRows = dups.dc;
@@ -136,12 +138,13 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     const rowsRead = { factory: factory.rowsRead, dc: dc.rowsRead };
     // The guard rails run last in the "before apply" step: they see the rows other checks added.
     let guard: SnapshotGuardOutcome | undefined;
-    const guardCheck: BeforeApplyCheck = (step) => {
-      guard = guardSnapshotStaged(
+    const guardCheck: BeforeApplyCheck = async (step) => {
+      guard = await guardSnapshotStaged(
         step.db,
         deps.guard,
         { staged: { table: step.table }, rowsRead, writtenAt },
         now,
+        nextTurn,
       );
       return guard.hold ? { hold: guard.report.reason } : undefined;
     };

@@ -5,15 +5,16 @@ import { dirname, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { StockKind } from '../../domain/stock.ts';
-import { removeStagingFile, scratchName, stagingDir } from '../../state/staging/scratchFiles.ts';
 import {
-  countStagedRows,
+  type DuplicateSummary,
+  type DuplicatesListed,
   type StagedDuplicates,
-  stagedDuplicateCounts,
-  stagedDuplicates,
-} from '../../state/staging/stagedSetReads.ts';
+  summarizeDuplicates,
+} from '../../state/staging/duplicateSummary.ts';
+import { removeStagingFile, scratchName, stagingDir } from '../../state/staging/scratchFiles.ts';
 import { StagingError } from '../../state/staging/stagingError.ts';
 import {
+  countStagedRows,
   type NamedRow,
   openStagingDb,
   type ScratchDb,
@@ -28,7 +29,7 @@ const WORKER_URL = new URL(
 
 type WorkerAnswer =
   | { readonly done: true }
-  | { readonly closed: true }
+  | { readonly closed: true; readonly summary?: DuplicateSummary }
   | { readonly error: { name: string; message: string; code?: string } };
 
 /**
@@ -75,23 +76,15 @@ export class StagingFile {
   #dc: Array<string | number> = [];
   #named: NamedRow[] = [];
   readonly #sum: boolean;
+  /** The replaced rows as the worker thread worked them out (finish()), with its limits. */
+  #summary: { listed: DuplicatesListed; summary: DuplicateSummary } | undefined;
 
   private constructor(dir: string, workerAfterRows: number, sum: boolean) {
     mkdirSync(dir, { recursive: true });
     this.name = scratchName(randomBytes(6).toString('hex'), '.db');
     this.path = join(dir, this.name);
     this.#sum = sum;
-    try {
-      this.#writer = new StagingWriter(openStagingDb(this.path, true), {
-        raw: false,
-        last: [],
-        sum,
-      });
-    } catch (err) {
-      // SQLite made the file before it failed (a full disk): no empty scratch file is left.
-      removeStagingFile(this.path);
-      throw err;
-    }
+    this.#writer = new StagingWriter(openStagingDb(this.path, true), { raw: false, last: [], sum });
     this.#workerAfterRows = workerAfterRows;
   }
 
@@ -157,8 +150,11 @@ export class StagingFile {
     return this.#caughtUp(MAX_IN_FLIGHT);
   }
 
-  /** Stages the rest; a worker thread writing the set finishes and hands the connection back. */
-  async finish(): Promise<void> {
+  /**
+   * Stages the rest; a worker thread writing the set finishes and hands the connection back,
+   * having worked out the replaced rows for the report as `listed` says (duplicates()).
+   */
+  async finish(listed?: DuplicatesListed): Promise<void> {
     this.#flushAll();
     const worker = this.#worker;
     if (worker === undefined) {
@@ -166,14 +162,15 @@ export class StagingFile {
       return;
     }
     await this.#caughtUp(0);
-    const closed = new Promise<void>((resolve, reject) => {
+    const closed = new Promise<DuplicateSummary | undefined>((resolve, reject) => {
       worker.on('message', (m: WorkerAnswer) => {
-        if ('closed' in m) resolve();
+        if ('closed' in m) resolve(m.summary);
       });
       worker.once('exit', () => reject(this.#failure ?? new Error('the staging worker stopped')));
     });
-    worker.postMessage({ close: true });
-    await closed;
+    worker.postMessage({ close: true, ...(listed === undefined ? {} : { listed }) });
+    const summary = await closed;
+    if (listed !== undefined && summary !== undefined) this.#summary = { listed, summary };
     this.#worker = undefined;
     this.#writer = new StagingWriter(openStagingDb(this.path, false), {
       raw: false,
@@ -273,14 +270,23 @@ export class StagingFile {
     return countStagedRows(this.#open());
   }
 
-  /** The replaced rows, for the report: the first `maxKeys` keys, each with up to `maxLines` lines. */
+  /**
+   * The replaced rows, for the report: as the worker thread worked them out when `finish()` was
+   * given these limits, else worked out here.
+   */
   duplicates(maxKeys: number, maxLines: number): StagedDuplicates {
-    return stagedDuplicates(this.#open(), maxKeys, maxLines);
+    const known = this.#summary;
+    const s =
+      known !== undefined && known.listed.keys === maxKeys && known.listed.lines === maxLines
+        ? known.summary
+        : summarizeDuplicates(this.#open(), { keys: maxKeys, lines: maxLines });
+    return { rows: s.rows, keys: s.keys, keysOmitted: s.keysOmitted };
   }
 
   /** Replaced rows by kind. */
   duplicateCounts(): Record<StockKind, number> {
-    return stagedDuplicateCounts(this.#open());
+    return (this.#summary?.summary ?? summarizeDuplicates(this.#open(), { keys: 0, lines: 0 }))
+      .byKind;
   }
 
   /** Stages the rest and closes the connection (the file stays, for ATTACH). */

@@ -4,11 +4,16 @@
  * rows while this one writes them, on the machine's other core.
  *
  * Messages in: `{ stock: StockBatch }`, `{ named: NamedRow[] }`, each answered `{ done: true }`
- * once written (the reading side keeps a few in flight, no more); `{ close: true }`, answered
- * `{ closed: true }` once the rows out of key order are settled and the connection is closed. A failure is answered
- * `{ error: { name, message, code } }` and ends the thread.
+ * once written (the reading side keeps a few in flight, no more); `{ close: true, listed? }`,
+ * answered `{ closed: true, summary? }` once the rows out of key order are settled, the replaced
+ * rows summed up for the report as `listed` says (duplicateSummary.ts) and the connection
+ * closed. A failure is answered `{ error: { name, message, code } }` and ends the thread.
  */
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import {
+  type DuplicatesListed,
+  summarizeDuplicates,
+} from '../../state/staging/duplicateSummary.ts';
 import {
   type NamedRow,
   openStagingDb,
@@ -16,11 +21,12 @@ import {
   StagingWriter,
   type StockBatch,
 } from '../../state/staging/stagingWriter.ts';
+import { failAndClose } from './workerFailure.ts';
 
 type Message =
   | { readonly stock: StockBatch }
   | { readonly named: readonly NamedRow[] }
-  | { readonly close: true };
+  | { readonly close: true; readonly listed?: DuplicatesListed };
 
 // Imported anywhere but in the worker thread stagingFile.ts starts (a check loading every module,
 // say), it does nothing.
@@ -29,17 +35,7 @@ if (parentPort !== null && (workerData as { path?: unknown } | null)?.path !== u
 }
 
 function serve(port: MessagePort, { path, order }: { path: string; order: StagingOrder }): void {
-  const fail = (err: unknown): void => {
-    const e = err as { name?: string; message?: string; code?: unknown };
-    port.postMessage({
-      error: {
-        name: e?.name ?? 'Error',
-        message: e?.message ?? String(err),
-        ...(typeof e?.code === 'string' ? { code: e.code } : {}),
-      },
-    });
-    port.close();
-  };
+  const fail = (err: unknown): void => failAndClose(port, err);
   try {
     const writer = new StagingWriter(openStagingDb(path, false), order);
     port.on('message', (m: Message) => {
@@ -48,8 +44,9 @@ function serve(port: MessagePort, { path, order }: { path: string; order: Stagin
         else if ('named' in m) writer.name(m.named);
         else {
           writer.settle();
+          const summary = m.listed && summarizeDuplicates(writer.db, m.listed);
           writer.db.close();
-          port.postMessage({ closed: true });
+          port.postMessage({ closed: true, summary });
           port.close();
           return;
         }

@@ -1,7 +1,7 @@
 import type { StockKind } from '../../domain/stock.ts';
 import type { StateDb } from '../db.ts';
 import type { DesiredInput } from '../stock/desiredStock.ts';
-import { type StagedSet, stagedFrom } from '../stock/guardFigures.ts';
+import type { RowsAside } from './heldRowsAside.ts';
 
 /**
  * What the guard rails hold (migration 14): one row per held stock file or snapshot read, with
@@ -91,34 +91,27 @@ export class HeldStore {
 
   /**
    * Records a held set and its rows (inside the caller's transaction when there is one); returns
-   * its id, which `release` and `reject` take.
+   * its id, which `release` and `reject` take. The rows are given, or were kept aside already
+   * under the id the entry takes (heldRowsAside.ts: a staged set's, in steps).
    */
-  hold(entry: NewHeld, rows: HeldRowSets | StagedSet): number {
+  hold(entry: NewHeld, rows: HeldRowSets | RowsAside): number {
     const insertRows = this.#db.prepare<[number, string]>(
       `INSERT OR REPLACE INTO held_rows (held_id, kind, dc, sku, quantity)
        SELECT ?, value ->> 0, value ->> 1, value ->> 2, value ->> 3 FROM json_each(?)`,
     );
     return this.#db.transaction(() => {
+      const given = 'heldId' in rows ? rows.heldId : null;
       const id = Number(
         this.#db
           .prepare(
-            `INSERT INTO held (source, file_id, name, stored_as, kind, content_hash, reason, report,
-                               source_at, held_at, status)
-             VALUES (@source, @fileId, @name, @storedAs, @kind, @contentHash, @reason, @report,
-                     @sourceAt, @heldAt, 'held')`,
+            `INSERT INTO held (id, source, file_id, name, stored_as, kind, content_hash, reason,
+                               report, source_at, held_at, status)
+             VALUES (@id, @source, @fileId, @name, @storedAs, @kind, @contentHash, @reason,
+                     @report, @sourceAt, @heldAt, 'held')`,
           )
-          .run(entry).lastInsertRowid,
+          .run({ ...entry, id: given }).lastInsertRowid,
       );
-      if ('table' in rows) {
-        const f = stagedFrom(rows);
-        this.#db
-          .prepare(
-            `INSERT OR REPLACE INTO held_rows (held_id, kind, dc, sku, quantity)
-             SELECT @id, ${f.kind}, s.dc, s.sku, s.quantity FROM ${f.table} s`,
-          )
-          .run({ id, ...(rows.kind === undefined ? {} : { kind: rows.kind }) });
-        return id;
-      }
+      if ('heldId' in rows) return id;
       for (const set of rows) {
         let batch: Array<[string, string, string, number]> = [];
         for (const r of set.rows) {

@@ -227,7 +227,9 @@ const cursorOf = (r: Row): Cursor => ({
  * the WAL): lost by a power cut, it is merged again from the durable cursor, which moves in the
  * same transaction. The transaction that ends the apply commits as the connection is set (FULL),
  * which flushes every chunk before it. Such a chunk also checkpoints less often
- * (MERGE_CHECKPOINT_PAGES). Both settings are back before anything else runs.
+ * (MERGE_CHECKPOINT_PAGES), or not at all while a thread of its own checkpoints the WAL
+ * (walCheckpoints.ts: the connection's wal_autocheckpoint is 0 then). Both settings are back
+ * before anything else runs.
  */
 export function mergeStagedChunk(
   db: StateDb,
@@ -286,7 +288,10 @@ export function mergeStagedChunk(
   const sync = s.synchronous.get() as number;
   const checkpoint = s.autocheckpoint.get() as number;
   s.pragma(`synchronous = ${SYNCHRONOUS_NORMAL}`).run();
-  s.pragma(`wal_autocheckpoint = ${Math.max(checkpoint, MERGE_CHECKPOINT_PAGES)}`).run();
+  // Off (0) stays off: a checkpoint thread takes them meanwhile (walCheckpoints.ts).
+  if (checkpoint > 0) {
+    s.pragma(`wal_autocheckpoint = ${Math.max(checkpoint, MERGE_CHECKPOINT_PAGES)}`).run();
+  }
   try {
     return tx.immediate();
   } finally {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import Database, { type Statement } from 'better-sqlite3';
 
 /**
@@ -83,11 +84,20 @@ export interface StockBatch {
 export type NamedRow = readonly [string, string, string];
 
 /**
+ * Helper threads SQLite's sorter may use for a large sort on a scratch database (`settle()`'s
+ * pass over the rows out of key order): as many as the machine has cores beside this thread, up
+ * to 4. The thread that waits for it is a worker's (a large set), while the reading thread waits
+ * for the worker: on two cores, one helper took a million shuffled rows' sort from 1.45 s to
+ * about 0.9 s. (A larger page cache for the sort made it slower.)
+ */
+const SORT_THREADS = Math.max(1, Math.min(4, availableParallelism() - 1));
+
+/**
  * Opens a scratch database: no journal and no syncing while rows arrive (it is thrown away when
  * the process dies before the apply is decided; it is fsynced before the commit point), one
  * connection at a time, a small page cache (2 MiB: the set lives in the file and the OS cache,
- * not in the heap; a larger one staged neither sorted nor shuffled rows faster). `create` makes
- * its tables.
+ * not in the heap; a larger one staged neither sorted nor shuffled rows faster), sorts on
+ * SORT_THREADS helper threads. `create` makes its tables.
  */
 export function openStagingDb(path: string, create: boolean): ScratchDb {
   const db = new Database(path, { fileMustExist: !create });
@@ -96,6 +106,7 @@ export function openStagingDb(path: string, create: boolean): ScratchDb {
   db.pragma('locking_mode = EXCLUSIVE');
   db.pragma('cache_size = -2048');
   db.pragma('temp_store = FILE');
+  db.pragma(`threads = ${SORT_THREADS}`);
   if (create) db.exec(SCHEMA);
   return db;
 }
@@ -257,4 +268,9 @@ function stageAll(insert: Insert, rows: ReadonlyArray<string | number>, dc: stri
   let i = 0;
   for (; i + per <= rows.length; i += per) insert.many.run(rows.slice(i, i + per), ...named);
   for (; i < rows.length; i += 3) insert.one.run(rows.slice(i, i + 3), ...named);
+}
+
+/** Rows in a staged set (distinct keys). */
+export function countStagedRows(db: ScratchDb): number {
+  return db.prepare('SELECT COUNT(*) FROM rows').pluck(true).get() as number;
 }

@@ -1,8 +1,9 @@
 import type { GuardFigures } from '../../domain/guard.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import type { StateDb } from '../db.ts';
+import { IN_RANGE, type KeyRange, keyRanges } from '../staging/stagedRanges.ts';
 import type { DesiredInput } from './desiredStock.ts';
-import { ensureStockRuleFunctions, offerSelect } from './ruleOffers.ts';
+import { ensureStockRuleFunctions, hasStockRules, offerSelect } from './ruleOffers.ts';
 
 /**
  * The figures of the guard rails: a staged set of stock rows compared with what the portal is
@@ -32,6 +33,8 @@ export interface StagedSet {
   readonly quantity?: string;
   /** A derived table's SQL instead of `table` (built by offeredSet only, never from input). */
   readonly query?: string;
+  /** Only the keys of this range (a table with a kind column; see compareStagedInSteps). */
+  readonly range?: KeyRange;
 }
 
 /** A key the set would lower: zeroed ones first, then the largest drops. */
@@ -54,8 +57,17 @@ export function stagedFrom(set: StagedSet): { table: string; kind: string } {
   const kind = set.kind === undefined ? 's.kind' : '@kind';
   if (set.query !== undefined) return { table: `(${set.query})`, kind };
   if (!TABLE_NAME.test(set.table)) throw new Error(`not a table name: ${set.table}`);
+  if (set.range !== undefined) {
+    return { table: `(SELECT * FROM ${set.table} t WHERE ${IN_RANGE('t')})`, kind };
+  }
   return { table: set.table, kind };
 }
+
+/** The parameters a set's SQL binds: its kind, its range. */
+const paramsOf = (set: StagedSet) => ({
+  ...(set.kind === undefined ? {} : { kind: set.kind }),
+  ...set.range,
+});
 
 /**
  * The staged set as the portal would be offered it: each row's quantity under the stock rules in
@@ -64,7 +76,12 @@ export function stagedFrom(set: StagedSet): { table: string; kind: string } {
  */
 export function offeredSet(db: StateDb, set: StagedSet): StagedSet {
   ensureStockRuleFunctions(db);
-  const f = stagedFrom({ table: set.table });
+  // No rules: every quantity is offered as the ERP gave it, and none is excluded.
+  if (!hasStockRules(db)) return set;
+  const f = stagedFrom({
+    table: set.table,
+    ...(set.range === undefined ? {} : { range: set.range }),
+  });
   const kind = set.kind === undefined ? 'kind' : `'${set.kind === 'dc' ? 'dc' : 'factory'}'`;
   const offers = offerSelect(f.table, [`${kind} AS kind`, 'dc', 'sku'], {
     kind,
@@ -75,6 +92,7 @@ export function offeredSet(db: StateDb, set: StagedSet): StagedSet {
   return {
     table: set.table,
     query: `SELECT kind, dc, sku, quantity FROM (${offers}) WHERE excluded = 0`,
+    ...(set.range === undefined ? {} : { range: set.range }),
   };
 }
 
@@ -95,7 +113,7 @@ export function* stagedRowsInOrder(
   set: StagedSet,
 ): Generator<{ kind: string; dc: string; sku: string; quantity: number }> {
   const f = stagedFrom(set);
-  const params = set.kind === undefined ? {} : { kind: set.kind };
+  const params = paramsOf(set);
   yield* db
     .prepare(
       `SELECT ${f.kind} AS kind, s.dc AS dc, s.sku AS sku, s.quantity AS quantity
@@ -108,7 +126,7 @@ export function* stagedRowsInOrder(
 export function compareStaged(db: StateDb, set: StagedSet): StagedComparison {
   const f = from(set);
   const q = set.quantity ?? 's.quantity';
-  const params = set.kind === undefined ? {} : { kind: set.kind };
+  const params = paramsOf(set);
   const figures = db
     .prepare(
       `SELECT COUNT(*) AS keysNamed,
@@ -131,6 +149,51 @@ export function compareStaged(db: StateDb, set: StagedSet): StagedComparison {
     .all(params) as GuardExample[];
   return { ...figures, examples };
 }
+
+/**
+ * compareStaged over a staged set of any size without holding the event loop: the set's keys
+ * in ranges of `keys` (state/staging/stagedRanges.ts), one query per range, `pause()` awaited
+ * between them; the figures are summed and the examples of every range ranked together. Over a
+ * table with a kind column (the pipeline's staged.rows), offered under the rules in force.
+ * Each range sees the portal's stock as it is then (the sync may store a read in between).
+ */
+export async function compareStagedInSteps(
+  db: StateDb,
+  table: string,
+  pause: () => Promise<void>,
+  keys?: number,
+): Promise<StagedComparison> {
+  const sum: Record<keyof GuardFigures, number> = {
+    keysNamed: 0,
+    keysUnknown: 0,
+    keysInStock: 0,
+    keysZeroed: 0,
+    sumBefore: 0,
+    sumAfter: 0,
+  };
+  let examples: GuardExample[] = [];
+  for (const range of keyRanges(db, table, keys)) {
+    const part = compareStaged(db, offeredSet(db, { table, range }));
+    for (const k of Object.keys(sum) as Array<keyof GuardFigures>) sum[k] += part[k];
+    examples = [...examples, ...part.examples].sort(byExampleRank).slice(0, GUARD_EXAMPLES);
+    await pause();
+  }
+  return { ...sum, examples };
+}
+
+/** compareStaged's order of examples: zeroed first, the largest drop first, then by key. */
+function byExampleRank(a: GuardExample, b: GuardExample): number {
+  return (
+    Number(b.quantity === 0) - Number(a.quantity === 0) ||
+    b.portal - b.quantity - (a.portal - a.quantity) ||
+    bytewise(a.kind, b.kind) ||
+    bytewise(a.dc, b.dc) ||
+    bytewise(a.sku, b.sku)
+  );
+}
+
+/** SQLite's BINARY order of two texts (their UTF-8 bytes). */
+const bytewise = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
 
 const STAGE_BATCH = 5000;
 
