@@ -1,0 +1,137 @@
+import { cellText, type HeadRow, type HeadTable } from '../parse/head/fileHead.ts';
+import { cellNumber } from './columnFacts.ts';
+
+/**
+ * Where a table's header is: after title rows, over one row or two, with notes under it or not —
+ * or nowhere (the first row is data). Pure, over a head's rows.
+ */
+export interface TableLayout {
+  /** The header row; undefined when the table has none (its rows are data from the first). */
+  readonly header: HeadRow | undefined;
+  /** Column names of a table of objects (JSON): its keys. */
+  readonly keys?: readonly string[];
+  /** Rows above the header (titles), left out by headerLine. */
+  readonly above: readonly HeadRow[];
+  /** Rows between the header and the data (a second header row, notes), left out by dataLine. */
+  readonly between: readonly HeadRow[];
+  readonly data: readonly HeadRow[];
+  /**
+   * The other row of a header over two rows (the one not taken as the header), its labels carried
+   * right over the empty cells a merged cell leaves: they name columns for the suggestion, not
+   * for the profile (only the header row names columns there).
+   */
+  readonly groups?: readonly string[];
+}
+
+/** Rows looked at for the header from the top. */
+const HEADER_WITHIN = 30;
+/** Rows between a header and its data at most. */
+const MAX_BETWEEN = 3;
+
+const filledCount = (row: HeadRow) => row.cells.filter((c) => cellText(c) !== '').length;
+
+/** Cells that are words, not numbers, dates or flags. */
+function textShare(row: HeadRow): number {
+  const filled = row.cells.filter((c) => cellText(c) !== '');
+  if (filled.length === 0) return 0;
+  const words = filled.filter(
+    (c) =>
+      typeof c === 'string' &&
+      cellNumber(c) === undefined &&
+      !/^\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}/.test(c.trim()),
+  );
+  return words.length / filled.length;
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length === 0 ? 0 : s[Math.floor(s.length / 2)]!;
+}
+
+/** Whether a row can name the columns: wide enough, words, no name twice. */
+function namesColumns(row: HeadRow, typical: number): boolean {
+  const filled = filledCount(row);
+  if (filled < Math.max(typical <= 1 ? 1 : 2, Math.ceil(typical * 0.5))) return false;
+  if (textShare(row) < 0.75) return false;
+  const names = row.cells.map((c) => cellText(c).toLowerCase()).filter((c) => c !== '');
+  return new Set(names).size >= names.length * 0.8;
+}
+
+/** Columns that hold numbers in most of `rows`. */
+function numericColumns(rows: readonly HeadRow[]): number[] {
+  const width = Math.max(0, ...rows.map((r) => r.cells.length));
+  const out: number[] = [];
+  for (let c = 0; c < width; c++) {
+    const filled = rows.filter((r) => cellText(r.cells[c]) !== '');
+    const numbers = filled.filter((r) => cellNumber(r.cells[c]) !== undefined).length;
+    if (filled.length > 0 && numbers >= filled.length * 0.8) out.push(c);
+  }
+  return out;
+}
+
+/** Whether `row` holds words where the rows under it hold numbers: a header row, not data. */
+function contrasts(row: HeadRow, below: readonly HeadRow[]): boolean {
+  const numeric = numericColumns(below.slice(0, 50));
+  if (numeric.length === 0) return false;
+  return numeric.every((c) => cellNumber(row.cells[c]) === undefined);
+}
+
+const isNote = (row: HeadRow) =>
+  filledCount(row) <= 1 || row.cells.every((c) => /^[-=_*.~\s]*$/.test(cellText(c)));
+
+/** The layout of a table: its header, what is above and under it, its data rows. */
+export function findLayout(table: HeadTable): TableLayout {
+  const rows = table.rows;
+  if (table.keys !== undefined) {
+    return { header: undefined, keys: table.keys, above: [], between: [], data: rows };
+  }
+  const typical = median(rows.map(filledCount));
+  const top = rows.slice(0, HEADER_WITHIN);
+  let at = top.findIndex((r) => namesColumns(r, typical));
+  if (at === -1) return { header: undefined, above: [], between: [], data: rows };
+  let groupsRow: HeadRow | undefined;
+  let between: HeadRow[] = [];
+  const next = rows[at + 1];
+  if (next !== undefined && namesColumns(next, typical) && contrasts(next, rows.slice(at + 2))) {
+    // A header over two rows: the one that names more columns is the header (the lower on a tie).
+    if (filledCount(rows[at]!) > filledCount(next)) {
+      groupsRow = next;
+      between = [next];
+    } else {
+      groupsRow = rows[at]!;
+      at += 1;
+    }
+  } else if (
+    at > 0 &&
+    rows[at - 1]!.line === rows[at]!.line - 1 &&
+    textShare(rows[at - 1]!) >= 0.75
+  ) {
+    // A sparse row right above (merged group labels) names groups of columns.
+    groupsRow = rows[at - 1];
+  }
+  const header = rows[at]!;
+  let first = at + 1 + between.length;
+  while (first < rows.length && between.length < MAX_BETWEEN && isNote(rows[first]!)) {
+    between.push(rows[first]!);
+    first++;
+  }
+  return {
+    header,
+    above: rows.slice(0, at),
+    between,
+    data: rows.slice(first),
+    ...(groupsRow === undefined ? {} : { groups: carriedRight(groupsRow, header.cells.length) }),
+  };
+}
+
+/** A row's labels, each carried right over the empty cells after it (a merged cell's span). */
+function carriedRight(row: HeadRow, width: number): string[] {
+  const out: string[] = [];
+  let last = '';
+  for (let c = 0; c < Math.max(width, row.cells.length); c++) {
+    const text = cellText(row.cells[c]);
+    if (text !== '') last = text;
+    out.push(last);
+  }
+  return out;
+}
