@@ -7,16 +7,14 @@ import {
   NAME_TERMS,
   NOT_QUANTITY,
   NOT_SKU,
-  nameFit,
-  names,
   ORDER_TERMS,
   QUANTITY_TERMS,
   SKU_TERMS,
-  type Terms,
   TRACKING_TERMS,
   UNKNOWN_TEXTS,
   ZERO_TEXTS,
-} from './columnWords.ts';
+} from './columnVocabulary.ts';
+import { nameFit, names, type Terms } from './columnWords.ts';
 
 /** A column of the table the suggestion reads: where it is, what its header says, what it holds. */
 export interface Column {

@@ -69,11 +69,23 @@ function numericColumns(rows: readonly HeadRow[]): number[] {
   return out;
 }
 
-/** Whether `row` holds words where the rows under it hold numbers: a header row, not data. */
+/**
+ * Whether `row` is a second header row over the rows under it: it names each column that holds
+ * numbers below with a word (not an empty cell, not a number), and none of its cells comes again
+ * in its column below (a data row's codes and names do).
+ */
 function contrasts(row: HeadRow, below: readonly HeadRow[]): boolean {
-  const numeric = numericColumns(below.slice(0, 50));
+  const sample = below.slice(0, 50);
+  const numeric = numericColumns(sample);
   if (numeric.length === 0) return false;
-  return numeric.every((c) => cellNumber(row.cells[c]) === undefined);
+  const named = numeric.every(
+    (c) => cellText(row.cells[c]) !== '' && cellNumber(row.cells[c]) === undefined,
+  );
+  const recurs = row.cells.some((cell, c) => {
+    const text = cellText(cell);
+    return text !== '' && sample.some((r) => cellText(r.cells[c]) === text);
+  });
+  return named && !recurs;
 }
 
 const isNote = (row: HeadRow) =>

@@ -13,7 +13,7 @@ import {
   type Spread,
   skuScore,
 } from './columnPicks.ts';
-import { QUANTITY_TERMS } from './columnWords.ts';
+import { QUANTITY_TERMS } from './columnVocabulary.ts';
 import { findLayout, type TableLayout } from './headerFind.ts';
 import {
   columnRef,
@@ -24,6 +24,7 @@ import {
 } from './profileDraft.ts';
 import { guessRules } from './rulesGuess.ts';
 import { layoutNotes, showColumn } from './suggestNotes.ts';
+import { valueHints } from './valueHints.ts';
 
 /** What the suggestion made of a file's head: a profile (or none), and what it could not decide. */
 export interface Inference {
@@ -207,7 +208,7 @@ export function inferProfile(head: FileHead, fileName: string): Inference {
     positional,
   });
   Object.assign(draft, rules.fields);
-  notes.push(...rules.notes);
+  notes.push(...rules.notes, ...valueHints(columns, new Set([sku, ...quantities]), shown));
   return { profile: ordered(draft), notes, table: chosen.index, layout, picks };
 }
 

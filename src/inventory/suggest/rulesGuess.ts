@@ -3,16 +3,16 @@ import { type Column, holdsQuantities } from './columnPicks.ts';
 import {
   isAvailable,
   LOT_TERMS,
-  nameFit,
-  names,
   PARENT_TYPES,
   RESERVED_TERMS,
   STATUS_TERMS,
   TYPE_TERMS,
+  UNIT_TERMS,
   UNKNOWN_TEXTS,
   ZERO_STATUSES,
   ZERO_TEXTS,
-} from './columnWords.ts';
+} from './columnVocabulary.ts';
+import { nameFit, names } from './columnWords.ts';
 import type { DraftColumn, DraftCondition, ProfileDraft } from './profileDraft.ts';
 
 /**
@@ -236,37 +236,60 @@ function reserved({ columns, quantities, ref, shown }: RulesInput, notes: string
   return { subtract: [ref(r)] };
 }
 
-/** Rows naming one key again: parts of its stock (lots, bins, places) add up; copies do not. */
+/**
+ * Rows naming one key again: parts of its stock (lots, bins, places the profile does not read)
+ * add up — also when the head shows each key once, a lot column says rows are lots; copies (one
+ * row per price tier, the same quantity each time) do not; rows in other units cannot.
+ */
 function duplicateKeys(
   { data, sku, quantities, location, columns, shown }: RulesInput,
   notes: string[],
 ) {
   const seen = new Map<string, HeadRow[]>();
   for (const row of data) {
-    const key = `${location ? cellText(row.cells[location.index]) : ''}\u0000${cellText(row.cells[sku.index])}`;
     if (cellText(row.cells[sku.index]) === '') continue;
+    const key = `${location ? cellText(row.cells[location.index]) : ''}\u0000${cellText(row.cells[sku.index])}`;
     seen.set(key, [...(seen.get(key) ?? []), row]);
   }
   const repeated = [...seen.values()].filter((rows) => rows.length > 1);
-  if (repeated.length === 0) return {};
-  const first = repeated[0]!;
-  const lines = first.map((r) => r.line).join(', ');
-  const lots = columns.find(
-    (c) => names(c.label, LOT_TERMS) || (names(c.label, ['bin', 'location']) && c !== location),
+  const parts = columns.find(
+    (c) =>
+      c.facts.distinct > 1 &&
+      (names(c.label, LOT_TERMS) || (names(c.label, ['bin', 'location']) && c !== location)),
   );
+  const units = columns.find((c) => names(c.label, UNIT_TERMS) && c.facts.texts.size > 1);
   const q = quantities[0];
   const differ =
     q !== undefined &&
     repeated.some((rows) => new Set(rows.map((r) => cellText(r.cells[q.index]))).size > 1);
-  const sku1 = cellText(first[0]!.cells[sku.index]);
-  if (lots !== undefined || differ) {
+  const first = repeated[0];
+  const example = first
+    ? ` (${cellText(first[0]!.cells[sku.index])}: lines ${first.map((r) => r.line).join(', ')})`
+    : '';
+  const mixed =
+    units !== undefined &&
+    repeated.some((rows) => new Set(rows.map((r) => cellText(r.cells[units.index]))).size > 1);
+  if (mixed) {
     notes.push(
-      `${repeated.length} key(s) come on more than one row (${sku1}: lines ${lines})${lots ? `, one per ${shown(lots)}` : ''}: their quantities are added up (duplicates "sum"); use the default (the last row wins) if the rows are copies.`,
+      `${repeated.length} key(s) come on more than one row${example}, in different units (${shown(units!)}): they are not added up; the last row wins unless a when keeps one unit.`,
+    );
+    return {};
+  }
+  if (parts !== undefined && (repeated.length > 0 || names(parts.label, LOT_TERMS))) {
+    notes.push(
+      `${repeated.length > 0 ? `${repeated.length} key(s) come on more than one row${example}` : 'Each row is one lot'}, one per ${shown(parts)}: the quantities of a key are added up (duplicates "sum").`,
+    );
+    return { duplicates: 'sum' as const };
+  }
+  if (repeated.length === 0) return {};
+  if (differ) {
+    notes.push(
+      `${repeated.length} key(s) come on more than one row with different quantities${example}: they are added up (duplicates "sum"); use the default (the last row wins) if a later row replaces an earlier one.`,
     );
     return { duplicates: 'sum' as const };
   }
   notes.push(
-    `${repeated.length} key(s) come on more than one row with the same quantity (${sku1}: lines ${lines}): the last row wins (the default); say duplicates "sum" if each row is a part of the stock.`,
+    `${repeated.length} key(s) come on more than one row with the same quantity${example}: the last row wins (the default); say duplicates "sum" if each row is a part of the stock.`,
   );
   return {};
 }
