@@ -92,8 +92,9 @@ export interface ColumnFacts {
   readonly counting: boolean;
   /** Mean length of the values. */
   readonly meanLength: number;
-  /** The first distinct values, as written. */
+  /** The first distinct values, as written; the first with a fraction that is not zeros. */
   readonly sample: readonly string[];
+  readonly fractionSamples: readonly string[];
 }
 
 const CODE = /^[\p{L}\p{N}][\p{L}\p{N}\-_./#:+]*$/u;
@@ -128,6 +129,7 @@ export function columnFacts(rows: readonly HeadRow[], index: number): ColumnFact
   const distinct = new Set<string>();
   const texts = new Map<string, number>();
   const sample: string[] = [];
+  const fractionSamples: string[] = [];
   for (const row of rows) {
     const cell = row.cells[index];
     const text = cellText(cell);
@@ -154,7 +156,10 @@ export function columnFacts(rows: readonly HeadRow[], index: number): ColumnFact
     numbers++;
     if (n.value < 0) negatives++;
     if (Number.isInteger(n.value) || n.ambiguous) wholes++;
-    else fractions++;
+    else {
+      fractions++;
+      if (fractionSamples.length < 3) fractionSamples.push(text);
+    }
     if (n.mark === ',') commaMarks++;
     if (n.mark === '.') dotMarks++;
     if (n.ambiguous) ambiguous++;
@@ -181,6 +186,7 @@ export function columnFacts(rows: readonly HeadRow[], index: number): ColumnFact
     counting: counting && numbers >= 3,
     meanLength: filled === 0 ? 0 : length / filled,
     sample,
+    fractionSamples,
   };
 }
 

@@ -14,7 +14,7 @@ import {
   UNKNOWN_TEXTS,
   ZERO_TEXTS,
 } from './columnVocabulary.ts';
-import { nameFit, names, type Terms } from './columnWords.ts';
+import { foldText, nameFit, names, type Terms } from './columnWords.ts';
 
 /** A column of the table the suggestion reads: where it is, what its header says, what it holds. */
 export interface Column {
@@ -45,7 +45,7 @@ const share = (n: number, of: number) => (of === 0 ? 0 : n / of);
 function knownTexts(f: ColumnFacts): number {
   let n = 0;
   for (const [text, count] of f.texts) {
-    const t = text.toLowerCase();
+    const t = foldText(text);
     if (ZERO_TEXTS.includes(t) || UNKNOWN_TEXTS.includes(t)) n += count;
   }
   return n;

@@ -110,7 +110,7 @@ export const ZERO_STATUSES = list(
 /** Quantity texts: those meaning none (`not stocked`), those meaning not known (`n/a`). */
 export const ZERO_TEXTS = list(
   'not stocked|out of stock|sold out|none|nil|-|–|—|no stock|ausverkauft|esaurito|' +
-    'agotado|epuise',
+    'agotado|epuise|nicht vorratig|nicht auf lager|non disponibile|sin stock|rupture',
 );
 
 export const UNKNOWN_TEXTS = list('n/a|na|unknown|?|tbd|tba|k.a.|n.v.');

@@ -60,3 +60,8 @@ export function nameWeight(name: string, terms: Terms): number {
 export function names(name: string, terms: readonly string[]): boolean {
   return terms.some((t) => nameFit(name, t) !== undefined);
 }
+
+/** A value folded for comparing with the word lists: trimmed, lower case, no accents. */
+export function foldText(text: string): string {
+  return text.trim().normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+}

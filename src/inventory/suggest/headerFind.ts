@@ -1,4 +1,4 @@
-import { cellText, type HeadRow, type HeadTable } from '../parse/head/fileHead.ts';
+import { cellText, type HeadCell, type HeadRow, type HeadTable } from '../parse/head/fileHead.ts';
 import { cellNumber } from './columnFacts.ts';
 
 /**
@@ -57,13 +57,19 @@ function namesColumns(row: HeadRow, typical: number): boolean {
   return new Set(names).size >= names.length * 0.8;
 }
 
-/** Columns that hold numbers in most of `rows`. */
+/** A cell that holds an amount: a number, not a code written in digits (`0032`, a barcode). */
+function isAmount(cell: HeadCell): boolean {
+  const text = cellText(cell);
+  return cellNumber(cell) !== undefined && !/^0\d/.test(text) && !/^\d{8,}$/.test(text);
+}
+
+/** Columns that hold amounts in most of `rows`. */
 function numericColumns(rows: readonly HeadRow[]): number[] {
   const width = Math.max(0, ...rows.map((r) => r.cells.length));
   const out: number[] = [];
   for (let c = 0; c < width; c++) {
     const filled = rows.filter((r) => cellText(r.cells[c]) !== '');
-    const numbers = filled.filter((r) => cellNumber(r.cells[c]) !== undefined).length;
+    const numbers = filled.filter((r) => isAmount(r.cells[c])).length;
     if (filled.length > 0 && numbers >= filled.length * 0.8) out.push(c);
   }
   return out;

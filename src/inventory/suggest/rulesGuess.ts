@@ -12,7 +12,7 @@ import {
   ZERO_STATUSES,
   ZERO_TEXTS,
 } from './columnVocabulary.ts';
-import { nameFit, names } from './columnWords.ts';
+import { foldText, nameFit, names } from './columnWords.ts';
 import type { DraftColumn, DraftCondition, ProfileDraft } from './profileDraft.ts';
 
 /**
@@ -93,7 +93,7 @@ function quantityRules({ quantities, data, sku, shown }: RulesInput, notes: stri
     out.fractions = 'floor';
     notes.push(
       `${fractions} quantit${fractions === 1 ? 'y has' : 'ies have'} a fraction (${quantities
-        .flatMap((c) => c.facts.sample.filter((s) => /[.,]\d*[1-9]/.test(s)))
+        .flatMap((c) => c.facts.fractionSamples)
         .slice(0, 3)
         .join(', ')}): rounded down (fractions "floor"), never offering what is not there.`,
     );
@@ -102,9 +102,9 @@ function quantityRules({ quantities, data, sku, shown }: RulesInput, notes: stri
   const unknown: string[] = [];
   for (const c of quantities) {
     for (const text of c.facts.texts.keys()) {
-      const t = text.toLowerCase();
-      if (ZERO_TEXTS.includes(t)) values[t] = 0;
-      else if (UNKNOWN_TEXTS.includes(t)) values[t] = 'keep';
+      const t = foldText(text);
+      if (ZERO_TEXTS.includes(t)) values[text.trim().toLowerCase()] = 0;
+      else if (UNKNOWN_TEXTS.includes(t)) values[text.trim().toLowerCase()] = 'keep';
       else unknown.push(text);
     }
   }
@@ -149,7 +149,7 @@ function conditions(input: RulesInput, notes: string[]) {
     const values = [...c.facts.texts.keys(), ...c.facts.sample].map((v) => v.trim());
     const distinct = [...new Set(values.map((v) => v.toLowerCase()))];
     if (TYPE_TERMS.some((t) => nameFit(c.label, t) === 'whole')) {
-      const parents = [...new Set(values.filter((v) => PARENT_TYPES.includes(v.toLowerCase())))];
+      const parents = [...new Set(values.filter((v) => PARENT_TYPES.includes(foldText(v))))];
       if (parents.length > 0) {
         // biome-ignore lint/suspicious/noThenProperty: the contract names the field `then`
         when.push({ column: ref(c), equals: parents, then: 'skip' });
@@ -220,7 +220,7 @@ function statusZeroes(c: Column, distinct: readonly string[], values: readonly s
     }
     return [...out];
   }
-  return [...new Set(values.filter((v) => ZERO_STATUSES.includes(v.toLowerCase())))];
+  return [...new Set(values.filter((v) => ZERO_STATUSES.includes(foldText(v))))];
 }
 
 /** On hand less what is reserved, when the quantity is on hand and a reserved figure is beside it. */

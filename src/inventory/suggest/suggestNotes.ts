@@ -42,9 +42,14 @@ export function layoutNotes(
     return notes;
   }
   if (layout.header === undefined) return notes;
-  if (layout.above.length > 0) {
+  // Under a header over two rows, the row right above it labels groups; the others are titles.
+  const titles =
+    layout.groups !== undefined && layout.between.length === 0
+      ? layout.above.slice(0, -1)
+      : layout.above;
+  if (titles.length > 0) {
     notes.push(
-      `The header is on ${unit} ${layout.header.line}; the ${unit}s above it (${layout.above.map((r) => r.line).join(', ')}) are a title and are left out.`,
+      `The header is on ${unit} ${layout.header.line}; ${titles.length === 1 ? `${unit} ${titles[0]!.line} above it is a title` : `${unit}s ${titles.map((r) => r.line).join(', ')} above it are a title`}, left out.`,
     );
   }
   if (layout.groups !== undefined) {
