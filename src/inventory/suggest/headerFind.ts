@@ -48,13 +48,11 @@ function median(values: number[]): number {
   return s.length === 0 ? 0 : s[Math.floor(s.length / 2)]!;
 }
 
-/** Whether a row can name the columns: wide enough, words, no name twice. */
+/** Whether a row can name the columns: as wide as half a typical row, words (a name may repeat: months). */
 function namesColumns(row: HeadRow, typical: number): boolean {
   const filled = filledCount(row);
   if (filled < Math.max(typical <= 1 ? 1 : 2, Math.ceil(typical * 0.5))) return false;
-  if (textShare(row) < 0.75) return false;
-  const names = row.cells.map((c) => cellText(c).toLowerCase()).filter((c) => c !== '');
-  return new Set(names).size >= names.length * 0.8;
+  return textShare(row) >= 0.75;
 }
 
 /** A cell that holds an amount: a number, not a code written in digits (`0032`, a barcode). */
@@ -94,6 +92,16 @@ function contrasts(row: HeadRow, below: readonly HeadRow[]): boolean {
   return named && !recurs;
 }
 
+/**
+ * Whether the row right above a header labels groups of its columns (merged cells over them):
+ * words, and more than a title's one cell in column A.
+ */
+function labelsGroups(row: HeadRow, header: HeadRow): boolean {
+  if (row.line !== header.line - 1 || textShare(row) < 0.75) return false;
+  const at = row.cells.findIndex((c) => cellText(c) !== '');
+  return filledCount(row) >= 2 || at > 0;
+}
+
 const isNote = (row: HeadRow) =>
   filledCount(row) <= 1 || row.cells.every((c) => /^[-=_*.~\s]*$/.test(cellText(c)));
 
@@ -111,19 +119,26 @@ export function findLayout(table: HeadTable): TableLayout {
   let between: HeadRow[] = [];
   const next = rows[at + 1];
   if (next !== undefined && namesColumns(next, typical) && contrasts(next, rows.slice(at + 2))) {
-    // A header over two rows: the one that names more columns is the header (the lower on a tie).
-    if (filledCount(rows[at]!) > filledCount(next)) {
+    // A header over two rows: the header is the row that names more of the columns holding
+    // numbers (the quantities), then more columns; the lower one on a tie.
+    const numeric = numericColumns(rows.slice(at + 2, at + 52));
+    const weight = (r: HeadRow) => [
+      numeric.filter((c) => cellText(r.cells[c]) !== '').length,
+      filledCount(r),
+    ];
+    const [upperNumeric, upperFilled] = weight(rows[at]!);
+    const [lowerNumeric, lowerFilled] = weight(next);
+    if (
+      upperNumeric! > lowerNumeric! ||
+      (upperNumeric === lowerNumeric && upperFilled! > lowerFilled!)
+    ) {
       groupsRow = next;
       between = [next];
     } else {
       groupsRow = rows[at]!;
       at += 1;
     }
-  } else if (
-    at > 0 &&
-    rows[at - 1]!.line === rows[at]!.line - 1 &&
-    textShare(rows[at - 1]!) >= 0.75
-  ) {
+  } else if (at > 0 && labelsGroups(rows[at - 1]!, rows[at]!)) {
     // A sparse row right above (merged group labels) names groups of columns.
     groupsRow = rows[at - 1];
   }

@@ -4,6 +4,7 @@ import { columnFacts } from './columnFacts.ts';
 import {
   type Column,
   findSpread,
+  holdsQuantities,
   labelWeight,
   pickConfirmations,
   pickLocation,
@@ -42,6 +43,9 @@ export interface Picks {
   readonly quantities: readonly Column[];
   readonly location?: Column;
 }
+
+/** The least SKU score of a SKU column: a unique code-like column, or a name saying so. */
+const MIN_SKU_SCORE = 1.5;
 
 /** A table read for the suggestion: its layout, its columns, and how good a stock table it looks. */
 interface Read {
@@ -108,12 +112,13 @@ export function inferProfile(head: FileHead, fileName: string): Inference {
   const shown = (c: Column) => showColumn(c, positional);
   const notes: string[] = layoutNotes(head, chosen.table, layout, reads, chosen.index);
 
-  const skus = ranked(columns, skuScore);
+  // A column that is no code by name or values is no SKU, even as the best of a table.
+  const skus = ranked(columns, skuScore).filter((s) => s.score >= MIN_SKU_SCORE);
   const sku = skus[0]?.column;
   const others = columns.filter((c) => c !== sku);
   const location = pickLocation(others);
   const rest = others.filter((c) => c !== location);
-  const quantity = ranked(rest, quantityScore)[0]?.column;
+  const quantity = lastOfName(ranked(rest, quantityScore)[0]?.column, rest);
   const spread = preferSpread(findSpread(rest), quantity, header);
   const quantities = spread ? spread.columns.map((g) => g.column) : quantity ? [quantity] : [];
   const confirmations = pickConfirmations(columns);
@@ -196,6 +201,11 @@ export function inferProfile(head: FileHead, fileName: string): Inference {
     );
   } else {
     draft.columns.stock_quantity = ref(quantity!);
+    if (typeof draft.columns.stock_quantity === 'object') {
+      notes.push(
+        `${shown(quantity!)} is named more than once: its last column is taken as the quantity (the latest figure); give another occurrence if that is not the one.`,
+      );
+    }
   }
   const rules = guessRules({
     columns,
@@ -210,6 +220,16 @@ export function inferProfile(head: FileHead, fileName: string): Inference {
   Object.assign(draft, rules.fields);
   notes.push(...rules.notes, ...valueHints(columns, new Set([sku, ...quantities]), shown));
   return { profile: ordered(draft), notes, table: chosen.index, layout, picks };
+}
+
+/**
+ * Of columns that share the quantity column's name (one a month, a header over two rows), the
+ * last: the latest figure.
+ */
+function lastOfName(column: Column | undefined, columns: readonly Column[]): Column | undefined {
+  if (column === undefined || column.name === '') return column;
+  const name = column.name.toLowerCase();
+  return columns.filter((c) => c.name.toLowerCase() === name && holdsQuantities(c.facts)).at(-1);
 }
 
 /** A spread is taken over one quantity column when that column is one of it, or no better named. */

@@ -42,7 +42,8 @@ const ROWS_SHOWN = 10;
  * one (inferProfile), and reads the first rows with it as ingestion would. Writes nothing
  * (scratch files of a large workbook's shared strings aside, in the system's temp folder, gone
  * when read). `readable` is false when no profile could be suggested (the file cannot be read
- * as its format, or holds nothing a profile could read).
+ * as its format, or holds nothing a profile could read), or when the file would go to failed/
+ * even read with it.
  */
 export async function suggestProfile(
   path: string,
@@ -118,7 +119,7 @@ export async function suggestProfile(
   });
   if ('reason' in read) {
     notes.push(`Read with this profile, the file would still go to failed/: ${read.reason}.`);
-    return { profile, rows: [], notes, readable: true };
+    return { profile, rows: [], notes, readable: false };
   }
   return { profile, rows: read.rows, notes, readable: true };
 }
