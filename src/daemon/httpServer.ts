@@ -22,7 +22,15 @@ export interface HttpServerOptions {
   readonly host?: string | undefined;
   readonly db: StateDb;
   readonly config: StatusSettings &
-    Pick<Config, 'redisUrl' | 'redisCluster' | 'dataDir' | 'stockRulesFile'>;
+    Pick<
+      Config,
+      | 'redisUrl'
+      | 'redisCluster'
+      | 'dataDir'
+      | 'stockRulesFile'
+      | 'maxSkuLength'
+      | 'inboxMaxRecordBytes'
+    >;
   /**
    * The console password (CONSOLE_PASSWORD_FILE's content): the console asks for it and takes
    * actions. Without it the console is read-only on a loopback listener, and off on any other.
