@@ -19,8 +19,11 @@ export type CaseColumn = string | number;
 export interface SuggestCase {
   /** The file's name (it decides the format by its extension). */
   readonly name: string;
-  /** Where its bytes come from: a file of test/fixtures/real/, or a text written here. */
-  readonly source: { readonly fixture: string } | { readonly text: string };
+  /** Where its bytes come from: a file of test/fixtures/real/, one of the project's own, or a text written here. */
+  readonly source:
+    | { readonly fixture: string }
+    | { readonly project: string }
+    | { readonly text: string };
   readonly sku: CaseColumn;
   /** The quantity column; several: the columns of a one-column-per-location layout. */
   readonly quantity: CaseColumn | readonly CaseColumn[];
@@ -106,6 +109,24 @@ export const SUGGEST_CASES: readonly SuggestCase[] = [
     heldOut: false,
     answer: 'test/inventory/exportProfiles.test.ts',
   },
+  // The ERP exports of the project's docs (examples/erp/): not set aside, looked at only once
+  // the inference was built and measured.
+  ...(
+    [
+      ['LAGER_20240501.TXT', 'Artikelnr', 'Menge'],
+      ['items-20240501.txt', 'Item No.', 'Available'],
+      ['stock-DC-LON-20240501.xlsx', 'Item', 'Qty'],
+    ] as const
+  ).map(
+    ([name, sku, quantity]): SuggestCase => ({
+      name,
+      source: { project: `examples/erp/${name}` },
+      sku,
+      quantity,
+      heldOut: false,
+      answer: 'examples/erp/profiles.json',
+    }),
+  ),
   real('woocommerce-sample.csv', 'SKU', 'Stock', true, 'examples/profiles/woocommerce.json'),
   real(
     'openboxes-mainWarehouseInventory.csv',

@@ -71,6 +71,8 @@ export function skuScore(c: Column): number {
     share(f.filled, f.rows) -
     2 * share(f.spaced, f.filled);
   if (f.counting) values -= 2;
+  // Rows per place or lot repeat a SKU, but a column of a few values repeated is a category.
+  if (f.distinct < f.filled / 2) values -= 1.5;
   if (f.numbers === f.filled && f.codes < f.filled / 2) values -= 2;
   if (f.flags > f.filled * 0.8) values -= 3;
   if (f.dates > f.filled / 2) values -= 3;

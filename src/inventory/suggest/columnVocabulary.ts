@@ -23,7 +23,7 @@ export const SKU_TERMS: Terms = [
       '品目コード|货号|商品编码|품번',
   ),
   ...w(2.5, 'code|codice|codigo|ref|item|material'),
-  ...w(2, 'ean|ean13|gtin|upc|barcode|isbn|jan|mpn'),
+  ...w(2, 'ean|ean13|gtin|upc|barcode|isbn|jan|mpn|no|nr|number|nummer|numero|num'),
   ...w(1, 'product|id'),
 ];
 
@@ -32,7 +32,7 @@ export const NOT_SKU = list(
   'name|title|description|desc|bezeichnung|beschreibung|descrizione|descripcion|' +
     'nombre|nom|libelle|category|brand|manufacturer|supplier|vendor|location|' +
     'warehouse|lot|batch|serial|bin|status|type|price|cost|date|handle|url|image|tax|' +
-    'order|tracking|carrier|parent|company',
+    'order|tracking|carrier|parent|company|unit|uom|measure|einheit',
 );
 
 /** Names of a quantity column; `available` first: what can be sold is what the portal offers. */

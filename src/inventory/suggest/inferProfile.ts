@@ -15,6 +15,7 @@ import {
   skuScore,
 } from './columnPicks.ts';
 import { QUANTITY_TERMS } from './columnVocabulary.ts';
+import { names } from './columnWords.ts';
 import { findLayout, type TableLayout } from './headerFind.ts';
 import {
   columnRef,
@@ -181,8 +182,12 @@ export function inferProfile(head: FileHead, fileName: string): Inference {
       picks,
     };
   }
-  const centres = location !== undefined && (location.facts.distinct > 1 || spread === undefined);
-  draft.kind = spread !== undefined || (centres && location!.facts.distinct > 1) ? 'dc' : 'factory';
+  // A location column names centres when it holds more than one place, or says it is the centre.
+  const centres =
+    location !== undefined &&
+    spread === undefined &&
+    (location.facts.distinct > 1 || names(location.label, CENTRE_TERMS));
+  draft.kind = spread !== undefined || centres ? 'dc' : 'factory';
   draft.columns.sku = ref(sku);
   if (location !== undefined && draft.kind === 'dc' && spread === undefined) {
     draft.columns.distribution_centre_code = ref(location);
@@ -218,8 +223,30 @@ export function inferProfile(head: FileHead, fileName: string): Inference {
     positional,
   });
   Object.assign(draft, rules.fields);
+  if (ownNames(draft)) {
+    notes.push(
+      'The file names its columns as the API does: it is read as it is, without a profile; this one only says so.',
+    );
+  }
   notes.push(...rules.notes, ...valueHints(columns, new Set([sku, ...quantities]), shown));
   return { profile: ordered(draft), notes, table: chosen.index, layout, picks };
+}
+
+/** Names that say a column is the portal's distribution centre, whatever it holds. */
+const CENTRE_TERMS = [
+  'distribution centre',
+  'distribution center',
+  'dc',
+  'distribution centre code',
+];
+
+/** Whether a profile maps each field to a column of the field's own name, and says nothing else. */
+function ownNames(draft: ProfileDraft): boolean {
+  const own = Object.entries(draft.columns).every(
+    ([field, ref]) => typeof ref === 'string' && ref.trim().toLowerCase() === field,
+  );
+  const rest = Object.keys(draft).filter((k) => !['match', 'kind', 'columns'].includes(k));
+  return own && rest.length === 0;
 }
 
 /**

@@ -223,6 +223,24 @@ describe('the profile suggestion infers', () => {
     expect(profile?.columns).toEqual({ sku: 'Artikel', stock_quantity: 'Menge' });
   });
 
+  it('short numeric codes under a name that says so; a unit of measure is no SKU', () => {
+    const head = text(
+      [
+        ['No.', 'Description', 'Base Unit of Measure', 'Inventory', 'Unit Cost'],
+        ['1000', 'Bicycle', 'PCS', '25', '350,59'],
+        ['1001', 'Touring Bicycle', 'PCS', '0', '800,12'],
+        ['1100', 'Front Wheel', 'PCS', '200', '120,00'],
+      ],
+      ';',
+    );
+    expect(infer(head).profile).toEqual({
+      match: 'stock_*.csv',
+      kind: 'factory',
+      columns: { sku: 'No.', stock_quantity: 'Inventory' },
+      decimal: ',',
+    });
+  });
+
   it('headers in other scripts and cases', () => {
     for (const [sku, quantity] of [
       ['ARTIKELNUMMER', 'MENGE'],

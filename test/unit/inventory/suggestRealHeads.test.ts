@@ -1,7 +1,8 @@
 /**
- * The profile suggestion on the heads of real exports (test/fixtures/real/, and the layouts
- * exportProfiles.test.ts writes): the columns it picks, the exports it recognises, and the
- * catalogue of known exports held equal to the profiles shipped in examples/profiles/.
+ * The profile suggestion on the heads of real exports (test/fixtures/real/, the layouts
+ * exportProfiles.test.ts writes, the ERP exports of examples/erp/): the columns it picks, the
+ * exports it recognises, and the catalogue of known exports held equal to the profiles shipped
+ * in examples/profiles/.
  */
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { SUGGEST_CASES, type SuggestCase } from '../../../bench/lib/suggestCases
 import { profileSchema } from '../../../src/config/profiles.ts';
 import { readFileHead } from '../../../src/inventory/parse/head/readHead.ts';
 import { normalizeColumn } from '../../../src/inventory/parse/header.ts';
+import { formatOf } from '../../../src/inventory/parse/records.ts';
 import { inferProfile } from '../../../src/inventory/suggest/inferProfile.ts';
 import { KNOWN_EXPORTS, recognise } from '../../../src/inventory/suggest/knownExports.ts';
 import { newFields, type ProfileDraft } from '../../../src/inventory/suggest/profileDraft.ts';
@@ -26,6 +28,7 @@ function fileOf(c: SuggestCase): string | undefined {
     writeFileSync(path, c.source.text);
     return path;
   }
+  if ('project' in c.source) return join(root, c.source.project);
   const path = join(root, 'test/fixtures/real', c.source.fixture);
   return existsSync(path) ? path : undefined;
 }
@@ -43,7 +46,7 @@ describe('the profile suggestion on real exports', () => {
   it.each(present.map((p) => [p.c.name, p] as const))(
     '%s: the SKU and quantity columns its profile reads',
     async (_, { c, path }) => {
-      const head = await readFileHead(path, 'csv');
+      const head = await readFileHead(path, formatOf(c.name)!);
       const { profile } = inferProfile(head, c.name);
       expect(profile, c.name).toBeDefined();
       expect(named(profile!.columns.sku)).toBe(asCase(c.sku));
@@ -81,7 +84,7 @@ describe('the profile suggestion on real exports', () => {
       'shopware-ArticleInStockImport.csv': 'shopware.json',
       'snipeit-consumables-sample.csv': 'snipeit.json',
     };
-    for (const { c, path } of present) {
+    for (const { c, path } of present.filter((p) => !('project' in p.c.source))) {
       const head = await readFileHead(path, 'csv');
       const { layout } = inferProfile(head, c.name);
       const header = layout?.header?.cells.map((x) => String(x ?? ''));
