@@ -128,6 +128,13 @@ export function inferProfile(head: FileHead, fileName: string): Inference {
     quantities,
     ...(location === undefined ? {} : { location }),
   };
+  const without = (note: string): Inference => ({
+    profile: undefined,
+    notes: [...notes, note],
+    table: chosen.index,
+    layout,
+    picks,
+  });
   const draft: ProfileDraft = { match: matchFor(fileName), columns: {} };
   if (chosen.index > 0) draft.sheet = chosen.table.sheet || chosen.index + 1;
   if (head.text !== undefined) {
@@ -155,9 +162,7 @@ export function inferProfile(head: FileHead, fileName: string): Inference {
     );
     return { profile: ordered(draft), notes, table: chosen.index, layout, picks };
   }
-  if (sku === undefined) {
-    return { ...none(''), notes: [...notes, 'No column looks like a SKU: no profile to suggest.'] };
-  }
+  if (sku === undefined) return without('No column looks like a SKU: no profile to suggest.');
   const second = skus[1];
   if (second !== undefined && skus[0]!.score - second.score < 0.75) {
     notes.push(
@@ -174,13 +179,7 @@ export function inferProfile(head: FileHead, fileName: string): Inference {
       );
       return { profile: ordered(draft), notes, table: chosen.index, layout, picks };
     }
-    return {
-      ...none(''),
-      notes: [...notes, `${shown(sku)} looks like the SKU, but no column holds quantities.`],
-      table: chosen.index,
-      layout,
-      picks,
-    };
+    return without(`${shown(sku)} looks like the SKU, but no column holds quantities.`);
   }
   // A location column names centres when it holds more than one place, or says it is the centre.
   const centres =
