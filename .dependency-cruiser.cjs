@@ -66,11 +66,11 @@ function tierRules(tiers, base, label) {
  * the staging of a set's rows into a scratch database (a worker thread writes large ones) at the
  * bottom, then validation, the staged apply with its before-apply checks (full-export zeroing,
  * the guard rails), then the two sources (one inbox file; the ERP snapshot), then what works on
- * their results (an operator's decisions on what is held; the dry run). Imports point down only,
- * and siblings of one tier do not import each other.
+ * their results (an operator's decisions on what is held; the dry run; a profile suggested for a
+ * file). Imports point down only, and siblings of one tier do not import each other.
  */
 const inventoryTiers = [
-  ['held', 'plan'],
+  ['held', 'plan', 'suggest'],
   ['ingest', 'snapshot'],
   ['apply'],
   ['validate'],

@@ -10,7 +10,45 @@ export type Verdict = 'healthy' | 'degraded' | 'needs a person';
 export interface Assessment {
   readonly verdict: Verdict;
   /** Why, most pressing first; empty when healthy. */
-  readonly reasons: readonly string[];
+  readonly reasons: readonly Reason[];
+}
+
+/**
+ * What a reason is about: the list an operator looks at next (held files, failures, files,
+ * shipments), or what ends it (resuming pushes, new credentials). Each view says it its own way:
+ * the terminal names the command (reasonText), the console links its page.
+ */
+export type ReasonAbout = 'held' | 'failures' | 'files' | 'shipments' | 'pause' | 'credentials';
+
+/** One reason of a verdict: what is wrong, the things it names, what it is about. */
+export interface Reason {
+  /** What is wrong, without where to look. */
+  readonly text: string;
+  /** The things it names (a file by its ledger id), after the text; `more` not named. */
+  readonly items?: ReadonlyArray<{ readonly text: string; readonly fileId?: number }>;
+  readonly more?: number;
+  readonly about?: ReasonAbout;
+}
+
+/** What the terminal adds to a reason about each: the command to run. */
+const IN_TERMINAL: Readonly<Record<ReasonAbout, string | undefined>> = {
+  held: 'see `supplier-sync held`, then release or reject',
+  failures: 'see `supplier-sync failures`',
+  files: 'see `supplier-sync files`',
+  shipments: undefined,
+  pause: 'nothing is written to the portal until `supplier-sync resume`',
+  credentials:
+    'fix SUPPLIER_EMAIL / SUPPLIER_PASSWORD, then run `supplier-sync api login-block clear`',
+};
+
+/** A reason in the words of `status` (and of `status --json`, the API and the notifications). */
+export function reasonText(r: Reason): string {
+  const items =
+    r.items === undefined
+      ? ''
+      : `: ${r.items.map((i) => i.text).join('; ')}${r.more ? `, and ${r.more} more` : ''}`;
+  const where = r.about === undefined ? undefined : IN_TERMINAL[r.about];
+  return `${r.text}${items}${where === undefined ? '' : `: ${where}`}`;
 }
 
 /** An apply unfinished longer than this is no merge in progress but one a writer left. */
@@ -33,72 +71,89 @@ export interface AssessInput {
  * stale sync, rejected stock items, a spent budget).
  */
 export function assess({ status: s, redisError }: AssessInput): Assessment {
-  const person: string[] = [];
-  const degraded: string[] = [];
-  if (s.disk?.full) person.push(diskFullReason(s.disk));
+  const person: Reason[] = [];
+  const degraded: Reason[] = [];
+  const say = (text: string, about?: ReasonAbout): Reason =>
+    about === undefined ? { text } : { text, about };
+  if (s.disk?.full) person.push(say(diskFullReason(s.disk)));
   const beatAge = s.daemon === null ? null : s.at - s.daemon.at;
-  if (beatAge === null) person.push('the daemon has not run on this data dir (no heartbeat)');
+  if (beatAge === null) person.push(say('the daemon has not run on this data dir (no heartbeat)'));
   else if (beatAge > HEARTBEAT_STALE_MS)
-    person.push(`the daemon is not running (last heartbeat ${Math.round(beatAge / 1000)} s ago)`);
-  if (s.loginBlock !== null)
     person.push(
-      'the portal refused the credentials: fix SUPPLIER_EMAIL / SUPPLIER_PASSWORD, then run `supplier-sync api login-block clear`',
+      say(`the daemon is not running (last heartbeat ${Math.round(beatAge / 1000)} s ago)`),
     );
+  if (s.loginBlock !== null) person.push(say('the portal refused the credentials', 'credentials'));
   const overdue = s.shipments.overdue ?? [];
   if (overdue.length > 0)
     person.push(
-      `${overdue.length} shipment(s) handed to the ERP today are not confirmed by ${s.shipments.deadline}: ${overdue.slice(0, 5).join(', ')}${overdue.length > 5 ? ', …' : ''}`,
+      say(
+        `${overdue.length} shipment(s) handed to the ERP today are not confirmed by ${s.shipments.deadline}: ${overdue.slice(0, 5).join(', ')}${overdue.length > 5 ? ', …' : ''}`,
+        'shipments',
+      ),
     );
   const held = s.held.files + s.held.snapshots;
   if (held > 0)
     person.push(
-      `the guard rails hold ${s.held.files} stock file(s) and ${s.held.snapshots} snapshot read(s): see \`supplier-sync held\`, then release or reject`,
+      say(
+        `the guard rails hold ${s.held.files} stock file(s) and ${s.held.snapshots} snapshot read(s)`,
+        'held',
+      ),
     );
   const c = s.failures.confirmations;
   if (c.failed + c.conflicts > 0)
     person.push(
-      `${c.failed + c.conflicts} shipment confirmation(s) refused or in conflict: see \`supplier-sync failures\``,
+      say(`${c.failed + c.conflicts} shipment confirmation(s) refused or in conflict`, 'failures'),
     );
 
-  if (redisError !== undefined) degraded.push(`Redis does not answer (${redisError})`);
+  if (redisError !== undefined) degraded.push(say(`Redis does not answer (${redisError})`));
   const stuck = s.unfinishedApplies.filter((a) => s.at - a.decidedAt > APPLY_STUCK_MS);
   if (stuck.length > 0)
     degraded.push(
-      `an apply of ${stuck[0]!.source}${stuck[0]!.heldId === null ? '' : ` (release of held ${stuck[0]!.heldId})`} is unfinished (${stuck[0]!.keysMerged} keys merged): the daemon finishes it at its start and within a minute while it runs`,
+      say(
+        `an apply of ${stuck[0]!.source}${stuck[0]!.heldId === null ? '' : ` (release of held ${stuck[0]!.heldId})`} is unfinished (${stuck[0]!.keysMerged} keys merged): the daemon finishes it at its start and within a minute while it runs`,
+      ),
     );
   if (s.paused !== null)
     degraded.push(
-      `pushes are paused${s.paused.reason ? ` (${short(s.paused.reason)})` : ''}: nothing is written to the portal until \`supplier-sync resume\``,
+      say(`pushes are paused${s.paused.reason ? ` (${short(s.paused.reason)})` : ''}`, 'pause'),
     );
-  if (s.stale) degraded.push('stock differences are pending with no successful push for long');
+  if (s.stale) degraded.push(say('stock differences are pending with no successful push for long'));
   const pending = s.pendingDifferences.factory + s.pendingDifferences.dc;
   const stockStarved = s.budget.starved.find((l) => l.lane === 'stock');
   if (pending > 0 && (stockStarved || s.budget.remainingByLane.stock === 0))
     degraded.push(
-      `the call budget of stock pushes is spent for now${stockStarved ? `: ${stockStarved.reason}` : ''}`,
+      say(
+        `the call budget of stock pushes is spent for now${stockStarved ? `: ${stockStarved.reason}` : ''}`,
+      ),
     );
   if (s.foreignLogins.lastHour >= FOREIGN_LOGIN_REPEATS)
     degraded.push(
-      `the portal invalidated our token ${s.foreignLogins.lastHour} times in the last hour: another client is logging in with this account`,
+      say(
+        `the portal invalidated our token ${s.foreignLogins.lastHour} times in the last hour: another client is logging in with this account`,
+      ),
     );
   const files = s.files;
   if (files.problemCount > 0) {
-    const named = files.problems
-      .slice(0, 3)
-      .map((f) =>
+    const items = files.problems.slice(0, 3).map((f) => ({
+      text:
         f.outcome === 'failed'
           ? `${f.name} failed${f.reason ? ` (${short(f.reason)})` : ''}`
           : `${f.name}: ${f.rowsRejected} of ${f.rowsRead} row(s) rejected`,
-      );
-    const more =
-      files.problemCount > named.length ? `, and ${files.problemCount - named.length} more` : '';
-    degraded.push(
-      `${files.problemCount} file(s) in the last 24 h failed or had rejected rows: ${named.join('; ')}${more}: see \`supplier-sync files\``,
-    );
+      fileId: f.id,
+    }));
+    degraded.push({
+      text: `${files.problemCount} file(s) in the last 24 h failed or had rejected rows`,
+      items,
+      ...(files.problemCount > items.length ? { more: files.problemCount - items.length } : {}),
+      about: 'files',
+    });
   }
   if (s.failures.stock.total > 0)
     degraded.push(
-      `${s.failures.stock.total} stock item(s) rejected by the portal, retried with back-off: see \`supplier-sync failures\``,
+      say(
+        `${s.failures.stock.total} stock item(s) rejected by the portal, retried with back-off`,
+        'failures',
+      ),
     );
 
   if (person.length > 0) return { verdict: 'needs a person', reasons: [...person, ...degraded] };
@@ -108,16 +163,17 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
 
 /**
  * The verdict the running daemon gives of itself (for the notification of a turn to NEEDS A
- * PERSON): its own heartbeat is taken as fresh — a clock moved on in a test, or a slow beat, must
- * not read as "not running" to the daemon that tells.
+ * PERSON), its reasons in the words of `status`: its own heartbeat is taken as fresh — a clock
+ * moved on in a test, or a slow beat, must not read as "not running" to the daemon that tells.
  */
 export function ownVerdict(
   db: StateDb,
   config: StatusSettings,
   now: number,
   live?: LiveFacts,
-): Assessment {
+): { readonly verdict: Verdict; readonly reasons: readonly string[] } {
   const s = readStatus(db, config, now, live);
   const daemon = { ...(s.daemon ?? { pid: process.pid, startedAt: now }), at: now };
-  return assess({ status: { ...s, daemon } });
+  const a = assess({ status: { ...s, daemon } });
+  return { verdict: a.verdict, reasons: a.reasons.map(reasonText) };
 }

@@ -31,7 +31,15 @@ export interface HttpServerOptions {
   readonly host?: string | undefined;
   readonly db: StateDb;
   readonly config: StatusSettings &
-    Pick<Config, 'redisUrl' | 'redisCluster' | 'dataDir' | 'stockRulesFile'> &
+    Pick<
+      Config,
+      | 'redisUrl'
+      | 'redisCluster'
+      | 'dataDir'
+      | 'stockRulesFile'
+      | 'maxSkuLength'
+      | 'inboxMaxRecordBytes'
+    > &
     Partial<Pick<Config, 'consoleTrustedProxies'>>;
   /**
    * The console password (CONSOLE_PASSWORD_FILE's content): the console asks for it and takes

@@ -6,7 +6,7 @@ import { FileHistory, type FileOutcomeName, type FileRecord } from '../state/inb
 import { type HeldEntry, HeldStore } from '../state/inbox/heldStore.ts';
 import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
-import type { Assessment } from './assess.ts';
+import { type Assessment, reasonText } from './assess.ts';
 import type { QueueDepths, Status } from './status.ts';
 
 /**
@@ -54,12 +54,18 @@ export function isoTimes<T>(value: T): IsoTimes<T> {
   return walk(value, undefined) as IsoTimes<T>;
 }
 
-/** `status --json` (and `/api/status`): the verdict, the status read, the queues, the ETA. */
+/**
+ * `status --json` (and `/api/status`): the verdict and its reasons (in the words of `status`),
+ * the status read, the queues, the ETA.
+ */
 export function statusView(
   s: Status & { readonly queues: QueueDepths | { readonly error: string } },
   health: Assessment,
 ) {
-  return isoTimes({ health, ...s });
+  return isoTimes({
+    health: { verdict: health.verdict, reasons: health.reasons.map(reasonText) },
+    ...s,
+  });
 }
 
 /** `health --json` (and `/healthz`'s body): the health report, its time as ISO 8601. */

@@ -3,8 +3,8 @@
  * guard rails hold, and the dry run. The only door into src/inventory/ for the other folders
  * (.dependency-cruiser.cjs): the jobs call the service `createIngestion` builds (ingestion.ts);
  * the commands and the console call the operator's decisions and the dry run below. Inside, the
- * layers are inbox | parse | staging → validate → apply → ingest | snapshot → held | plan (each
- * imports only those before it).
+ * layers are inbox | parse | staging → validate → apply → ingest | snapshot → held | plan |
+ * suggest (each imports only those before it).
  */
 
 export { type GuardReport, guardThresholds } from './apply/guardFile.ts';
@@ -31,6 +31,8 @@ export { type FilePlan, planFile } from './plan/planFile.ts';
 export { readSnapshot, type SnapshotDeps } from './snapshot/read.ts';
 export { SnapshotReadError } from './snapshot/snapshotFailure.ts';
 export type { SourceEvents, Sources } from './sources.ts';
+export { profileText } from './suggest/profileText.ts';
+export { type SuggestedRow, type Suggestion, suggestProfile } from './suggest/suggestProfile.ts';
 export {
   createDcDirectory,
   type DcDirectory,

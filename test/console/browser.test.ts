@@ -161,6 +161,39 @@ describe.skipIf(executablePath === undefined)('the console in a browser', () => 
     }, 'a new attempt');
   });
 
+  it('links a failed file from the status to its page, which suggests a profile for it', async () => {
+    // An ERP's own export: a title line, German names, semicolons. No header names a kind.
+    scene.drop(
+      'LAGER_20260101.TXT',
+      `Lagerbestand Werk 1000\nArtikelnr;Menge;Bezeichnung\n${seededSku(20)};15;Schraube\n${seededSku(21)};3;Mutter\n`,
+    );
+    await waitFor(
+      () => scene.lines().some((l) => l.event === 'file.failed' && l.file === 'LAGER_20260101.TXT'),
+      'file.failed',
+    );
+    const page = await newPage();
+    await logIn(page, '/');
+    const reasons = (await page.textContent('.reasons')) ?? '';
+    expect(reasons).toContain('LAGER_20260101.TXT failed');
+    expect(reasons).toContain('see the files');
+    expect(reasons).not.toContain('supplier-sync files');
+    await page.click('.reasons a:has-text("LAGER_20260101.TXT failed")');
+    await page.waitForURL((u) => /^\/files\/\d+$/.test(u.pathname));
+    expect(await page.textContent('main')).toContain('A profile for this file');
+    expect(JSON.parse((await page.textContent('pre.profile')) ?? '')).toEqual({
+      match: 'LAGER_*.TXT',
+      kind: 'factory',
+      headerLine: 2,
+      columns: { sku: 'Artikelnr', stock_quantity: 'Menge' },
+    });
+    const rows = await page.locator('h3 + table tbody tr').allTextContents();
+    expect(rows).toEqual([
+      `3acceptedfactory:${seededSku(20)} = 15`,
+      `4acceptedfactory:${seededSku(21)} = 3`,
+    ]);
+    expect(await page.textContent('ul.notes')).toContain('line 1 above it is a title');
+  });
+
   it('refuses a POST from a page of another origin, though the browser is logged in', async () => {
     const evil: Server = createServer((_, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });

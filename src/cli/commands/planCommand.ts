@@ -2,12 +2,19 @@ import { resolve } from 'node:path';
 import { loadProfilesFile } from '../../config/profiles.ts';
 import { readStockRulesFile } from '../../config/stockRulesFile.ts';
 import type { OfferSummary } from '../../domain/stockRules.ts';
-import { type FilePlan, guardThresholds, KIND_LABEL, planFile } from '../../inventory/index.ts';
+import {
+  type FilePlan,
+  guardThresholds,
+  KIND_LABEL,
+  planFile,
+  suggestProfile,
+} from '../../inventory/index.ts';
 import { commandConfig, parseCommand, println, printText } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
 import { UsageError } from '../usage.ts';
+import { describeSuggestion } from './suggestText.ts';
 
-const USAGE = `Usage: supplier-sync plan FILE [--json]
+const USAGE = `Usage: supplier-sync plan FILE [--suggest-profile] [--json]
 
 Dry run of an inbox file: reads and checks it exactly as ingestion would (with the profile of
 INBOX_PROFILES_FILE that fits its name), compares the rows with the portal stock known in
@@ -20,14 +27,22 @@ the portal nor inbox/.
 With STOCK_RULES_FILE set, its locations map the file's DC codes and its rules decide what is
 offered: the ERP's and the offered quantities are shown, and only offered ones are compared.
 
+With --suggest-profile, a profile for the file instead: reads the head of the file (any format),
+recognises the exports of the systems whose profiles ship with the project by their headers, or
+infers the header line, the sheet, the SKU, quantity and location columns and the rules the
+values call for; prints the profile, the first rows as it reads them, and in plain sentences what
+it could not decide. --json prints { "profile", "rows", "notes" }.
+
 Options:
+  --suggest-profile  a profile for the file (see above)
   --json      machine-readable output
   --config FILE, --sync-data-dir DIR, --bulk-batch-size N, --max-sku-length N,
   --inbox-profiles-file FILE, --stock-rules-file FILE   (settings)
 
 Exit codes: 0 the file would be processed, 3 the guard rails would hold it, 4 it would go to
 failed/; 1 the plan itself failed (the file could not be read), 2 bad usage, 78 bad
-configuration.`;
+configuration. With --suggest-profile: 0 a profile is suggested, 4 none could be, or the file
+would go to failed/ even with it.`;
 
 export const planCommand: Command = {
   name: 'plan',
@@ -35,9 +50,23 @@ export const planCommand: Command = {
   async run(ctx) {
     const { values, positionals, configFlags } = parseCommand(ctx, {
       json: { type: 'boolean', default: false },
+      'suggest-profile': { type: 'boolean', default: false },
     });
     if (positionals.length !== 1) throw new UsageError('plan takes exactly one FILE');
     const config = commandConfig(ctx, configFlags);
+    if (values['suggest-profile']) {
+      const file = resolve(positionals[0]!);
+      const { readable, ...suggestion } = await suggestProfile(file, {
+        maxSkuLength: config.maxSkuLength,
+        maxRecordBytes: config.inboxMaxRecordBytes,
+        timeZone: config.timezone,
+      });
+      if (values.json) println(ctx.stdout, JSON.stringify(suggestion, null, 2));
+      else
+        for (const line of describeSuggestion(positionals[0]!, suggestion))
+          printText(ctx.stdout, line);
+      return readable ? ExitCode.ok : ExitCode.planWouldFail;
+    }
     const profiles = config.inboxProfilesFile
       ? loadProfilesFile(config.inboxProfilesFile).profiles
       : [];

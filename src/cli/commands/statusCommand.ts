@@ -1,5 +1,5 @@
 import type { Config } from '../../config/index.ts';
-import { type Assessment, assess } from '../../daemon/assess.ts';
+import { type Assessment, assess, reasonText } from '../../daemon/assess.ts';
 import { readLiveFacts } from '../../daemon/liveFacts.ts';
 import { readQueueDepths, readStatus, type Status } from '../../daemon/status.ts';
 import { statusView } from '../../daemon/views.ts';
@@ -101,9 +101,9 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
   out.push(
     health.verdict === 'healthy'
       ? 'supplier-sync: healthy'
-      : `supplier-sync: ${health.verdict.toUpperCase()}: ${health.reasons[0]}`,
+      : `supplier-sync: ${health.verdict.toUpperCase()}: ${reasonText(health.reasons[0]!)}`,
   );
-  for (const r of health.reasons.slice(1)) out.push(`  also: ${r}`);
+  for (const r of health.reasons.slice(1)) out.push(`  also: ${reasonText(r)}`);
   const row = (label: string, text: string) => out.push(`${label.padEnd(15)}${text}`);
 
   row(

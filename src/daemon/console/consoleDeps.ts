@@ -10,7 +10,8 @@ import type { StatusWithQueues } from './pages/statusPage.ts';
 /** What the console is given by the daemon's HTTP server. */
 export interface ConsoleDeps {
   readonly db: StateDb;
-  readonly config: StatusSettings & Pick<Config, 'dataDir' | 'stockRulesFile'>;
+  readonly config: StatusSettings &
+    Pick<Config, 'dataDir' | 'stockRulesFile' | 'maxSkuLength' | 'inboxMaxRecordBytes'>;
   readonly mode: ConsoleMode;
   /** Password mode only. */
   readonly auth: ConsoleAuth | undefined;

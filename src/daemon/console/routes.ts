@@ -5,6 +5,7 @@ import { runAction } from './actions.ts';
 import { apiAnswer, filesLimit } from './api.ts';
 import { isLoopbackHost, type Session } from './consoleAuth.ts';
 import type { ConsoleDeps } from './consoleDeps.ts';
+import { failedFileSuggestion } from './fileSuggestion.ts';
 import type { PageContext } from './layout.ts';
 import { nextPath } from './nextPath.ts';
 import { explainPage } from './pages/explainPage.ts';
@@ -55,7 +56,7 @@ export function createConsole(deps: ConsoleDeps) {
       const f = fileWithReport(db, config.dataDir, Number(file[1]));
       if (f === undefined)
         return sendText(req, res, 404, `no file with id ${file[1]} in the ledger`);
-      return show(filePage(ctx, f));
+      return show(filePage(ctx, f, await failedFileSuggestion(config, f)));
     }
     if (path === '/held') return show(heldPage(ctx, heldList(db)));
     if (path === '/failures') return show(failuresPage(ctx, failuresView(db)));

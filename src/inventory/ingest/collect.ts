@@ -84,8 +84,9 @@ export async function collectFile(
   };
   // The clock is read every 32 records, not each one (a million reads of it cost 30–40 ms).
   let events = 0;
+  let stopped = false;
   try {
-    for await (const batch of c.read(source, tap)) {
+    read: for await (const batch of c.read(source, tap)) {
       for (const event of batch) {
         if ((++events & 31) === 0 && yielder.due()) {
           c.flush();
@@ -95,6 +96,10 @@ export async function collectFile(
           const problem = c.header(event.columns);
           if (problem !== undefined) return await fail(problem);
           continue;
+        }
+        if (c.rowsRead === options.maxRows) {
+          stopped = true;
+          break read;
         }
         c.rowsRead++;
         if (options.onProgress && c.rowsRead % 10_000 === 0) options.onProgress(c.rowsRead);
@@ -109,6 +114,7 @@ export async function collectFile(
         if (handler === undefined) continue;
         const pending = handler.take(event.line, fields);
         if (pending !== undefined) await pending;
+        if (options.onRow !== undefined && 'skipped' in handler) options.onRow(event.line, handler);
       }
       c.flush();
       // A worker thread staging the rows may ask the reader to wait for it.
@@ -124,7 +130,10 @@ export async function collectFile(
     throw err;
   }
   await staged();
-  const hash = tap.digest();
+  if (stopped && (options.workbook?.file === undefined || options.format !== 'xlsx')) {
+    source.destroy();
+  }
+  const hash = stopped ? undefined : tap.digest();
   if (tap.bytes === 0) return c.unreadable('empty file', hash);
   if (c.kind === undefined || c.handler === undefined) {
     if (options.format === 'xlsx')

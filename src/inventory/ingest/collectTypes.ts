@@ -79,6 +79,16 @@ export interface CollectOptions {
   readonly dcDirectory?: DcDirectory;
   /** ERP location code → portal DC code, applied to DC rows before they are checked. */
   readonly locations?: LocationMap;
+  /**
+   * Stop after this many rows (a file's head read as a profile reads it): the result holds
+   * those rows only, and no hash.
+   */
+  readonly maxRows?: number;
+  /** Called after each stock row is taken, with the rows left out and kept by the profile so far. */
+  readonly onRow?: (
+    line: number,
+    tally: { readonly skipped: number; readonly kept: number },
+  ) => void;
   /** Called every 10,000 rows read. */
   readonly onProgress?: (rowsRead: number) => void;
   /** Largest record in bytes (INBOX_MAX_RECORD_BYTES); the readers' default when unset. */

@@ -256,7 +256,7 @@ const isWide = (r: string[]): r is Wide => (r as Partial<Wide>).wide !== undefin
 const weight = (r: string[]) => Math.max(1, r.length);
 
 /** Line feeds inside a record's fields (only a quoted field can hold one). */
-function lineFeedsIn(record: readonly string[]): number {
+export function lineFeedsIn(record: readonly string[]): number {
   let n = 0;
   for (const field of record) {
     for (let i = field.indexOf('\n'); i !== -1; i = field.indexOf('\n', i + 1)) n++;

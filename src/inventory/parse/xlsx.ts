@@ -10,15 +10,14 @@ import type { ByteTap } from './byteTap.ts';
 import { headerColumns, isBlankRow, positionalColumns } from './header.ts';
 import { DEFAULT_MAX_RECORD_BYTES, FileFormatError, type RecordEvent } from './records.ts';
 import { locateParts } from './workbook/book.ts';
-import { readSharedStrings } from './workbook/sharedStrings.ts';
-import { type SheetRow, SheetScanner } from './workbook/sheet.ts';
+import { prepareSheetScans } from './workbook/scanSetup.ts';
+import type { SheetRow, SheetScanner } from './workbook/sheet.ts';
 import {
   DEFAULT_SHARED_STRINGS,
   SharedStrings,
   type SharedStringsOptions,
   type StringSpill,
 } from './workbook/strings.ts';
-import { readCellStyles } from './workbook/styles.ts';
 import { parseXml, type XmlLimits } from './workbook/xml.ts';
 import { DEFAULT_PACKAGE_LIMITS, Package, type PackageLimits } from './workbook/zip.ts';
 
@@ -122,21 +121,7 @@ export async function* readXlsx(
       ...(options.sharedStrings ?? DEFAULT_SHARED_STRINGS),
       ...(options.spillStrings === undefined ? {} : { spill: options.spillStrings }),
     });
-    if (parts.sharedStrings !== undefined) {
-      await readSharedStrings(pkg, parts.sharedStrings, strings, maxChars, limits);
-    }
-    const styles =
-      parts.styles === undefined
-        ? { dates: new Set<number>(), padded: new Map<number, number>() }
-        : await readCellStyles(pkg, parts.styles, limits);
-    const scanner = new SheetScanner({
-      strings,
-      dateStyles: styles.dates,
-      paddedStyles: styles.padded,
-      date1904: parts.date1904,
-      maxCellChars: maxChars,
-      maxRowChars: maxChars,
-    });
+    const scanner = (await prepareSheetScans(pkg, parts, strings, maxChars, limits))();
     const records = new SheetRecords(scanner, options);
     for await (const _ of parseXml(await pkg.open(parts.sheet), parts.sheet, scanner, limits)) {
       const events = records.take();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assess } from '../../../src/daemon/assess.ts';
+import { type Assessment, assess, reasonText } from '../../../src/daemon/assess.ts';
 import type { Status } from '../../../src/daemon/status.ts';
 import type { FileRecord, FileWindow } from '../../../src/state/inbox/fileHistory.ts';
 
@@ -89,12 +89,15 @@ function status(over: Partial<Status> = {}): Status {
   };
 }
 
+/** An assessment in the words of `status`. */
+const words = (a: Assessment) => ({ verdict: a.verdict, reasons: a.reasons.map(reasonText) });
+
 describe('assess', () => {
   it('is degraded while pushes are paused, saying why and how to resume', () => {
     const a = assess({
       status: status({ paused: { since: now - 60_000, reason: 'ERP maintenance' } }),
     });
-    expect(a).toEqual({
+    expect(words(a)).toEqual({
       verdict: 'degraded',
       reasons: [
         'pushes are paused (ERP maintenance): nothing is written to the portal until `supplier-sync resume`',
@@ -104,7 +107,7 @@ describe('assess', () => {
 
   it('needs a person while the guard rails hold something', () => {
     const a = assess({ status: status({ held: { files: 2, snapshots: 1, oldestAt: now } }) });
-    expect(a).toEqual({
+    expect(words(a)).toEqual({
       verdict: 'needs a person',
       reasons: [
         'the guard rails hold 2 stock file(s) and 1 snapshot read(s): see `supplier-sync held`, then release or reject',
@@ -121,7 +124,7 @@ describe('assess', () => {
     const a = assess({
       status: status({ files: { ...noFiles, problems, problemCount: 4, rowsRejected: 2 } }),
     });
-    expect(a).toEqual({
+    expect(words(a)).toEqual({
       verdict: 'degraded',
       reasons: [
         '4 file(s) in the last 24 h failed or had rejected rows: c.csv failed (no header names a kind); b.csv: 2 of 10 row(s) rejected; a.csv failed (empty), and 1 more: see `supplier-sync files`',
@@ -142,7 +145,7 @@ describe('assess', () => {
       redisError: 'connect ECONNREFUSED',
     });
     expect(a.verdict).toBe('degraded');
-    expect(a.reasons).toEqual([
+    expect(a.reasons.map(reasonText)).toEqual([
       'Redis does not answer (connect ECONNREFUSED)',
       'stock differences are pending with no successful push for long',
       '3 stock item(s) rejected by the portal, retried with back-off: see `supplier-sync failures`',
@@ -153,7 +156,7 @@ describe('assess', () => {
     const one = { foreignLogins: { lastHour: 1, lastAt: now - 1000 } };
     expect(assess({ status: status(one) }).verdict).toBe('healthy');
     const a = assess({ status: status({ foreignLogins: { lastHour: 3, lastAt: now - 1000 } }) });
-    expect(a).toEqual({
+    expect(words(a)).toEqual({
       verdict: 'degraded',
       reasons: [
         'the portal invalidated our token 3 times in the last hour: another client is logging in with this account',
@@ -170,11 +173,41 @@ describe('assess', () => {
       }),
     });
     expect(a.verdict).toBe('needs a person');
-    expect(a.reasons[0]).toBe('the daemon is not running (last heartbeat 120 s ago)');
-    expect(a.reasons[1]).toMatch(/^the portal refused the credentials/);
-    expect(a.reasons.at(-1)).toMatch(/no successful push/);
-    expect(assess({ status: status({ daemon: null }) }).reasons).toEqual([
+    expect(reasonText(a.reasons[0]!)).toBe('the daemon is not running (last heartbeat 120 s ago)');
+    expect(reasonText(a.reasons[1]!)).toMatch(/^the portal refused the credentials/);
+    expect(reasonText(a.reasons.at(-1)!)).toMatch(/no successful push/);
+    expect(words(assess({ status: status({ daemon: null }) })).reasons).toEqual([
       'the daemon has not run on this data dir (no heartbeat)',
     ]);
+  });
+
+  it('gives each reason what it is about, not where to look: the files it names by their ledger id', () => {
+    const problems = [
+      file({ id: 5, name: 'c.csv', outcome: 'failed', reason: 'no header names a kind' }),
+      file({ id: 4, name: 'b.csv', rowsRead: 10, rowsAccepted: 8, rowsRejected: 2 }),
+    ];
+    const a = assess({
+      status: status({
+        files: { ...noFiles, problems, problemCount: 2, rowsRejected: 2 },
+        held: { files: 1, snapshots: 0, oldestAt: now },
+        paused: { since: now - 60_000, reason: null },
+        loginBlock: { at: now - 1000, status: 401, account: 'a@b' },
+      }),
+    });
+    expect(a.reasons).toEqual([
+      { text: 'the portal refused the credentials', about: 'credentials' },
+      { text: 'the guard rails hold 1 stock file(s) and 0 snapshot read(s)', about: 'held' },
+      { text: 'pushes are paused', about: 'pause' },
+      {
+        text: '2 file(s) in the last 24 h failed or had rejected rows',
+        items: [
+          { text: 'c.csv failed (no header names a kind)', fileId: 5 },
+          { text: 'b.csv: 2 of 10 row(s) rejected', fileId: 4 },
+        ],
+        about: 'files',
+      },
+    ]);
+    // No reason's text names a command: the terminal adds it (reasonText), the console links a page.
+    for (const r of a.reasons) expect(r.text).not.toMatch(/supplier-sync/);
   });
 });

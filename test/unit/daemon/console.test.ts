@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/config/configError.ts';
+import { type Reason, reasonText } from '../../../src/daemon/assess.ts';
 import {
   consoleMode,
   crossOriginReason,
@@ -12,6 +13,9 @@ import {
   sameSecret,
 } from '../../../src/daemon/console/consoleAuth.ts';
 import { escapeHtml, html, url } from '../../../src/daemon/console/html.ts';
+import type { PageContext } from '../../../src/daemon/console/layout.ts';
+import { filePage } from '../../../src/daemon/console/pages/filesPage.ts';
+import { reasonHtml } from '../../../src/daemon/console/reasonLinks.ts';
 
 describe('html', () => {
   it('escapes every value, nested fragments once, lists joined; nothing else makes markup', () => {
@@ -105,5 +109,122 @@ describe('console access', () => {
         }),
       ),
     ).toBeUndefined();
+  });
+});
+
+describe('the status reasons in the console', () => {
+  const reason = (about: Reason['about'], more: Partial<Reason> = {}): Reason => ({
+    text: 'something is wrong',
+    ...(about === undefined ? {} : { about }),
+    ...more,
+  });
+  const shown = (r: Reason, canAct = true) => reasonHtml(r, canAct).toString();
+
+  it("link the console's own pages, never a command to run, where a page can do it", () => {
+    expect(shown(reason('held'))).toBe(
+      'something is wrong: <a href="/held">see what is held</a>, then release or reject it there',
+    );
+    expect(shown(reason('failures'))).toBe(
+      'something is wrong: <a href="/failures">see the failures</a>',
+    );
+    expect(shown(reason('shipments'))).toBe(
+      'something is wrong: <a href="/shipments">see the shipments</a>',
+    );
+    expect(shown(reason('pause'))).toBe(
+      'something is wrong: nothing is written to the portal until pushes are resumed (Resume pushes, below)',
+    );
+    for (const about of ['held', 'failures', 'files', 'shipments', 'pause'] as const) {
+      expect(shown(reason(about))).not.toContain('supplier-sync');
+    }
+    // Read-only, the console has no Resume button; credentials are settings, mended in a shell.
+    expect(shown(reason('pause'), false)).toContain('supplier-sync resume');
+    expect(shown(reason('credentials'))).toContain('supplier-sync api login-block clear');
+    expect(shown(reason(undefined))).toBe('something is wrong');
+  });
+
+  it('link each file a reason names to its page, escaped, and the files page', () => {
+    const r = reason('files', {
+      text: '3 file(s) in the last 24 h failed or had rejected rows',
+      items: [
+        { text: '<b>x.csv</b> failed (no header names a kind)', fileId: 7 },
+        { text: 'y.csv: 2 of 10 row(s) rejected', fileId: 8 },
+      ],
+      more: 1,
+    });
+    expect(shown(r)).toBe(
+      '3 file(s) in the last 24 h failed or had rejected rows: <a href="/files/7">&lt;b&gt;x.csv&lt;/b&gt; failed (no header names a kind)</a>; <a href="/files/8">y.csv: 2 of 10 row(s) rejected</a>, and 1 more: <a href="/files">see the files</a>',
+    );
+    // The terminal keeps the command's words for the same reason.
+    expect(reasonText(r)).toBe(
+      '3 file(s) in the last 24 h failed or had rejected rows: <b>x.csv</b> failed (no header names a kind); y.csv: 2 of 10 row(s) rejected, and 1 more: see `supplier-sync files`',
+    );
+  });
+});
+
+describe("a failed file's page", () => {
+  const ctx: PageContext = {
+    mode: 'read-only',
+    csrf: undefined,
+    path: '/files/3',
+    timezone: 'UTC',
+    now: Date.UTC(2026, 0, 2),
+  };
+  const failed = {
+    id: 3,
+    file: 'LAGER_1.TXT',
+    storedAs: '20260101T000000Z-3-LAGER_1.TXT',
+    kind: null,
+    outcome: 'failed' as const,
+    reason: 'no header names a kind',
+    receivedAt: '2026-01-01T00:00:00.000Z',
+    finishedAt: '2026-01-01T00:00:01.000Z',
+    rowsRead: 0,
+    rowsAccepted: 0,
+    rowsRejected: 0,
+    reportPath: null,
+    heldId: null,
+    report: { file: 'LAGER_1.TXT', kind: null, rowsRead: 0, rowsAccepted: 0, rejected: [] },
+  };
+
+  it('shows the suggested profile, the first rows as it reads them, and the notes, escaped', () => {
+    const page = filePage(ctx, failed, {
+      profile: {
+        match: 'LAGER_*.TXT',
+        headerLine: 2,
+        columns: { sku: 'Artikelnr', stock_quantity: 'Menge' },
+      },
+      rows: [
+        { line: 3, outcome: 'accepted', key: 'factory:A-1', quantity: 5 },
+        { line: 4, outcome: 'rejected', reason: 'stock_quantity not a whole number ≥ 0 ("<x>")' },
+        { line: 5, outcome: 'not read', cells: { sku: 'A-3', stock_quantity: '7' } },
+      ],
+      notes: ['The header is on line 2; line 1 above it is a title, left out.'],
+    });
+    expect(page).toContain('<h2>A profile for this file</h2>');
+    expect(page).toContain(
+      '<pre class="profile">{\n  &quot;match&quot;: &quot;LAGER_*.TXT&quot;,\n  &quot;headerLine&quot;: 2,\n  &quot;columns&quot;: { &quot;sku&quot;: &quot;Artikelnr&quot;, &quot;stock_quantity&quot;: &quot;Menge&quot; }\n}</pre>',
+    );
+    expect(page).toContain(
+      '<tr><td class="num">3</td><td>accepted</td><td>factory:A-1 = <strong>5</strong></td></tr>',
+    );
+    expect(page).toContain('(&quot;&lt;x&gt;&quot;)');
+    expect(page).toContain(
+      '<td>not read</td><td>sku &quot;A-3&quot;, stock_quantity &quot;7&quot;</td>',
+    );
+    expect(page).toContain(
+      '<li>The header is on line 2; line 1 above it is a title, left out.</li>',
+    );
+  });
+
+  it('says why there is none; a file that did not fail has no section', () => {
+    expect(filePage(ctx, failed, 'The file is no longer in failed/.')).toContain(
+      '<p class="muted">The file is no longer in failed/.</p>',
+    );
+    expect(
+      filePage(ctx, failed, { profile: null, rows: [], notes: ['No column looks like a SKU.'] }),
+    ).toContain('<p>No profile could be suggested.</p>');
+    expect(filePage(ctx, { ...failed, outcome: 'processed' }, undefined)).not.toContain(
+      'A profile for this file',
+    );
   });
 });

@@ -1,7 +1,9 @@
+import type { Suggestion } from '../../../inventory/index.ts';
 import type { FileView } from '../../views.ts';
 import { timeHtml } from '../format.ts';
 import { html } from '../html.ts';
 import { actionButton, type PageContext, page } from '../layout.ts';
+import { suggestionSection } from './suggestionSection.ts';
 
 const KIND: Record<string, string> = {
   factory_stock: 'factory stock',
@@ -35,8 +37,15 @@ export function filesPage(ctx: PageContext, files: readonly FileView[], limit: n
 
 type FileWithReport = FileView & { readonly report: Record<string, unknown> | null };
 
-/** `/files/ID`: one file, its figures, its rejected rows and its whole report. */
-export function filePage(ctx: PageContext, f: FileWithReport): string {
+/**
+ * `/files/ID`: one file, its figures, its rejected rows and its whole report; for a file that
+ * failed, the profile suggested for it (suggestionSection).
+ */
+export function filePage(
+  ctx: PageContext,
+  f: FileWithReport,
+  suggestion?: Suggestion | string,
+): string {
   const report = f.report ?? {};
   const rejected = Array.isArray(report.rejected)
     ? (report.rejected as Array<Record<string, unknown>>)
@@ -67,6 +76,7 @@ ${rejected.length > 200 || f.rowsRejected > rejected.length ? html`<p class="mut
 <dt>Report</dt><dd>${f.reportPath ?? 'none kept'}</dd>
 </dl>
 ${held}
+${suggestionSection(suggestion)}
 ${rejectedTable}
 <details><summary>The whole report</summary>
 <pre>${JSON.stringify({ ...report, rejected: rejected.length > 20 ? `${rejected.length} rows: see above` : rejected }, null, 2)}</pre>

@@ -4,6 +4,7 @@ import type { QueueDepths, Status } from '../../status.ts';
 import { count, timeHtml } from '../format.ts';
 import { html } from '../html.ts';
 import { actionButton, type PageContext, page } from '../layout.ts';
+import { reasonHtml } from '../reasonLinks.ts';
 
 export type StatusWithQueues = Status & {
   readonly queues: QueueDepths | { readonly error: string };
@@ -30,7 +31,7 @@ export function statusPage(ctx: PageContext, s: StatusWithQueues, health: Assess
   const files = s.files;
   const l = s.last;
   const verdict = html`<p class="verdict ${VERDICT_CLASS[health.verdict]}">${health.verdict === 'needs a person' ? 'NEEDS A PERSON' : health.verdict}</p>
-${health.reasons.length === 0 ? '' : html`<ul class="reasons">${health.reasons.map((r) => html`<li>${r}</li>`)}</ul>`}`;
+${health.reasons.length === 0 ? '' : html`<ul class="reasons">${health.reasons.map((r) => html`<li>${reasonHtml(r, ctx.csrf !== undefined)}</li>`)}</ul>`}`;
   const queues =
     'error' in s.queues
       ? html`<span class="failed">${s.queues.error}</span>`

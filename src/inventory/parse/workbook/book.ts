@@ -87,7 +87,7 @@ export async function readPart(
   for await (const _ of parseXml(await pkg.open(part), part, handlers, limits));
 }
 
-async function readRelationships(
+export async function readRelationships(
   pkg: Package,
   part: string,
   source: string,
