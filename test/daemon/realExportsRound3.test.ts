@@ -1,7 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
+import { factoryCsv, type Harness, startHarness } from '../helpers/daemonHarness.ts';
 import {
   dropCopies,
   exampleProfiles,
@@ -111,19 +111,30 @@ const SKUS = [
 
 let h: Harness;
 
+/** Each OpenBoxes key at its counted quantity (Physical QOH), read from the file itself. */
+function openBoxesCounts(): Array<readonly [string, number]> {
+  const lines = readFileSync(new URL(FILES[0]!, REAL_FILES), 'utf8').trim().split('\n').slice(1);
+  return lines.map((line) => {
+    const cells = line.split(',');
+    return [cells[0]!, Number(cells[cells.length - 2])] as const;
+  });
+}
+
+/** A file of OpenBoxes' counts (no profile fits its name), on the portal before it returns. */
+async function establishOpenBoxesCounts(name: string, mtime: Date): Promise<void> {
+  const counts = openBoxesCounts();
+  h.drop(name, factoryCsv(counts), mtime);
+  await portalHolds(factoryValues(h, Object.fromEntries(counts)));
+  await h.waitForIdle();
+}
+
 beforeAll(async () => {
   h = await startHarness('real-exports-3', { products: 10 });
   const store = h.sim.store;
   const brand = store.brands.list()[0]!.name;
   for (const sku of SKUS) store.addProduct({ sku, name: sku, brand });
-  // A product starts at 0: where a file means 0 the portal holds 1 before (16 + 7 OpenBoxes keys,
-  // fewer than the guard rails' GUARD_MIN_KEYS, so no percentage check looks at the file).
-  for (const [sku, q] of [
-    ...OPENBOXES_EXPIRED.map((sku) => [sku, 0] as const),
-    ...Object.entries(OPENBOXES_COUNTED),
-    ...Object.entries(SHOPWARE),
-  ])
-    if (q === 0) store.setFactoryStock(sku, 1);
+  // A product starts at 0: where Shopware's file means 0 the portal holds 1 before.
+  for (const [sku, q] of Object.entries(SHOPWARE)) if (q === 0) store.setFactoryStock(sku, 1);
   store.setFactoryStock('product-2', 1);
   // What OroCommerce's kept and rejected rows must leave as it is.
   store.setFactoryStock('product-1', 11);
@@ -136,7 +147,9 @@ beforeAll(async () => {
     }),
   );
   await h.start({ INBOX_PROFILES_FILE: profilesFile, INBOX_STABILITY_MS: '50', LOG_LEVEL: 'info' });
-  dropCopies(h, REAL_FILES, FILES);
+  // The portal holds OpenBoxes' counted quantities, pushed by the daemon, so it knows them.
+  await establishOpenBoxesCounts('base.csv', new Date(Date.now() - 120_000));
+  dropCopies(h, REAL_FILES, FILES, new Date(Date.now() - 60_000));
 }, 30_000);
 
 afterAll(async () => {
@@ -144,8 +157,20 @@ afterAll(async () => {
 });
 
 describe('real exports, third round, through the daemon', () => {
-  it('OpenBoxes: lots past their expiry date (DD/MM/YYYY) offered as 0, the counted quantity read, OB QOH not', async () => {
+  it('OpenBoxes: lots past their expiry date (DD/MM/YYYY) offered as 0, the counted quantity read, OB QOH not; applied although 97.9 % of its stock goes', async () => {
     expect(await reportOf(h, 'openboxes-mainWarehouseInventory.csv')).toMatchObject({
+      // On a portal holding the counts, 48 of its keys are in stock: fewer than GUARD_MIN_KEYS
+      // (50), so the guard rails' percent checks do not look at it.
+      guard: {
+        checked: false,
+        figures: {
+          keysNamed: 57,
+          keysInStock: 48,
+          keysZeroed: 13,
+          sumBefore: 198656,
+          sumAfter: 4205,
+        },
+      },
       profile: 'openboxes-*.csv',
       kind: 'factory_stock',
       rowsRead: 57,
@@ -232,5 +257,40 @@ describe('real exports, third round, through the daemon', () => {
     });
     const { dc } = portalReads(h);
     await portalHolds([[() => dc('DC-LON', '33333333'), 100, 'DC-LON:33333333']]);
+  });
+  it('OpenBoxes with GUARD_MIN_KEYS 48: the same count is held by the drop check (198,656 → 4,205)', async () => {
+    await h.stop();
+    await h.start({
+      INBOX_PROFILES_FILE: join(h.box.dataDir, 'profiles.json'),
+      INBOX_STABILITY_MS: '50',
+      LOG_LEVEL: 'info',
+      GUARD_MIN_KEYS: '48',
+    });
+    // The counts again, newer than the count applied above: the portal holds them once more.
+    await establishOpenBoxesCounts('base-again.csv', new Date(Date.now() - 30_000));
+    // The same bytes under another name, newer still: read again, as the newest word.
+    const again = 'openboxes-again.csv';
+    h.drop(again, readFileSync(new URL(FILES[0]!, REAL_FILES), 'utf8'));
+    const held = await h.daemon!.waitFor(
+      (l) => l.event === 'file.held' && l.file === again,
+      20_000,
+      'file.held',
+    );
+    expect(held.tripped).toEqual(['drop']);
+    expect(await reportOf(h, again, 'held')).toMatchObject({
+      held: true,
+      guard: {
+        checked: true,
+        figures: {
+          keysNamed: 57,
+          keysInStock: 48,
+          keysZeroed: 13,
+          sumBefore: 198656,
+          sumAfter: 4205,
+        },
+        thresholds: { GUARD_MIN_KEYS: 48 },
+      },
+    });
+    expect(portalReads(h).factory('QX039')).toBe(100000);
   });
 });

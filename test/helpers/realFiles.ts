@@ -41,7 +41,7 @@ export function dropCopies(h: Harness, from: URL, names: readonly string[], mtim
 export async function reportOf(
   h: Harness,
   name: string,
-  folder: 'processed' | 'failed' = 'processed',
+  folder: 'processed' | 'failed' | 'held' = 'processed',
 ): Promise<Record<string, unknown>> {
   const dir = join(h.box.dataDir, folder);
   const file = await waitUntil(
