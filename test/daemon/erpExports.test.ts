@@ -1,10 +1,11 @@
-import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import ExcelJS from 'exceljs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
 import type { LogLine } from '../helpers/daemonProcess.ts';
+import { reportOf } from '../helpers/realFiles.ts';
 import { waitUntil } from '../helpers/sandbox.ts';
 import { cp1252, utf16le } from '../inventory/formats/helpers.ts';
 
@@ -25,20 +26,6 @@ function dropBytes(box: Harness['box'], name: string, bytes: Buffer): void {
   const temp = join(box.dataDir, 'inbox', `.${name}.tmp`);
   writeFileSync(temp, bytes);
   renameSync(temp, join(box.dataDir, 'inbox', name));
-}
-
-/** The report of the handled file whose original name is `name`, once there. */
-async function reportOf(
-  harness: Harness,
-  folder: 'processed' | 'failed',
-  name: string,
-): Promise<Record<string, unknown>> {
-  const dir = join(harness.box.dataDir, folder);
-  const file = await waitUntil(
-    () => readdirSync(dir).find((f) => f.endsWith(`-${name}.report.json`)),
-    { timeoutMs: 20_000, message: `the report of ${name} in ${folder}/` },
-  );
-  return JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
 }
 
 const PROFILES = {
@@ -99,7 +86,7 @@ describe('ERP exports through the daemon', () => {
           `${s4};DC-LON;2,5;Übergröße\r\n`,
       ),
     );
-    const lager = await reportOf(harness, 'processed', 'LAGER_20240501.TXT');
+    const lager = await reportOf(harness, 'LAGER_20240501.TXT');
     expect(lager).toMatchObject({
       profile: 'LAGER_*.TXT',
       encoding: 'windows-1252',
@@ -132,7 +119,7 @@ describe('ERP exports through the daemon', () => {
         `Item No.\tDescription\tAvailable\r\n${s1}\tBolt, zinc\t120\r\n${s2}\tNut “hex”\t1,500\r\n${s3}\tWasher\t0\r\n`,
       ),
     );
-    const items = await reportOf(harness, 'processed', 'items-20240501.txt');
+    const items = await reportOf(harness, 'items-20240501.txt');
     expect(items).toMatchObject({
       profile: 'items-*.txt',
       encoding: 'utf-16le',
@@ -165,7 +152,7 @@ describe('ERP exports through the daemon', () => {
     ws.addRow([s5, '31', 'nut']).commit();
     await wb.commit();
     dropBytes(harness.box, 'stock-DC-DUB-1.xlsx', readFileSync(book));
-    expect(await reportOf(harness, 'processed', 'stock-DC-DUB-1.xlsx')).toMatchObject({
+    expect(await reportOf(harness, 'stock-DC-DUB-1.xlsx')).toMatchObject({
       format: 'xlsx',
       profile: 'stock-DC-DUB-*.xlsx',
       headerLine: 3,
@@ -180,7 +167,7 @@ describe('ERP exports through the daemon', () => {
 
     // 4. A workbook that is not one goes to failed/ saying so.
     dropBytes(harness.box, 'stock-DC-DUB-2.xlsx', readFileSync(book).subarray(0, 300));
-    expect(String((await reportOf(harness, 'failed', 'stock-DC-DUB-2.xlsx')).reason)).toMatch(
+    expect(String((await reportOf(harness, 'stock-DC-DUB-2.xlsx', 'failed')).reason)).toMatch(
       /^not a readable \.xlsx workbook: /,
     );
 
@@ -200,7 +187,7 @@ describe('ERP exports through the daemon', () => {
       'LAGER_20240502.TXT',
       cp1252(`Bestand am 02.05.\r\nArtikelnr;Lager;Bestand\r\n${s5};DC-LON;2.000\r\n`),
     );
-    expect(await reportOf(harness, 'processed', 'LAGER_20240502.TXT')).toMatchObject({
+    expect(await reportOf(harness, 'LAGER_20240502.TXT')).toMatchObject({
       profile: 'LAGER_*.TXT',
       rowsAccepted: 1,
     });

@@ -1,8 +1,15 @@
-import { copyFileSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
-import { waitUntil } from '../helpers/sandbox.ts';
+import {
+  dropCopies,
+  EXAMPLE_PROFILES,
+  exampleProfiles,
+  portalHolds,
+  REAL_FILES,
+  reportOf,
+} from '../helpers/realFiles.ts';
 
 /**
  * The real exports of test/fixtures/real/ (Magento, WooCommerce, PrestaShop, Odoo, iDempiere),
@@ -12,8 +19,6 @@ import { waitUntil } from '../helpers/sandbox.ts';
  * fractions, parent rows and unmanaged stock, a file without a header.
  */
 
-const real = new URL('../fixtures/real/', import.meta.url);
-const examples = new URL('../../examples/profiles/', import.meta.url);
 const FILES = [
   'magento-stock_sources.csv',
   'magento-export_full.csv',
@@ -48,19 +53,12 @@ beforeAll(async () => {
   store.setFactoryStock('WOOALBUM', 42);
   store.setFactoryStock('PChair', 9);
   store.setDcStock('DC-MAN', 'SKU-1', 4);
-  const profiles = PROFILE_FILES.flatMap(
-    (name) =>
-      (
-        JSON.parse(readFileSync(new URL(`${name}.json`, examples), 'utf8')) as {
-          profiles: unknown[];
-        }
-      ).profiles,
-  );
+  const profiles = exampleProfiles(PROFILE_FILES);
   const dataDir = h.box.dataDir;
   const profilesFile = join(dataDir, 'profiles.json');
   writeFileSync(profilesFile, JSON.stringify({ profiles }));
   const rulesFile = join(dataDir, 'stock-rules.json');
-  copyFileSync(new URL('magento-stock-rules.json', examples), rulesFile);
+  copyFileSync(new URL('magento-stock-rules.json', EXAMPLE_PROFILES), rulesFile);
   await h.start({
     INBOX_PROFILES_FILE: profilesFile,
     STOCK_RULES_FILE: rulesFile,
@@ -68,39 +66,16 @@ beforeAll(async () => {
     LOG_LEVEL: 'info',
   });
   // Copied byte for byte (some are not UTF-8), under a temporary name, then renamed.
-  for (const name of FILES) {
-    const temp = join(dataDir, 'inbox', `.${name}.tmp`);
-    copyFileSync(new URL(name, real), temp);
-    renameSync(temp, join(dataDir, 'inbox', name));
-  }
+  dropCopies(h, REAL_FILES, FILES);
 }, 30_000);
 
 afterAll(async () => {
   await h?.cleanup();
 });
 
-/** The report of a file once it is in processed/. */
-async function report(name: string): Promise<Record<string, unknown>> {
-  const dir = join(h.box.dataDir, 'processed');
-  const file = await waitUntil(
-    () => readdirSync(dir).find((f) => f.endsWith(`-${name}.report.json`)),
-    { timeoutMs: 20_000, message: `the report of ${name}` },
-  );
-  return JSON.parse(readFileSync(join(dir, file), 'utf8')) as Record<string, unknown>;
-}
-
+const report = (name: string) => reportOf(h, name);
 const factory = (sku: string) => h.sim.store.factoryStock(sku)?.stock_quantity;
 const dc = (code: string, sku: string) => h.sim.store.dcStock(code, sku)?.stock_quantity;
-
-/** Waits until the portal holds what the file means. */
-async function portalHolds(
-  expected: ReadonlyArray<readonly [() => number | undefined, number, string]>,
-) {
-  await waitUntil(() => expected.every(([get, q]) => get() === q), {
-    timeoutMs: 20_000,
-    message: `the portal to hold ${expected.map(([, q, k]) => `${k}=${q}`).join(', ')}`,
-  });
-}
 
 describe('real exports through the daemon', () => {
   it('Magento sample: sources mapped to centres, fractions floored', async () => {
