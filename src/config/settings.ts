@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { notifySettings } from './notifySettings.ts';
+import { productSettings } from './productSettings.ts';
 import {
   apiUrl,
   bool,
@@ -355,6 +356,7 @@ export const settings = {
     'File holding the console password (8 to 1024 characters; trailing newline ignored), read at start. Set: every console page and /api/ route asks for it and the console can release, reject and retry. Unset: the console is read-only, and served only when HTTP_HOST is a loopback address.',
   ),
   ...notifySettings,
+  ...productSettings,
 } as const;
 
 export type SettingName = keyof typeof settings;
