@@ -20,12 +20,27 @@ export const API_FIELDS = [
   'tracking_number',
   'is_collected',
   'action',
+  // Products files (docs/products.md); and the families of PRODUCT_FIELD_FAMILY.
+  'name',
+  'description',
+  'brand',
+  'range',
+  'images',
+  'image_type',
+  'factory_stock',
 ] as const;
 export type ApiField = (typeof API_FIELDS)[number];
 
-const apiField = z.enum(API_FIELDS, {
-  error: (issue) => `unknown field "${String(issue.input)}"; fields are ${API_FIELDS.join(', ')}`,
-});
+/** A products file's fields by site or centre: `price@UK`, `stock@DC-LON` (the code after `@`). */
+export const PRODUCT_FIELD_FAMILY =
+  /^(price|price_currency|tax_rate_id|preorder_discount_percent|factory_stock_discount_percent|stock)@\S+$/;
+
+const apiField = z
+  .string()
+  .regex(new RegExp(`^(${API_FIELDS.join('|')})$|${PRODUCT_FIELD_FAMILY.source}`), {
+    error: (issue) =>
+      `unknown field "${String(issue.input)}"; fields are ${API_FIELDS.join(', ')}, and price@SITE, price_currency@SITE, tax_rate_id@SITE, preorder_discount_percent@SITE, factory_stock_discount_percent@SITE, stock@CENTRE`,
+  });
 
 /** The portal's largest quantity (its integers are 32-bit signed). */
 const MAX_QUANTITY = 2_147_483_647;
@@ -68,7 +83,7 @@ export const profileSchema = z
       .min(1, 'must not be empty')
       .describe('Glob on the file name, case-insensitive: * any run of characters, ? one.'),
     kind: z
-      .enum(['factory', 'dc', 'confirmations'])
+      .enum(['factory', 'dc', 'confirmations', 'products'])
       .optional()
       .describe('The kind of the files; unset: told by their columns.'),
     encoding: z
@@ -90,13 +105,13 @@ export const profileSchema = z
         'The line (delimited text) or row (.xlsx) holding the header; those above are skipped. 0: the file has no header, columns are given by position.',
       ),
     columns: z
-      .partialRecord(apiField, columnRef)
+      .record(apiField, columnRef)
       .default({})
       .describe(
         "API field → the file's column name (case and surrounding spaces ignored), or its 1-based position when headerLine is 0.",
       ),
     constants: z
-      .partialRecord(apiField, z.union([z.string(), z.number(), z.boolean()]))
+      .record(apiField, z.union([z.string(), z.number(), z.boolean()]))
       .default({})
       .describe('API field → one value for every row; counts like a column when the kind is told.'),
     decimal: z
@@ -182,8 +197,8 @@ export const profileSchema = z
           ? Object.keys(p[k]).length > 0
           : p[k] !== profileDefaults[k],
     );
-    if (p.kind === 'confirmations' && stockOnly.length > 0) {
-      issue([stockOnly[0]!], 'applies to stock files only, and the profile says confirmations');
+    if ((p.kind === 'confirmations' || p.kind === 'products') && stockOnly.length > 0) {
+      issue([stockOnly[0]!], `applies to stock files only, and the profile says ${p.kind}`);
     }
     if (Object.keys(p.spread).length > 0) {
       if (p.kind === 'factory') issue(['spread'], 'makes a DC file, and the profile says factory');
@@ -235,8 +250,12 @@ export type ProfilesFile = z.output<typeof profilesFileSchema>;
  * field — `profiles[1] (match "LAGER_*.TXT"), columns.skux: unknown field "skux"; …`.
  */
 export function describeProfilesProblem(error: z.ZodError, input: unknown): string {
-  const issue = error.issues[0];
-  if (issue === undefined) return 'invalid';
+  const first = error.issues[0];
+  if (first === undefined) return 'invalid';
+  // A key of `columns` or `constants` that names no field: the field's own message, at the map.
+  const nested = first.code === 'invalid_key' ? first.issues[0] : undefined;
+  const issue =
+    nested === undefined ? first : { path: first.path.slice(0, -1), message: nested.message };
   const path = [...issue.path];
   if (path[0] === 'profiles' && typeof path[1] === 'number') {
     const index = path[1];

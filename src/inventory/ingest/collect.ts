@@ -16,12 +16,8 @@ import { addConstants, columnKey, detectKindWithProfile, mapFields } from '../va
 import type { ReadPlan } from '../validate/readPlan.ts';
 import type { RowError } from '../validate/rows.ts';
 import type { CollectedFile, CollectOptions, RejectedRow, UnreadableFile } from './collectTypes.ts';
-import {
-  type ConfirmationHandler,
-  type DuplicateKey,
-  handlerFor,
-  type StockHandler,
-} from './rowHandlers.ts';
+import { ProductHandler } from './productHandler.ts';
+import { ConfirmationHandler, type DuplicateKey, handlerFor, StockHandler } from './rowHandlers.ts';
 import { StockRows } from './stockRows.ts';
 
 /**
@@ -143,7 +139,7 @@ class Collector {
   /** The scratch database of the file (CollectOptions.stage), made at once. */
   readonly staged: StagingFile | undefined;
   kind: FileKind | undefined;
-  handler: StockHandler | ConfirmationHandler | undefined;
+  handler: StockHandler | ConfirmationHandler | ProductHandler | undefined;
   rowsRead = 0;
   rowsRejected = 0;
   readonly rejected: RejectedRow[] = [];
@@ -223,7 +219,10 @@ class Collector {
   handlerOf(line: number, fields: Record<string, unknown>) {
     if (this.objects) {
       const keys = Object.keys(fields);
-      const claims = objectKind(keys);
+      let claims = objectKind(keys);
+      // In a products file, an item with a SKU alone is a product without a name (rejected).
+      if (this.kind === 'products' && claims === 'factory_stock' && !('stock_quantity' in fields))
+        claims = 'products';
       if (claims === undefined) {
         this.reject(line, { field: '(row)', reason: 'names none of the known columns' });
         return undefined;
@@ -239,6 +238,20 @@ class Collector {
 
   #setKind(kind: FileKind): void {
     this.kind = kind;
+    const plan = this.#options.plan;
+    if (kind === 'products') {
+      this.handler = new ProductHandler(
+        {
+          maxSkuLength: this.#options.maxSkuLength,
+          quantity: plan?.quantity ?? {},
+          ...(plan?.quantity.decimal === undefined ? {} : { decimal: plan.quantity.decimal }),
+          ...(this.#options.locations === undefined ? {} : { locations: this.#options.locations }),
+          reading: this.#options.products,
+        },
+        (line, e) => this.reject(line, e),
+      );
+      return;
+    }
     this.handler = handlerFor(
       kind,
       {
@@ -335,8 +348,9 @@ class Collector {
     const h = this.handler!;
     if (this.rowsRead === 0) return this.unreadable('no data rows', hash);
     this.flush();
-    const stock = 'duplicates' in h;
-    const duplicates = stock ? h.duplicates() : { rows: 0, keys: [], keysOmitted: 0 };
+    const stock = h instanceof StockHandler;
+    const duplicates =
+      h instanceof ConfirmationHandler ? { rows: 0, keys: [], keysOmitted: 0 } : h.duplicates();
     return {
       ok: true,
       format: this.#options.format,
@@ -351,7 +365,8 @@ class Collector {
       stock: stock ? h.rows : new StockRows(),
       namedByRejected: this.namedByRejected,
       ...(this.staged === undefined ? {} : { staged: this.staged }),
-      confirmations: stock ? [] : h.rows,
+      confirmations: h instanceof ConfirmationHandler ? h.rows : [],
+      ...(h instanceof ProductHandler ? { products: h.read() } : {}),
       duplicates,
       dcChecked: this.#options.dcDirectory !== undefined,
       locationsMapped: stock ? h.locationsMapped : 0,

@@ -16,7 +16,7 @@ import {
  * that field comes from.
  */
 export interface ProfileColumns {
-  readonly kind?: 'factory' | 'dc' | 'confirmations' | undefined;
+  readonly kind?: 'factory' | 'dc' | 'confirmations' | 'products' | undefined;
   /** API field → column name, or 1-based position (a file without a header). */
   readonly columns?: Readonly<Partial<Record<string, string | number>>>;
   readonly constants?: Readonly<Partial<Record<string, unknown>>>;
@@ -50,6 +50,7 @@ const KINDS: Readonly<Record<NonNullable<ProfileColumns['kind']>, FileKind>> = {
   factory: 'factory_stock',
   dc: 'dc_stock',
   confirmations: 'shipment_confirmations',
+  products: 'products',
 };
 
 export function columnMapping(profile: ProfileColumns): ColumnMapping {
