@@ -28,6 +28,8 @@ export const ERROR_CODES = [
   'E_HELD_UNKNOWN',
   'E_HELD_DECIDED',
   'E_HELD_FILE_GONE',
+  // New products: the portal's reference data.
+  'E_REFERENCES_UNAVAILABLE',
   // Settings and the command line.
   'E_CONFIG',
   'E_USAGE',

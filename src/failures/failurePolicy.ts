@@ -80,8 +80,10 @@ export function failurePolicy(err: unknown): FailureAction {
       // The answers before it are kept by the caller; what to do is what its cause says.
       return failurePolicy(e.cause);
     case 'E_DC_LIST_UNAVAILABLE':
-      // Unknown centres in a file or the snapshot, and the list could not be fetched: the source
-      // waits in place; not before the portal can be asked again, when its cause says when.
+    case 'E_REFERENCES_UNAVAILABLE':
+      // Unknown centres in a file or the snapshot, or a products file while the portal's sites,
+      // tax rates and centres could not be read: the source waits in place; not before the
+      // portal can be asked again, when its cause says when.
       return { kind: 'retry', notBefore: notBefore(failurePolicy(e.cause)), outcomeUnknown: false };
     case 'E_FILE_CHANGED':
     case 'E_PORTAL_STOCK_UNKNOWN':
@@ -155,7 +157,12 @@ const MACHINE_SQLITE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|NOMEM|
 export function countsAgainstFile(err: unknown): boolean {
   if (isCodedError(err)) {
     if (err.code === 'E_STAGING') return countsAgainstFile(err.cause);
-    if (err.code === 'E_FILE_CHANGED' || err.code === 'E_DC_LIST_UNAVAILABLE') return false;
+    if (
+      err.code === 'E_FILE_CHANGED' ||
+      err.code === 'E_DC_LIST_UNAVAILABLE' ||
+      err.code === 'E_REFERENCES_UNAVAILABLE'
+    )
+      return false;
   }
   const e = err as { errno?: unknown; syscall?: unknown; code?: unknown } | null;
   if (e === null || typeof e !== 'object') return true;
