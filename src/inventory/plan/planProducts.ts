@@ -19,7 +19,10 @@ export interface ProductsPlan {
   readonly existing: number;
   /** Of those to create, descriptions under 100 characters (the platform cannot enrich them). */
   readonly shortDescription: number;
-  /** Brands the rows name that the portal is not known to have: each created first, once. */
+  /**
+   * Brands the rows name that the portal is not known to have: each created first, once — at
+   * most (the portal's list, read first, may show some).
+   */
   readonly brandsToCreate: readonly string[];
   /**
    * Calls it takes: one per creation and per new brand, and the reads that go first (the

@@ -2,6 +2,7 @@ import { normalizeColumn } from '../parse/header.ts';
 import {
   detectKind,
   type FileKind,
+  ignoredColumns,
   KIND_COLUMNS,
   KIND_LABEL,
   type KindDetection,
@@ -171,6 +172,5 @@ export function detectKindWithProfile(
     ];
     return { ok: false, reason: reasons.join('; ') };
   }
-  const known = new Set([...KIND_COLUMNS[kind].required, ...KIND_COLUMNS[kind].optional]);
-  return { ok: true, kind, ignored: columns.filter((c) => !known.has(c)) };
+  return { ok: true, kind, ignored: ignoredColumns(kind, columns) };
 }

@@ -175,7 +175,8 @@ function sitePrices(
       throw new RowFault({
         key,
         field,
-        reason: `${given === '' ? 'no site code' : `${given} is no site of the portal`} (sites: ${sites})`,
+        // Header names come lower-cased; site codes are written in capitals.
+        reason: `${given === '' ? 'no site code' : `${given.toUpperCase()} is no site of the portal`} (sites: ${sites})`,
         ...shown(cells.price),
       });
     }

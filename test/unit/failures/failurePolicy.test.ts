@@ -16,7 +16,7 @@ import {
 import { UsageError } from '../../../src/cli/usage.ts';
 import { ConfigError } from '../../../src/config/configError.ts';
 import { CodedError, ERROR_CODES, type ErrorCode } from '../../../src/failures/codedError.ts';
-import { failurePolicy } from '../../../src/failures/failurePolicy.ts';
+import { countsAgainstFile, failurePolicy } from '../../../src/failures/failurePolicy.ts';
 import { HeldDecisionError } from '../../../src/inventory/held/heldLookup.ts';
 import {
   DcListUnavailableError,
@@ -25,6 +25,7 @@ import {
 } from '../../../src/inventory/index.ts';
 import { PortalStockUnknownError } from '../../../src/inventory/ingest/ingestErrors.ts';
 import { FileFormatError } from '../../../src/inventory/parse/records.ts';
+import { ReferencesUnavailableError } from '../../../src/products/index.ts';
 import { StagingError } from '../../../src/state/staging/stagingError.ts';
 
 const http = (status: number, extra: Record<string, unknown> = {}) =>
@@ -124,6 +125,16 @@ describe('the failure policy', () => {
       cause: new RateLimitedError('429', { status: 429, retryAt: 999 }),
     });
     expect(failurePolicy(later)).toMatchObject({ kind: 'retry', notBefore: 999 });
+    // A products file whose references cannot be read waits in inbox/ the same way.
+    const references = new ReferencesUnavailableError('no sites', {
+      cause: new BudgetExhaustedError('products', 777),
+    });
+    expect(failurePolicy(references)).toEqual({
+      kind: 'retry',
+      notBefore: 777,
+      outcomeUnknown: false,
+    });
+    expect(countsAgainstFile(references)).toBe(false);
   });
 
   it('input that fails the same way every time is final', () => {
