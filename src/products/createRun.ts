@@ -149,7 +149,7 @@ async function createOne(
     // back in line first: a read that fails leaves it to be sent again, never taken for ours.
     requests.requeue(r.id, deps.clock.now());
     const found = await deps.portal.find(r.sku, deps.signal);
-    if (found === null) return fail(r, verdict.message, deps, out);
+    if (found?.sku !== r.sku) return fail(r, verdict.message, deps, out);
     recordExisting(r, found, deps, out);
     return;
   }
@@ -219,7 +219,9 @@ function recordExisting(
  * daemon's, recorded as created) or not (then it is sent again).
  */
 async function resolveUnanswered(r: ProductRequest, deps: RunDeps, out: RunOutcome) {
-  const found = await deps.portal.find(r.sku, deps.signal);
+  const answer = await deps.portal.find(r.sku, deps.signal);
+  // The path takes a SKU or a platform SKU: only the product of this SKU is the one sent.
+  const found = answer?.sku === r.sku ? answer : null;
   deps.log.info(
     { event: 'product.resolved', sku: r.sku, file: r.fileName, landed: found !== null },
     `${r.sku}: its unanswered creation ${found === null ? 'did not land: it is sent again' : 'landed'}`,

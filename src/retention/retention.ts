@@ -39,7 +39,7 @@ const DAY_MS = 86_400_000;
 /**
  * One retention run (daily, and at start): handled files in processed/ and failed/ received more
  * than RETENTION_DAYS ago go with their reports, then the finished rows of the file ledger,
- * shipments and confirmations that nothing needs any more, and counted attempts at files last tried
+ * shipments, confirmations and product requests that nothing needs any more, and counted attempts at files last tried
  * before then (see state/rowRetention.ts for what is
  * kept however old). Logged as `retention.pruned` with the counts.
  */
@@ -51,7 +51,7 @@ async function pruneRetained(deps: RetentionEdges): Promise<RetentionResult> {
   const none: RetentionResult = {
     cutoff: null,
     files: { processed: 0, failed: 0, reports: 0 },
-    rows: { inboxFiles: 0, shipments: 0, confirmations: 0, inboxAttempts: 0 },
+    rows: { inboxFiles: 0, shipments: 0, confirmations: 0, inboxAttempts: 0, productRequests: 0 },
   };
   if (deps.retentionDays <= 0) return none;
   const clock = deps.clock;
@@ -61,7 +61,7 @@ async function pruneRetained(deps: RetentionEdges): Promise<RetentionResult> {
   const files = await deps.pruneFiles(cutoff, ledgerIdsAwaitingReports(deps.db));
   const rows = pruneFinishedRows(deps.db, cutoff);
   const removedFiles = files.processed + files.failed;
-  const removedRows = rows.inboxFiles + rows.shipments + rows.confirmations + rows.inboxAttempts;
+  const removedRows = Object.values(rows).reduce((a, b) => a + b, 0);
   deps.log.info(
     {
       event: 'retention.pruned',

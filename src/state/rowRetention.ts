@@ -8,10 +8,15 @@ export interface PrunedRows {
   readonly confirmations: number;
   /** Counted failed attempts at files (inbox_attempts) whose last attempt is older. */
   readonly inboxAttempts: number;
+  /** Answered product requests (created, existing, failed); the catalogue itself is kept. */
+  readonly productRequests: number;
 }
 
 /** A confirmation still open: neither confirmed nor replaced by a correction. */
 const OPEN = (alias: string) => `${alias}.status NOT IN ('confirmed', 'replaced')`;
+
+/** A product request not answered yet: its file's report is still to be completed. */
+const WAITING = (alias: string) => `${alias}.state IN ('queued', 'sending')`;
 
 /** Rows deleted per transaction: the write lock is held for short moments only. */
 const BATCH = 500;
@@ -34,6 +39,7 @@ DELETE FROM inbox_files WHERE id IN (
      AND f.id IS NOT (SELECT n.id FROM inbox_files n WHERE n.kind = f.kind AND ${appliedCondition('n')}
                        ORDER BY n.id DESC LIMIT 1)
      AND NOT EXISTS (SELECT 1 FROM shipment_confirmations c WHERE c.file_id = f.id AND ${OPEN('c')})
+     AND NOT EXISTS (SELECT 1 FROM product_requests p WHERE p.file_id = f.id AND ${WAITING('p')})
      AND f.id NOT IN (SELECT id FROM temp.retention_sources)
    LIMIT ${BATCH})`;
 
@@ -74,6 +80,15 @@ DELETE FROM inbox_attempts WHERE identity IN (
   SELECT identity FROM inbox_attempts WHERE last_at < @cutoff LIMIT ${BATCH})`;
 
 /**
+ * Product requests answered before the cutoff (created, existing, failed). What the portal has is
+ * kept in `catalogue`, which is never pruned: it is what keeps a product from being sent twice.
+ */
+const PRUNE_PRODUCT_REQUESTS = `
+DELETE FROM product_requests WHERE id IN (
+  SELECT id FROM product_requests
+   WHERE state IN ('created', 'existing', 'failed') AND done_at < @cutoff LIMIT ${BATCH})`;
+
+/**
  * Deletes the finished rows of inbox_files, shipments and shipment_confirmations older than
  * `cutoff` (epoch ms) that nothing needs (see the statements above), a batch per transaction so
  * that other writers wait moments only. Safe to run at any time and twice.
@@ -98,6 +113,7 @@ export function pruneFinishedRows(db: StateDb, cutoff: number): PrunedRows {
       shipments: inBatches(PRUNE_SHIPMENTS),
       inboxFiles: inBatches(PRUNE_LEDGER),
       inboxAttempts: inBatches(PRUNE_ATTEMPTS),
+      productRequests: inBatches(PRUNE_PRODUCT_REQUESTS),
     };
   } finally {
     db.exec('DELETE FROM temp.retention_sources');
@@ -106,13 +122,15 @@ export function pruneFinishedRows(db: StateDb, cutoff: number): PrunedRows {
 
 /**
  * Ledger ids whose stored file must stay in processed/ or failed/ however old: rows not finished,
- * and files with confirmations still waiting for the portal's answer (their report gets it).
+ * and files with confirmations or products still waiting for the portal's answer (their report
+ * gets it).
  */
 export function ledgerIdsAwaitingReports(db: StateDb): Set<number> {
   const ids = db
     .prepare<[], number>(
       `SELECT id FROM inbox_files WHERE status = 'committed'
-       UNION SELECT file_id FROM shipment_confirmations WHERE status = 'pending' AND file_id IS NOT NULL`,
+       UNION SELECT file_id FROM shipment_confirmations WHERE status = 'pending' AND file_id IS NOT NULL
+       UNION SELECT file_id FROM product_requests WHERE ${WAITING('product_requests')}`,
     )
     .pluck()
     .all();

@@ -50,7 +50,7 @@ describe('retention in the running daemon', () => {
     expect(line).toMatchObject({
       retentionDays: 7,
       files: { processed: 0, failed: 1, reports: 1 },
-      rows: { inboxFiles: 1, shipments: 0, confirmations: 0, inboxAttempts: 0 },
+      rows: { inboxFiles: 1, shipments: 0, confirmations: 0, inboxAttempts: 0, productRequests: 0 },
     });
     expect(existsSync(old)).toBe(false);
     expect(existsSync(`${old}.report.json`)).toBe(false);

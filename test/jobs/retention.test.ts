@@ -12,6 +12,8 @@ import type { Clock } from '../../src/domain/clock.ts';
 import { pruneHandledFiles } from '../../src/inventory/inbox/fileRetention.ts';
 import { createRetention } from '../../src/retention/index.ts';
 import { InboxAttempts } from '../../src/state/inbox/inboxAttempts.ts';
+import { Catalogue } from '../../src/state/products/catalogueStore.ts';
+import { ProductRequests } from '../../src/state/products/productRequests.ts';
 import { ConfirmationSends } from '../../src/state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
 import { type IngestEnv, makeIngestEnv } from '../inventory/helpers.ts';
@@ -150,6 +152,7 @@ describe('pruneRetained', () => {
       shipments: 0,
       confirmations: 0,
       inboxAttempts: 0,
+      productRequests: 0,
     });
     expect({
       ledger: ledgerIds(),
@@ -171,6 +174,7 @@ describe('pruneRetained', () => {
       shipments: 2,
       confirmations: 2,
       inboxAttempts: 0,
+      productRequests: 0,
     });
     const [line] = env.capture.events('retention.pruned');
     expect(line).toMatchObject({
@@ -212,7 +216,13 @@ describe('pruneRetained', () => {
     expect(new ConfirmationSends(env.db).due(t).map((c) => c.orderNumber)).toEqual(['ORD-2']);
     const again = await pruneRetained(env, clock, 30);
     expect(again.files).toEqual({ processed: 0, failed: 0, reports: 0 });
-    expect(again.rows).toEqual({ inboxFiles: 0, shipments: 0, confirmations: 0, inboxAttempts: 0 });
+    expect(again.rows).toEqual({
+      inboxFiles: 0,
+      shipments: 0,
+      confirmations: 0,
+      inboxAttempts: 0,
+      productRequests: 0,
+    });
   });
 
   it('prunes a confirmation a correction replaced, once its order is confirmed and old', async () => {
@@ -283,6 +293,32 @@ describe('pruneRetained', () => {
     expect(ledgerIds()).toContain(releasedYoung);
   });
 
+  it('prunes answered product requests, never an unanswered one, its file nor the catalogue', async () => {
+    const products = 'sku,name\nNEW-1,Chair\nNEW-2,Table\n';
+    const old = await ingest('products-old.csv', products);
+    const requests = new ProductRequests(env.db);
+    const [first, second] = requests.ofFile(old);
+    requests.settle(first!.id, { state: 'created', platformSku: '1.2.3' }, t);
+    new Catalogue(env.db).record({ sku: 'NEW-1', platformSku: '1.2.3' }, t, {
+      at: t,
+      fileId: old,
+      fileName: 'products-old.csv',
+    });
+    // A newer products file, so that the old one is not kept as the newest of its kind.
+    await ingest('products-new.csv', 'sku,name\nNEW-3,Lamp\n');
+    t = T0 + 36 * DAY;
+    let result = await pruneRetained(env, clock, 30);
+    expect(result.rows.productRequests).toBe(1);
+    // NEW-2 still waits for the portal: its file, report and row stay.
+    expect(requests.ofFile(old).map((r) => r.sku)).toEqual(['NEW-2']);
+    expect(ledgerIds()).toContain(old);
+    expect(stored('processed')).toContain('products-old.csv.report.json');
+    requests.settle(second!.id, { state: 'failed', error: 'HTTP 400: no' }, T0 + DAY);
+    result = await pruneRetained(env, clock, 30);
+    expect(result.rows).toMatchObject({ productRequests: 1, inboxFiles: 1 });
+    expect(new Catalogue(env.db).get('NEW-1')).toMatchObject({ createdBy: 'products-old.csv' });
+  });
+
   it('prunes nothing with RETENTION_DAYS=0', async () => {
     await seed();
     t = T0 + 3650 * DAY;
@@ -292,6 +328,7 @@ describe('pruneRetained', () => {
       shipments: 0,
       confirmations: 0,
       inboxAttempts: 0,
+      productRequests: 0,
     });
     expect(stored('processed').length).toBeGreaterThan(10);
   });

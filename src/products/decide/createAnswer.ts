@@ -1,15 +1,18 @@
-import { PortalHttpError } from '../../api/index.ts';
+import { isPortalError, PortalHttpError } from '../../api/index.ts';
 import { failurePolicy } from '../../failures/failurePolicy.ts';
 
 /**
  * What a failed creation (POST /products or /brands) means for its record (pure):
- * - `unanswered`: it may have been applied (a reset, a timeout, a 5xx): the intent stays, and
- *   the portal is asked before anything is sent again;
- * - `not-sent`: it was not applied (a 429, a spent budget, a login wait, a 401, 403): back in line;
+ * - `not-sent`: the portal cannot have applied it — the call never went (a spent budget, a login
+ *   wait), or the portal refused it before doing anything (429, 401, 403): back in line;
  * - `maybe-exists`: refused in a way that may say the portal has it already (422 or 409, or an
  *   answer naming the SKU or the name): the portal is asked whether it has it;
- * - `refused`: refused for good, with the portal's words.
- * The job decides when to come back for the first two (the failure policy, on the error).
+ * - `refused`: refused for good, with the portal's words;
+ * - `unanswered`: anything else — a reset, a timeout, a 5xx, an answer that could not be read, a
+ *   client closed with the call in flight, an error of ours: it may have been applied, so the
+ *   intent stays and the portal is asked before anything is sent again (one read, never a
+ *   second product).
+ * The job decides when to come back for the first and the last (the failure policy, on the error).
  */
 export type CreateVerdict =
   | { readonly kind: 'unanswered' }
@@ -17,18 +20,30 @@ export type CreateVerdict =
   | { readonly kind: 'maybe-exists'; readonly message: string }
   | { readonly kind: 'refused'; readonly message: string };
 
+/** Codes that say the portal did not apply the call. */
+const NOT_SENT = new Set([
+  'E_BUDGET',
+  'E_LOGIN_WAIT',
+  'E_TOKEN_REFUSED',
+  'E_LOGIN_REJECTED',
+  'E_LOGIN_BLOCKED',
+  'E_RATE_LIMITED',
+]);
+
 export function createVerdict(err: unknown, identifyingField: 'sku' | 'name'): CreateVerdict {
+  if (!isPortalError(err)) return { kind: 'unanswered' };
+  if (NOT_SENT.has(err.code)) return { kind: 'not-sent' };
+  if (!(err instanceof PortalHttpError)) return { kind: 'unanswered' };
+  const status = err.status ?? 0;
+  if (status === 401 || status === 403 || status === 429) return { kind: 'not-sent' };
   const action = failurePolicy(err);
-  if (action.kind === 'retry')
-    return action.outcomeUnknown ? { kind: 'unanswered' } : { kind: 'not-sent' };
-  if (action.kind !== 'final') return { kind: 'not-sent' };
-  const message = `HTTP ${action.status ?? '?'}: ${action.message}`;
+  if (action.kind !== 'final') return { kind: 'unanswered' };
+  const message = `HTTP ${status}: ${action.message}`;
   if (
-    err instanceof PortalHttpError &&
-    (err.status === 409 ||
-      err.status === 422 ||
-      err.apiCode === 'already_exists' ||
-      err.field === identifyingField)
+    status === 409 ||
+    status === 422 ||
+    err.apiCode === 'already_exists' ||
+    err.field === identifyingField
   ) {
     return { kind: 'maybe-exists', message };
   }

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
+  BadResponseError,
   BudgetExhaustedError,
+  ClientClosedError,
   NetworkError,
   PortalHttpError,
   RateLimitedError,
@@ -71,6 +73,14 @@ describe('a failed creation', () => {
     });
 
   it('that may have been applied keeps its intent: the portal is asked before a resend', () => {
+    // A 2xx whose body could not be read was applied; a client closed mid-call may have been.
+    expect(
+      createVerdict(new BadResponseError('unexpected answer', { status: 201 }), 'sku').kind,
+    ).toBe('unanswered');
+    expect(createVerdict(new ClientClosedError('portal client closed'), 'sku').kind).toBe(
+      'unanswered',
+    );
+    expect(createVerdict(new Error('a bug'), 'sku').kind).toBe('unanswered');
     expect(createVerdict(new NetworkError('reset', { outcomeUnknown: true }), 'sku')).toEqual({
       kind: 'unanswered',
     });
