@@ -37,6 +37,13 @@ const FLOOR_MS = args.quick ? 8000 : 20_000;
 const SMALL_WINDOW_MS = args.quick ? 15_000 : 40_000;
 const DESCRIPTION =
   'Solid oak, oiled by hand, with a woven paper-cord seat: made in a small workshop to last for decades.';
+/** Both cases: polls every 2 s, no reading (it would only add calls), files taken quickly. */
+const SETTINGS = {
+  SHIPMENTS_POLL_CRON: '*/2 * * * * *',
+  RECONCILE_CRON: '0 0 1 1 *',
+  RECONCILE_MIN_INTERVAL_MS: '0',
+  INBOX_STABILITY_MS: '200',
+};
 const seeded = (i: number) => `SKU-${String(i + 1).padStart(7, '0')}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -135,13 +142,7 @@ try {
   const big = await startBenchDaemon(
     'products',
     { products: 5000 },
-    {
-      CATALOGUE_MAX_NEW: String(count),
-      SHIPMENTS_POLL_CRON: '*/2 * * * * *',
-      RECONCILE_CRON: '0 0 1 1 *',
-      RECONCILE_MIN_INTERVAL_MS: '0',
-      INBOX_STABILITY_MS: '200',
-    },
+    { ...SETTINGS, CATALOGUE_MAX_NEW: String(count) },
   );
   const d = await big.start();
   await warmUp(big, d);
@@ -228,12 +229,9 @@ try {
     'products-small',
     { products: 1000, requestsPerHour: SMALL_PER_HOUR, rateWindow: 'sliding' },
     {
+      ...SETTINGS,
       API_REQUESTS_PER_HOUR: String(SMALL_PER_HOUR),
       CATALOGUE_MAX_NEW: String(SMALL_PER_HOUR),
-      SHIPMENTS_POLL_CRON: '*/2 * * * * *',
-      RECONCILE_CRON: '0 0 1 1 *',
-      RECONCILE_MIN_INTERVAL_MS: '0',
-      INBOX_STABILITY_MS: '200',
     },
   );
   const s = await small.start();

@@ -10,7 +10,33 @@ import { parseJsonFile, type WatchedFile, type WatchLog, watchJsonFile } from '.
  * config/inbox-profiles.schema.json is generated from this one (scripts/write-json-schemas.ts).
  */
 
-/** The API's field names: what `columns` and `constants` may name. */
+/** A products file's own fields (docs/products.md), beside `sku`. */
+export const PRODUCT_FIELDS = [
+  'name',
+  'description',
+  'brand',
+  'range',
+  'images',
+  'image_type',
+  'factory_stock',
+] as const;
+
+/**
+ * A products file's fields by site or by centre, the code after `@`: `price@UK`, `stock@DC-LON`
+ * (PRODUCT_FIELD_FAMILY).
+ */
+export const PRODUCT_FAMILIES = [
+  'price',
+  'price_currency',
+  'tax_rate_id',
+  'preorder_discount_percent',
+  'factory_stock_discount_percent',
+  'stock',
+] as const;
+
+export const PRODUCT_FIELD_FAMILY = new RegExp(`^(${PRODUCT_FAMILIES.join('|')})@\\S+$`);
+
+/** The API's field names: what `columns` and `constants` may name (and the product families). */
 export const API_FIELDS = [
   'sku',
   'stock_quantity',
@@ -20,20 +46,9 @@ export const API_FIELDS = [
   'tracking_number',
   'is_collected',
   'action',
-  // Products files (docs/products.md); and the families of PRODUCT_FIELD_FAMILY.
-  'name',
-  'description',
-  'brand',
-  'range',
-  'images',
-  'image_type',
-  'factory_stock',
+  ...PRODUCT_FIELDS,
 ] as const;
 export type ApiField = (typeof API_FIELDS)[number];
-
-/** A products file's fields by site or centre: `price@UK`, `stock@DC-LON` (the code after `@`). */
-export const PRODUCT_FIELD_FAMILY =
-  /^(price|price_currency|tax_rate_id|preorder_discount_percent|factory_stock_discount_percent|stock)@\S+$/;
 
 const apiField = z
   .string()

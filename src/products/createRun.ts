@@ -150,68 +150,54 @@ async function createOne(
     requests.requeue(r.id, deps.clock.now());
     const found = await deps.portal.find(r.sku, deps.signal);
     if (found?.sku !== r.sku) return fail(r, verdict.message, deps, out);
-    recordExisting(r, found, deps, out);
+    record(r, found, 'existing', deps, out);
     return;
   }
   deps.hooks?.afterCall?.(r.sku);
-  recordCreated(r, answer, deps, out);
+  record(r, answer, 'created', deps, out);
 }
 
-/** The product is the daemon's: answered created, or found after an unanswered attempt. */
-function recordCreated(
+/**
+ * What the portal has of a request, recorded with its catalogue entry and the stock it answered
+ * (the stock that waited for it due now): `created`, the daemon's (answered created, or found
+ * after an unanswered attempt), or `existing` (another's, or created before the daemon knew it).
+ */
+function record(
   r: ProductRequest,
-  answer: ProductCreated | ProductDetail,
+  product: ProductCreated | ProductDetail,
+  state: 'created' | 'existing',
   deps: RunDeps,
   out: RunOutcome,
 ): void {
   const now = deps.clock.now();
+  const creation = { at: r.sentAt ?? now, fileId: r.fileId, fileName: r.fileName };
   deps.db.transaction(() => {
-    new ProductRequests(deps.db).settle(
-      r.id,
-      { state: 'created', platformSku: answer.platform_sku },
+    new ProductRequests(deps.db).settle(r.id, { state, platformSku: product.platform_sku }, now);
+    new Catalogue(deps.db).record(
+      factsOf(product),
       now,
+      state === 'created' ? creation : undefined,
     );
-    new Catalogue(deps.db).record(factsOf(answer), now, {
-      at: r.sentAt ?? now,
-      fileId: r.fileId,
-      fileName: r.fileName,
-    });
-    out.owed += deps.appeared([appearedOf(answer)]);
+    out.owed += deps.appeared([appearedOf(product)]);
   })();
-  out.created++;
   out.files.add(r.fileId);
+  if (state === 'existing') {
+    out.existing++;
+    logExisting(deps, r, 'the portal refused it as one it has');
+    return;
+  }
+  out.created++;
   deps.log.info(
     {
       event: 'product.created',
       sku: r.sku,
-      platformSku: answer.platform_sku,
+      platformSku: product.platform_sku,
       file: r.fileName,
       line: r.line,
       shortDescription: r.shortDescription,
     },
-    `product ${r.sku} created on the portal (${answer.platform_sku})`,
+    `product ${r.sku} created on the portal (${product.platform_sku})`,
   );
-}
-
-/** The portal had the product already (another's, or created before the daemon knew it). */
-function recordExisting(
-  r: ProductRequest,
-  detail: ProductDetail,
-  deps: RunDeps,
-  out: RunOutcome,
-): void {
-  const now = deps.clock.now();
-  deps.db.transaction(() => {
-    new ProductRequests(deps.db).settle(
-      r.id,
-      { state: 'existing', platformSku: detail.platform_sku },
-      now,
-    );
-    new Catalogue(deps.db).record(factsOf(detail), now);
-    out.owed += deps.appeared([appearedOf(detail)]);
-  })();
-  out.existing++;
-  logExisting(deps, r, 'the portal refused it as one it has');
 }
 
 /**
@@ -228,7 +214,7 @@ async function resolveUnanswered(r: ProductRequest, deps: RunDeps, out: RunOutco
   );
   out.files.add(r.fileId);
   if (found === null) new ProductRequests(deps.db).requeue(r.id, deps.clock.now());
-  else recordCreated(r, found, deps, out);
+  else record(r, found, 'created', deps, out);
 }
 
 function fail(r: ProductRequest, error: string, deps: RunDeps, out: RunOutcome): void {

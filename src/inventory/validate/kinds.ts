@@ -1,3 +1,5 @@
+import { PRODUCT_FAMILIES, PRODUCT_FIELDS } from '../../config/profiles.ts';
+
 /**
  * The kind of an inbox file, told by its columns (a CSV header, or the keys of JSON objects).
  * Column names are compared trimmed and lower-cased.
@@ -19,12 +21,7 @@ export const KIND_COLUMNS: Readonly<
   products: {
     required: ['sku', 'name'],
     optional: [
-      'description',
-      'brand',
-      'range',
-      'images',
-      'image_type',
-      'factory_stock',
+      ...PRODUCT_FIELDS.filter((f) => f !== 'name'),
       'site_pricing',
       'distribution_centre_stock',
     ],
@@ -33,10 +30,9 @@ export const KIND_COLUMNS: Readonly<
 
 /**
  * A products file's column families: one column per site (`price@UK`, …) or per distribution
- * centre (`stock@DC-LON`), the code after `@`.
+ * centre (`stock@DC-LON`), the code after `@`; header names come lower-cased.
  */
-export const PRODUCT_FAMILY =
-  /^(price|price_currency|tax_rate_id|preorder_discount_percent|factory_stock_discount_percent|stock)@(.+)$/i;
+export const PRODUCT_FAMILY = new RegExp(`^(${PRODUCT_FAMILIES.join('|')})@(.+)$`, 'i');
 
 export const KIND_LABEL: Readonly<Record<FileKind, string>> = {
   factory_stock: 'factory stock',
