@@ -11,7 +11,7 @@ import { readReferenceData } from '../state/products/referenceTables.ts';
 import { offeredOfSku } from '../state/stock/desiredStock.ts';
 import { type BrandDeps, ensureBrand, resolveUnansweredBrands } from './brandEnsure.ts';
 import { creationBody } from './decide/birthStock.ts';
-import { createVerdict } from './decide/createAnswer.ts';
+import { createVerdict, resendDelay } from './decide/createAnswer.ts';
 
 /** Requests read from state.db at a time. */
 const BATCH = 20;
@@ -213,8 +213,9 @@ async function resolveUnanswered(r: ProductRequest, deps: RunDeps, out: RunOutco
     `${r.sku}: its unanswered creation ${found === null ? 'did not land: it is sent again' : 'landed'}`,
   );
   out.files.add(r.fileId);
-  if (found === null) new ProductRequests(deps.db).requeue(r.id, deps.clock.now());
-  else record(r, found, 'created', deps, out);
+  if (found === null) {
+    new ProductRequests(deps.db).requeue(r.id, deps.clock.now() + resendDelay(r.attempts));
+  } else record(r, found, 'created', deps, out);
 }
 
 function fail(r: ProductRequest, error: string, deps: RunDeps, out: RunOutcome): void {

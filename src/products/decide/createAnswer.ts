@@ -49,3 +49,16 @@ export function createVerdict(err: unknown, identifyingField: 'sku' | 'name'): C
   }
   return { kind: 'refused', message };
 }
+
+/** The longest a product waits to be sent again after attempts that did not land. */
+export const RESEND_MAX_MS = 3_600_000;
+
+/**
+ * When a product whose attempt got no answer, and did not land, is sent again (pure): at once
+ * after its first attempt (a reset passes), then 30 s, 1 min, 2 min … up to an hour, so that one
+ * product the portal keeps failing never holds up the others behind it.
+ */
+export function resendDelay(attempts: number): number {
+  if (attempts <= 1) return 0;
+  return Math.min(RESEND_MAX_MS, 30_000 * 2 ** (attempts - 2));
+}

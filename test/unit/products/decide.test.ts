@@ -9,7 +9,7 @@ import {
 } from '../../../src/api/index.ts';
 import { compileStockRules } from '../../../src/domain/stockRules.ts';
 import { creationBody } from '../../../src/products/decide/birthStock.ts';
-import { createVerdict } from '../../../src/products/decide/createAnswer.ts';
+import { createVerdict, resendDelay } from '../../../src/products/decide/createAnswer.ts';
 
 const draft = { sku: 'NEW-1', name: 'Oak chair', brand: 'Acme' };
 const active = new Set(['DC-LON', 'DC-MAN', 'DC-DUB']);
@@ -113,5 +113,13 @@ describe('a failed creation', () => {
       kind: 'refused',
       message: 'HTTP 400: the portal says no',
     });
+  });
+});
+
+describe('a product sent again after attempts that did not land', () => {
+  it('goes at once after the first, then backs off to an hour', () => {
+    expect([1, 2, 3, 4, 10, 40].map(resendDelay)).toEqual([
+      0, 30_000, 60_000, 120_000, 3_600_000, 3_600_000,
+    ]);
   });
 });
