@@ -41,6 +41,7 @@ it('holds a mass creation, says so in plan, and creates it on release; reject mo
     outcome: 'held',
     held: true,
     created: 0,
+    products: { toCreate: 8, waiting: 8 },
     catalogueGuard: { held: true, heldId, wouldCreate: 8, CATALOGUE_MAX_NEW: 5 },
   });
   expect(report.reason).toMatch(/would create 8 products, more than CATALOGUE_MAX_NEW \(5\)/);

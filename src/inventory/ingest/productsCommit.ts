@@ -25,6 +25,12 @@ export async function commitProducts(
   const read = c.products!;
   const guard = catalogueGuard(ctx, hash, read.toCreate.length);
   let queued = 0;
+  // Held, they wait with the file; else in line for creation.
+  const states = read.toCreate.map((r) => ({
+    line: r.line,
+    sku: r.draft.sku,
+    state: 'queued' as const,
+  }));
   const committed = commit(
     ctx,
     { kind: c.kind, hash, size: st.size, ino: st.ino },
@@ -50,18 +56,13 @@ export async function commitProducts(
           },
           [],
         );
-        return { type: 'products', read: c, queued: [], guard: { ...guard, heldId } };
+        return { type: 'products', read: c, queued: states, guard: { ...guard, heldId } };
       }
       queued = new ProductRequests(deps.db).queue(
         read.toCreate,
         { id: ledgerId, name: ctx.name },
         ctx.clock.now(),
       );
-      const states = read.toCreate.map((r) => ({
-        line: r.line,
-        sku: r.draft.sku,
-        state: 'queued' as const,
-      }));
       return { type: 'products', read: c, queued: states, guard };
     },
   );
