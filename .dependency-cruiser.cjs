@@ -3,6 +3,7 @@
  * Imports point down only:
  *
  *   cli → demo → daemon → actions | notifications → jobs → inventory | shipments | sync | retention
+ *   | products
  *   → api → state → domain | config | log | files → failures
  *
  * Modules of one tier do not import each other (the flows meet in domain/ and state/; where one
@@ -21,7 +22,7 @@ const tiers = [
   ['daemon'],
   ['actions', 'notifications'],
   ['jobs'],
-  ['inventory', 'shipments', 'sync', 'retention'],
+  ['inventory', 'shipments', 'sync', 'retention', 'products'],
   ['api'],
   ['state'],
   ['domain', 'config', 'log', 'files'],
@@ -78,7 +79,7 @@ const inventoryTiers = [
 ];
 
 /** The flows, each with one service (its folder's index.ts exports its factory). */
-const FLOWS = ['inventory', 'sync', 'shipments', 'retention'];
+const FLOWS = ['inventory', 'sync', 'shipments', 'retention', 'products'];
 /** Folders entered through their index.ts only, from anywhere else in src/. */
 const DOORS = [...FLOWS, 'api', 'notifications'];
 

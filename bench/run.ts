@@ -3,7 +3,7 @@
  * benchmark), one after the other, and prints one table. Each benchmark's own output goes to
  * stderr, prefixed with its name; the table goes to stdout.
  *
- *   node bench/run.ts [--only ingest,economy,latency,budget,formats,hugeline,hostile,rules,guard,firstsync,peaks,density,loop,suggest] [--quick | --scale S] [--json]
+ *   node bench/run.ts [--only ingest,economy,latency,budget,formats,hugeline,hostile,rules,guard,firstsync,peaks,density,loop,suggest,products] [--quick | --scale S] [--json]
  *
  * --quick runs every benchmark at about a tenth of its size (under a minute in all); the full
  * sizes are the ones reported in docs/benchmarks.md. --json prints the raw results instead of the
@@ -31,6 +31,7 @@ const BENCHMARKS = [
   'density',
   'loop',
   'suggest',
+  'products',
 ] as const;
 type Name = (typeof BENCHMARKS)[number];
 

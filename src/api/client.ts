@@ -36,7 +36,8 @@ export type PortalSettings = Pick<
   | 'reloginBaseMs'
   | 'heldTokenRetryMs'
   | 'bulkBatchSize'
->;
+> &
+  Partial<Pick<Config, 'productsReserve'>>;
 
 export interface PortalClientOptions {
   /** Base URL ending with /api/v1. */

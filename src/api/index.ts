@@ -63,6 +63,7 @@ export type {
 } from './endpoints/stockLevels.ts';
 export type { Page, WalkOptions } from './pagination.ts';
 export * from './portalErrors.ts';
+export { type NewProductBody, type ProductsPortal, productsPortal } from './productsPortal.ts';
 export type { CallOptions } from './request.ts';
 export type * from './schemas.ts';
 export { type ShipmentsPortal, shipmentsPortal } from './shipmentsPortal.ts';

@@ -71,17 +71,28 @@ export function isLoopback(hostname: string): boolean {
  * absolute value meant for a larger budget, or 100%) would starve the lane for good, with a
  * `budget_wait` every hour and nothing else to say why.
  */
+const WITH: Readonly<Record<string, string>> = {
+  API_POLL_RESERVE: ' (with API_STOCK_RESERVE)',
+  API_PRODUCTS_RESERVE: ' (with API_STOCK_RESERVE and API_POLL_RESERVE)',
+};
+
 function checkReserves(config: Config): void {
   const limit = config.requestsPerHour;
   const stock = reserveCalls(config.stockReserve, limit);
+  const poll = stock + reserveCalls(config.pollReserve, limit);
   const lanes = [
     ['API_STOCK_RESERVE', 'stock pushes', stock],
-    ['API_POLL_RESERVE', 'shipment polls', stock + reserveCalls(config.pollReserve, limit)],
+    ['API_POLL_RESERVE', 'shipment polls', poll],
+    [
+      'API_PRODUCTS_RESERVE',
+      'product creations',
+      poll + reserveCalls(config.productsReserve, limit),
+    ],
     ['API_RECONCILE_RESERVE', 'reconciliation reads', reserveCalls(config.reconcileReserve, limit)],
   ] as const;
   for (const [key, lane, kept] of lanes) {
     if (kept < limit) continue;
-    const what = key === 'API_POLL_RESERVE' ? ' (with API_STOCK_RESERVE)' : '';
+    const what = WITH[key] ?? '';
     throw new ConfigError(
       key,
       `leaves ${lane} nothing: ${kept} of the ${limit} calls an hour (API_REQUESTS_PER_HOUR) are kept from them${what}; use a smaller value or a share such as 10%`,

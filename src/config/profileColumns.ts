@@ -37,6 +37,18 @@ export const PROFILE_FIELDS = [
   { field: 'stock@DC', gives: 'quantity' },
 ] as const satisfies ReadonlyArray<{ field: string; gives: FieldGives }>;
 
+/** A products file's own fields, beside `sku` (docs/products.md). */
+export const PRODUCT_FIELDS: readonly string[] = PROFILE_FIELDS.slice(
+  PROFILE_FIELDS.findIndex((f) => f.field === 'name'),
+)
+  .map((f) => f.field)
+  .filter((f) => !f.includes('@'));
+
+/** A products file's fields by site or by centre, the code after `@`: `price@UK`, `stock@DC-LON`. */
+export const PRODUCT_FAMILIES: readonly string[] = PROFILE_FIELDS.flatMap((f) =>
+  f.field.includes('@') ? [f.field.slice(0, f.field.indexOf('@'))] : [],
+);
+
 /** What an expression for a field must give: text, a number or text, or a flag. */
 export type FieldGives = 'text' | 'quantity' | 'flag';
 

@@ -41,7 +41,7 @@ export const profileSchema = z
       .min(1, 'must not be empty')
       .describe('Glob on the file name, case-insensitive: * any run of characters, ? one.'),
     kind: z
-      .enum(['factory', 'dc', 'confirmations'])
+      .enum(['factory', 'dc', 'confirmations', 'products'])
       .optional()
       .describe('The kind of the files; unset: told by their columns.'),
     encoding: z
@@ -176,8 +176,8 @@ export const profileSchema = z
           ? Object.keys(p[k]).length > 0
           : p[k] !== profileDefaults[k],
     );
-    if (p.kind === 'confirmations' && stockOnly.length > 0) {
-      issue([stockOnly[0]!], 'applies to stock files only, and the profile says confirmations');
+    if ((p.kind === 'confirmations' || p.kind === 'products') && stockOnly.length > 0) {
+      issue([stockOnly[0]!], `applies to stock files only, and the profile says ${p.kind}`);
     }
     if (Object.keys(p.spread).length > 0) {
       if (p.kind === 'factory') issue(['spread'], 'makes a DC file, and the profile says factory');

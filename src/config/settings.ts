@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { notifySettings } from './notifySettings.ts';
+import { productSettings } from './productSettings.ts';
 import {
   addressList,
   apiUrl,
@@ -362,6 +363,7 @@ export const settings = {
     'Reverse proxies in front of the console: IP addresses or CIDR ranges, separated by commas. A wrong console password slows only the client that sent it; behind one of these proxies the client is the address X-Forwarded-For names (the last one that is not a listed proxy). Unset: X-Forwarded-For is not read, and every client is the address its connection comes from.',
   ),
   ...notifySettings,
+  ...productSettings,
 } as const;
 
 export type SettingName = keyof typeof settings;

@@ -1,9 +1,10 @@
-import { type PortalClient, shipmentsPortal, stockPortal } from '../api/index.ts';
+import { type PortalClient, productsPortal, shipmentsPortal, stockPortal } from '../api/index.ts';
 import { type Config, dataPaths } from '../config/index.ts';
 import type { Clock } from '../domain/clock.ts';
 import { createIngestion } from '../inventory/index.ts';
 import type { Services } from '../jobs/deps.ts';
 import type { Logger } from '../log/logger.ts';
+import { createProducts } from '../products/index.ts';
 import { createRetention } from '../retention/index.ts';
 import { createShipments } from '../shipments/index.ts';
 import type { StateDb } from '../state/db.ts';
@@ -25,8 +26,10 @@ export interface ServiceParts {
  * The flows' services over one state.db and one portal client, each given only its edges: the
  * portal through the port api/ offers it, the settings it reads, state.db, the clock and the log.
  * Where one flow needs another (a full export reads the portal's stock; a first start waits for
- * the files of the start; confirmations' answers go into their files' reports), it is handed the
- * other's operation, never the other service.
+ * the files of the start; confirmations' and creations' answers go into their files' reports; a
+ * products file is checked against the references the products flow keeps; a product created
+ * makes the stock that waited for it due), it is handed the other's operation, never the other
+ * service.
  */
 export function buildServices(parts: ServiceParts): Services {
   const { config, db, log, clock, client, signal } = parts;
@@ -55,6 +58,17 @@ export function buildServices(parts: ServiceParts): Services {
     readPortalStock: (kind) => stock.readWholeKind(kind),
     ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
     locations: () => stockRules.current().locations,
+    productReferences: () => products.references(),
+  });
+  const products = createProducts({
+    db,
+    log,
+    clock,
+    signal,
+    portal: productsPortal(client),
+    stockRules: () => stockRules.current(),
+    productsAppeared: (appeared) => stock.productsAppeared(appeared),
+    onFilesAnswered: (fileIds) => ingestion.updateProductReports(fileIds),
   });
   const shipments = createShipments({
     db,
@@ -78,5 +92,5 @@ export function buildServices(parts: ServiceParts): Services {
     retentionDays: config.retentionDays,
     pruneFiles: (cutoff, keep) => ingestion.pruneHandledFiles(cutoff, keep),
   });
-  return { ingestion, stock, shipments, retention };
+  return { ingestion, stock, shipments, retention, products };
 }

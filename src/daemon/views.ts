@@ -75,7 +75,9 @@ export function healthView<T extends object>(report: T): IsoTimes<T> {
 
 /** What `held --json` prints for one held entry. */
 export function heldView(entry: HeldEntry) {
-  const report = JSON.parse(entry.report) as Partial<GuardReport>;
+  const report = JSON.parse(entry.report) as Partial<GuardReport> & {
+    catalogue?: { wouldCreate: number; max: number };
+  };
   return {
     id: entry.id,
     source: entry.source,
@@ -88,6 +90,8 @@ export function heldView(entry: HeldEntry) {
     figures: report.figures ?? null,
     thresholds: report.thresholds ?? null,
     examples: report.examples ?? [],
+    /** A products file held by CATALOGUE_MAX_NEW: how many it would create, and the limit. */
+    catalogue: report.catalogue ?? null,
   };
 }
 

@@ -30,6 +30,8 @@ export const ERROR_CODES = [
   'E_HELD_FILE_GONE',
   // The machine: the disk holding the data dir or state.db is full.
   'E_DISK_FULL',
+  // New products: the portal's reference data.
+  'E_REFERENCES_UNAVAILABLE',
   // Settings and the command line.
   'E_CONFIG',
   'E_USAGE',

@@ -97,8 +97,10 @@ export function failurePolicy(err: unknown, now: number = Date.now()): FailureAc
       // The answers before it are kept by the caller; what to do is what its cause says.
       return failurePolicy(e.cause);
     case 'E_DC_LIST_UNAVAILABLE':
-      // Unknown centres in a file or the snapshot, and the list could not be fetched: the source
-      // waits in place; not before the portal can be asked again, when its cause says when.
+    case 'E_REFERENCES_UNAVAILABLE':
+      // Unknown centres in a file or the snapshot, or a products file while the portal's sites,
+      // tax rates and centres could not be read: the source waits in place; not before the
+      // portal can be asked again, when its cause says when.
       return { kind: 'retry', notBefore: notBefore(failurePolicy(e.cause)), outcomeUnknown: false };
     case 'E_FILE_CHANGED':
     case 'E_PORTAL_STOCK_UNKNOWN':
@@ -214,7 +216,12 @@ export function countsAgainstFile(err: unknown): boolean {
   if (isDiskFull(err)) return false;
   if (isCodedError(err)) {
     if (err.code === 'E_STAGING') return countsAgainstFile(err.cause);
-    if (err.code === 'E_FILE_CHANGED' || err.code === 'E_DC_LIST_UNAVAILABLE') return false;
+    if (
+      err.code === 'E_FILE_CHANGED' ||
+      err.code === 'E_DC_LIST_UNAVAILABLE' ||
+      err.code === 'E_REFERENCES_UNAVAILABLE'
+    )
+      return false;
   }
   if (err === null || typeof err !== 'object') return true;
   return !isMachineError(err);

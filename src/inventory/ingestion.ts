@@ -1,6 +1,7 @@
 import { dataPaths, inboxFilePath } from '../config/dataPaths.ts';
 import type { Config } from '../config/index.ts';
 import type { Profile } from '../config/profiles.ts';
+import type { CatalogueReferences } from '../domain/catalogue.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { PrunedFiles } from '../domain/prunedFiles.ts';
 import type { StockKind } from '../domain/stock.ts';
@@ -8,6 +9,7 @@ import type { LocationMap } from '../domain/stockRules.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
+import { Catalogue } from '../state/products/catalogueStore.ts';
 import type { DistributionCentreRecord } from '../state/stock/distributionCentres.ts';
 import { resumeStagedApplies } from './apply/applyStaged.ts';
 import { guardThresholds } from './apply/guardFile.ts';
@@ -15,6 +17,7 @@ import { pruneHandledFiles } from './inbox/fileRetention.ts';
 import { startFilesApplied } from './inbox/startFiles.ts';
 import { ingestInboxFile } from './ingest/attempts.ts';
 import { updateConfirmationReports } from './ingest/confirmationReports.ts';
+import { updateProductReports } from './ingest/productReports.ts';
 import { readSnapshot } from './snapshot/read.ts';
 import { SnapshotReadError } from './snapshot/snapshotFailure.ts';
 import { type SourceEvents, type Sources, startSources } from './sources.ts';
@@ -38,6 +41,8 @@ export type IngestionSettings = Pick<
   | 'snapshotDcQuery'
   | 'snapshotAbsent'
   | 'timezone'
+  | 'catalogueMaxNew'
+  | 'imageType'
 >;
 
 /** What ingestion needs from around it. */
@@ -57,6 +62,11 @@ export interface IngestionEdges {
   readonly profiles?: () => readonly Profile[];
   /** The stock rules' `locations` in force (ERP location code → portal DC code). */
   readonly locations: () => LocationMap;
+  /**
+   * The portal's sites, tax rates and centres, fresh (the products flow keeps them): a products
+   * file's rows are checked against them. Unset: not checked.
+   */
+  readonly productReferences?: () => Promise<CatalogueReferences>;
 }
 
 /** What reading an inbox file tells the job that asked for it. */
@@ -66,6 +76,8 @@ export interface IngestResult {
   readonly stockChanged: boolean;
   /** Confirmations were stored: their sending may have work. */
   readonly confirmationsAdded: boolean;
+  /** Products were queued for creation. */
+  readonly productsQueued: boolean;
 }
 
 /** Ingestion: the ERP's files and snapshot into desired stock and confirmations, exactly once. */
@@ -95,6 +107,8 @@ export interface Ingestion {
   pruneHandledFiles(cutoff: number, keep: ReadonlySet<number>): Promise<PrunedFiles>;
   /** Adds the portal's answers to the reports of these confirmations files (by ledger id). */
   updateConfirmationReports(fileIds: readonly number[]): Promise<void>;
+  /** Adds the portal's answers to the reports of these products files (by ledger id). */
+  updateProductReports(fileIds: readonly number[]): Promise<void>;
 }
 
 export function createIngestion(edges: IngestionEdges): Ingestion {
@@ -109,6 +123,13 @@ export function createIngestion(edges: IngestionEdges): Ingestion {
   const guard = guardThresholds(settings);
   const kv = new KeyValueStore(db);
   const applied = startFilesApplied(dataPaths(dataDir).inbox, clock.now);
+  const catalogue = new Catalogue(db);
+  const products = {
+    imageType: settings.imageType,
+    maxNew: settings.catalogueMaxNew,
+    references: edges.productReferences ?? (async () => undefined),
+    exists: (sku: string) => catalogue.knows(sku),
+  };
 
   return {
     async ingestFile(name) {
@@ -125,12 +146,14 @@ export function createIngestion(edges: IngestionEdges): Ingestion {
         ...(edges.profiles ? { profiles: edges.profiles } : {}),
         readPortalStock: edges.readPortalStock,
         timeZone: settings.timezone,
+        products,
       });
       kv.set('last.ingest', { at: clock.now(), file: name, outcome: outcome.status });
       return {
         status: outcome.status,
         stockChanged: (outcome.pendingKeys ?? 0) > 0,
         confirmationsAdded: (outcome.confirmations?.new ?? 0) > 0,
+        productsQueued: (outcome.productsQueued ?? 0) > 0,
       };
     },
 
@@ -182,5 +205,6 @@ export function createIngestion(edges: IngestionEdges): Ingestion {
     startFilesApplied: applied,
     pruneHandledFiles: (cutoff, keep) => pruneHandledFiles({ dataDir, cutoff, keep }),
     updateConfirmationReports: (fileIds) => updateConfirmationReports(db, dataDir, fileIds, log),
+    updateProductReports: (fileIds) => updateProductReports(db, dataDir, fileIds, log, clock.now()),
   };
 }

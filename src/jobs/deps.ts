@@ -1,4 +1,5 @@
 import type { Ingestion } from '../inventory/index.ts';
+import type { Products } from '../products/index.ts';
 import type { Retention } from '../retention/index.ts';
 import type { Shipments } from '../shipments/index.ts';
 import type { StockSync } from '../sync/index.ts';
@@ -11,6 +12,7 @@ export interface Services {
   readonly stock: StockSync;
   readonly shipments: Shipments;
   readonly retention: Retention;
+  readonly products: Products;
 }
 
 /** What a job processor may use: the services, and the queues to ask for the work that follows. */

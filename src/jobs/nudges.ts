@@ -34,6 +34,15 @@ export class Nudges {
     );
   }
 
+  /** A run of product creations (one waiting behind the active one at most). */
+  products(reason: string): Promise<unknown> {
+    return this.#queues.products.add(
+      'products',
+      { reason },
+      { deduplication: { id: 'products', keepLastIfActive: true } },
+    );
+  }
+
   confirm(reason: string): Promise<unknown> {
     return this.#queues.shipments.add(
       'confirm',

@@ -25,6 +25,8 @@ export const JOB_PAYLOADS = {
   ingest: z.object({ name: fileName }),
   /** Push the pending stock differences. */
   push: z.object({ reason }),
+  /** Create the new products that products files asked for. */
+  products: z.object({ reason }),
   /** Read the portal's stock (the `slot` of the schedule, or why). */
   reconcile: z.object({ reason, slot }),
   /** Poll ready-to-ship orders (`poll`) or send pending confirmations (`confirm`). */
@@ -50,6 +52,7 @@ export const QUEUE_NAMES: readonly QueueName[] = [
   'shipments',
   'ingest',
   'push',
+  'products',
   'reconcile',
   'maintenance',
 ];
@@ -91,6 +94,7 @@ export function createQueues(
     shipments: make('shipments'),
     ingest: make('ingest'),
     push: make('push'),
+    products: make('products'),
     reconcile: make('reconcile'),
     maintenance: make('maintenance'),
   };
@@ -111,10 +115,22 @@ export async function liftPauses(queues: Queues): Promise<void> {
  * stops between two pages and leaves the budget to it.
  */
 export async function pushDue(queues: Queues): Promise<boolean> {
-  const counts = await queues.push.getJobCounts('active', 'waiting', 'prioritized');
+  return runsOrMayRun(queues.push);
+}
+
+/**
+ * Whether a run of product creations runs, or waits to run and may run now: reading stops for it
+ * as for a push (creations go before reconciliation).
+ */
+export async function creationsDue(queues: Queues): Promise<boolean> {
+  return runsOrMayRun(queues.products);
+}
+
+async function runsOrMayRun(queue: Queue): Promise<boolean> {
+  const counts = await queue.getJobCounts('active', 'waiting', 'prioritized');
   if ((counts.active ?? 0) > 0) return true;
   if ((counts.waiting ?? 0) + (counts.prioritized ?? 0) === 0) return false;
-  return (await queues.push.getRateLimitTtl()) <= 0;
+  return (await queue.getRateLimitTtl()) <= 0;
 }
 
 export async function closeQueues(queues: Queues): Promise<void> {

@@ -42,7 +42,7 @@ const DAY_MS = 86_400_000;
  * than RETENTION_DAYS ago go with their reports, then the rows of every table that grows with
  * time that nothing needs any more — the file ledger, shipments confirmed or gone from the list,
  * confirmations, counted attempts at files, last pushes, decided held entries, operator
- * requests — and calls and logins beyond the hours the budget counts (see state/rowRetention.ts
+ * requests, answered product requests — and calls and logins beyond the hours the budget counts (see state/rowRetention.ts
  * and docs/operations.md for what is kept however old). Logged as `retention.pruned` with the
  * counts.
  */

@@ -19,6 +19,8 @@ export interface PrunedRows {
   /** Calls (api_calls) and logins (login_attempts) beyond the two hours the budget reads. */
   readonly apiCalls: number;
   readonly loginAttempts: number;
+  /** Answered product requests (created, existing, failed); the catalogue itself is kept. */
+  readonly productRequests: number;
 }
 
 /** Nothing pruned (RETENTION_DAYS=0). */
@@ -32,6 +34,7 @@ export const NO_ROWS_PRUNED: PrunedRows = {
   operatorRequests: 0,
   apiCalls: 0,
   loginAttempts: 0,
+  productRequests: 0,
 };
 
 /** How long calls and logins are kept: the rolling hour the budget and the login cap count, twice. */
@@ -39,6 +42,9 @@ const CALLS_KEPT_MS = 2 * 3_600_000;
 
 /** A confirmation still open: neither confirmed nor replaced by a correction. */
 const OPEN = (alias: string) => `${alias}.status NOT IN ('confirmed', 'replaced')`;
+
+/** A product request not answered yet: its file's report is still to be completed. */
+const WAITING = (alias: string) => `${alias}.state IN ('queued', 'sending')`;
 
 /** Rows deleted per transaction: the write lock is held for short moments only. */
 const BATCH = 500;
@@ -61,6 +67,7 @@ DELETE FROM inbox_files WHERE id IN (
      AND f.id IS NOT (SELECT n.id FROM inbox_files n WHERE n.kind = f.kind AND ${appliedCondition('n')}
                        ORDER BY n.id DESC LIMIT 1)
      AND NOT EXISTS (SELECT 1 FROM shipment_confirmations c WHERE c.file_id = f.id AND ${OPEN('c')})
+     AND NOT EXISTS (SELECT 1 FROM product_requests p WHERE p.file_id = f.id AND ${WAITING('p')})
      AND f.id NOT IN (SELECT id FROM temp.retention_sources)
    LIMIT ${BATCH})`;
 
@@ -152,6 +159,15 @@ SELECT p.kind, p.dc, p.sku FROM stock_pushes p
    AND NOT EXISTS (SELECT 1 FROM stock_failures f WHERE f.kind = p.kind AND f.dc = p.dc AND f.sku = p.sku)
  ORDER BY p.kind, p.dc, p.sku LIMIT ${BATCH}`;
 
+/**
+ * Product requests answered before the cutoff (created, existing, failed). What the portal has is
+ * kept in `catalogue`, which is never pruned: it is what keeps a product from being sent twice.
+ */
+const PRUNE_PRODUCT_REQUESTS = `
+DELETE FROM product_requests WHERE id IN (
+  SELECT id FROM product_requests
+   WHERE state IN ('created', 'existing', 'failed') AND done_at < @cutoff LIMIT ${BATCH})`;
+
 /** Runs a delete batch after batch (each its own transaction) until one deletes nothing. */
 function inBatches(db: StateDb, sql: string, params: Record<string, number>): number {
   const stmt = db.prepare<[Record<string, number>]>(sql);
@@ -186,6 +202,7 @@ export function pruneFinishedRows(db: StateDb, cutoff: number, now: number): Pru
       operatorRequests: inBatches(db, PRUNE_REQUESTS, old),
       apiCalls: inBatches(db, PRUNE_CALLS, { cutoff: now - CALLS_KEPT_MS }),
       loginAttempts: inBatches(db, PRUNE_LOGINS, { cutoff: now - CALLS_KEPT_MS }),
+      productRequests: inBatches(db, PRUNE_PRODUCT_REQUESTS, old),
     };
   } finally {
     db.exec('DELETE FROM temp.retention_sources');
@@ -232,13 +249,15 @@ function pruneDecidedHeld(db: StateDb, cutoff: number): number {
 
 /**
  * Ledger ids whose stored file must stay in processed/ or failed/ however old: rows not finished,
- * and files with confirmations still waiting for the portal's answer (their report gets it).
+ * and files with confirmations or products still waiting for the portal's answer (their report
+ * gets it).
  */
 export function ledgerIdsAwaitingReports(db: StateDb): Set<number> {
   const ids = db
     .prepare<[], number>(
       `SELECT id FROM inbox_files WHERE status = 'committed'
-       UNION SELECT file_id FROM shipment_confirmations WHERE status = 'pending' AND file_id IS NOT NULL`,
+       UNION SELECT file_id FROM shipment_confirmations WHERE status = 'pending' AND file_id IS NOT NULL
+       UNION SELECT file_id FROM product_requests WHERE ${WAITING('product_requests')}`,
     )
     .pluck()
     .all();

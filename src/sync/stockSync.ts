@@ -1,4 +1,5 @@
 import type { StockPortal } from '../api/index.ts';
+import type { AppearedProduct } from '../domain/catalogue.ts';
 import type { Clock } from '../domain/clock.ts';
 import type { RetrySettings } from '../domain/retrySchedule.ts';
 import type { StockKind } from '../domain/stock.ts';
@@ -8,6 +9,7 @@ import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { PendingStock } from '../state/stock/pendingStock.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
+import { productsAppeared } from './appeared.ts';
 import type { ReconcileStep } from './decide/reconcilePlan.ts';
 import { establishRemote } from './establish.ts';
 import { type PushTotals, pushPending } from './push.ts';
@@ -77,6 +79,11 @@ export interface StockSync {
   due(): StockWorkDue;
   /** Reads the portal's whole stock of a kind (a full export where it was never read). */
   readWholeKind(kind: StockKind): Promise<boolean>;
+  /**
+   * Products that now exist on the portal: their answered stock is known, and the stock that
+   * waited for them is due now (appeared.ts). More than 0: a push is owed.
+   */
+  productsAppeared(products: readonly AppearedProduct[]): number;
 }
 
 export function createStockSync(edges: StockSyncEdges): StockSync {
@@ -167,5 +174,6 @@ export function createStockSync(edges: StockSyncEdges): StockSync {
     },
 
     readWholeKind: (kind) => readWholeKind(kind, reading),
+    productsAppeared: (products) => productsAppeared(db, products, clock.now()),
   };
 }

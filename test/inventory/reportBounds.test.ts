@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { planCommand } from '../../src/cli/commands/planCommand.ts';
-import { MAX_REJECTED_BYTES, MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
+import { MAX_REJECTED_BYTES, MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collector.ts';
 import { type IngestEnv, makeIngestEnv } from './helpers.ts';
 
 let env: IngestEnv;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { applyRows, type BeforeApplyCheck } from '../../src/inventory/apply/applyStaged.ts';
-import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collect.ts';
+import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collector.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
 import { InboxLedger } from '../../src/state/inbox/inboxLedger.ts';
 import { stagingDir } from '../../src/state/staging/scratchFiles.ts';

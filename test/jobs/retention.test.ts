@@ -13,6 +13,8 @@ import { pruneHandledFiles } from '../../src/inventory/inbox/fileRetention.ts';
 import { createRetention } from '../../src/retention/index.ts';
 import { InboxAttempts } from '../../src/state/inbox/inboxAttempts.ts';
 import { KeyValueStore } from '../../src/state/kv.ts';
+import { Catalogue } from '../../src/state/products/catalogueStore.ts';
+import { ProductRequests } from '../../src/state/products/productRequests.ts';
 import { NO_ROWS_PRUNED } from '../../src/state/rowRetention.ts';
 import { ConfirmationSends } from '../../src/state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
@@ -370,6 +372,32 @@ describe('pruneRetained', () => {
     expect(ids('SELECT at AS v FROM login_attempts')).toEqual([t - 30 * 60_000]);
     const again = await pruneRetained(env, clock, 30);
     expect(again.rows).toEqual(NO_ROWS_PRUNED);
+  });
+
+  it('prunes answered product requests, never an unanswered one, its file nor the catalogue', async () => {
+    const products = 'sku,name\nNEW-1,Chair\nNEW-2,Table\n';
+    const old = await ingest('products-old.csv', products);
+    const requests = new ProductRequests(env.db);
+    const [first, second] = requests.ofFile(old);
+    requests.settle(first!.id, { state: 'created', platformSku: '1.2.3' }, t);
+    new Catalogue(env.db).record({ sku: 'NEW-1', platformSku: '1.2.3' }, t, {
+      at: t,
+      fileId: old,
+      fileName: 'products-old.csv',
+    });
+    // A newer products file, so that the old one is not kept as the newest of its kind.
+    await ingest('products-new.csv', 'sku,name\nNEW-3,Lamp\n');
+    t = T0 + 36 * DAY;
+    let result = await pruneRetained(env, clock, 30);
+    expect(result.rows.productRequests).toBe(1);
+    // NEW-2 still waits for the portal: its file, report and row stay.
+    expect(requests.ofFile(old).map((r) => r.sku)).toEqual(['NEW-2']);
+    expect(ledgerIds()).toContain(old);
+    expect(stored('processed')).toContain('products-old.csv.report.json');
+    requests.settle(second!.id, { state: 'failed', error: 'HTTP 400: no' }, T0 + DAY);
+    result = await pruneRetained(env, clock, 30);
+    expect(result.rows).toMatchObject({ productRequests: 1, inboxFiles: 1 });
+    expect(new Catalogue(env.db).get('NEW-1')).toMatchObject({ createdBy: 'products-old.csv' });
   });
 
   it('prunes nothing with RETENTION_DAYS=0', async () => {

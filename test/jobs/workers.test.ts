@@ -73,6 +73,7 @@ function start(
         }),
       shipments: noop,
       ingest: noop,
+      products: noop,
       reconcile: noop,
       maintenance: noop,
     },
@@ -233,6 +234,7 @@ describe('the queues over two Redis connections (real Redis)', () => {
           ingestRan();
         },
         shipments: record('shipments'),
+        products: record('products'),
         reconcile: record('reconcile'),
         maintenance: record('maintenance'),
       },

@@ -28,6 +28,8 @@ export interface BudgetSettings {
   readonly reconcileReserve: Reserve;
   /** What shipment polls leave for stock pushes on top of the stock reserve (absent: none). */
   readonly pollReserve?: Reserve;
+  /** What product creations leave on top of what polls leave (absent: none). */
+  readonly productsReserve?: Reserve;
 }
 
 const SERVER_HINT_KEY = 'api.server_rate';
@@ -43,6 +45,8 @@ const KEPT_MS = 2 * HOUR_MS;
  * shares scale with it. 'operator' (the `api` CLI) is ranked with stock pushes: a person at a
  * terminal may act while the daemon runs, but never eats the shipments' reserve. Shipment polls
  * leave the stock reserve and their own on top: however often they run, pushes keep a share.
+ * Product creations leave what polls leave and their own share on top, so that polls and pushes
+ * go first whatever a catalogue of new products costs.
  */
 export function laneReserve(lane: Lane, s: BudgetSettings): number {
   const calls = (r: Reserve | undefined) =>
@@ -55,6 +59,8 @@ export function laneReserve(lane: Lane, s: BudgetSettings): number {
     case 'operator':
     case 'stock':
       return calls(s.stockReserve);
+    case 'products':
+      return calls(s.stockReserve) + calls(s.pollReserve) + calls(s.productsReserve);
     case 'reconcile':
       return calls(s.reconcileReserve);
   }
@@ -188,6 +194,7 @@ const RESERVE_KEY: Record<Lane, string | null> = {
   poll: 'API_STOCK_RESERVE + API_POLL_RESERVE',
   operator: 'API_STOCK_RESERVE',
   stock: 'API_STOCK_RESERVE',
+  products: 'API_STOCK_RESERVE + API_POLL_RESERVE + API_PRODUCTS_RESERVE',
   reconcile: 'API_RECONCILE_RESERVE',
 };
 

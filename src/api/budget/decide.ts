@@ -22,10 +22,18 @@ export const HOUR_MS = 3_600_000;
 
 /**
  * Who is calling: shipment confirmations may spend the whole budget, the others leave a reserve
- * (shipment polls leave one for pushes, so that frequent polls never take every call).
+ * (shipment polls leave one for pushes, so that frequent polls never take every call; product
+ * creations leave what polls leave and a share of their own).
  */
-export type Lane = 'shipments' | 'poll' | 'operator' | 'stock' | 'reconcile';
-export const LANES: readonly Lane[] = ['shipments', 'poll', 'operator', 'stock', 'reconcile'];
+export type Lane = 'shipments' | 'poll' | 'operator' | 'stock' | 'products' | 'reconcile';
+export const LANES: readonly Lane[] = [
+  'shipments',
+  'poll',
+  'operator',
+  'stock',
+  'products',
+  'reconcile',
+];
 
 /** What the server said about its window, and when (persisted in kv so every process sees it). */
 export type { ServerHint };

@@ -202,6 +202,12 @@ async function release(
           ? `not applied within ${waitMs / 1000} s: is the daemon running? It applies it when it reads inbox/.`
           : 'the daemon applies it when it reads inbox/',
       );
+    } else if (report.outcome === 'processed' && report.products !== undefined) {
+      const p = report.products;
+      println(
+        ctx.stdout,
+        `applied: ${p.toCreate} products to create, ${p.existingAtRead} the portal has (processed/${report.storedAs})`,
+      );
     } else if (report.outcome === 'processed') {
       const s = report.stock;
       printText(

@@ -21,8 +21,9 @@ INBOX_PROFILES_FILE that fits its name), compares the rows with the portal stock
 state.db (opened read-only; no state.db means nothing is known), and prints how it was read
 (profile, encoding, delimiter, header line), what would change, the rows clamped to 0 and the
 keys a full export would set to 0, how many calls it would cost, and whether the guard rails
-would hold it (GUARD_ZERO_PERCENT, GUARD_DROP_PERCENT, GUARD_MIN_KEYS) and why. Touches neither
-the portal nor inbox/.
+would hold it (GUARD_ZERO_PERCENT, GUARD_DROP_PERCENT, GUARD_MIN_KEYS) and why. For a products
+file: the products it would create, those the portal has, the brands it would create first, the
+calls, and whether CATALOGUE_MAX_NEW would hold it. Touches neither the portal nor inbox/.
 
 With STOCK_RULES_FILE set, its locations map the file's DC codes and its rules decide what is
 offered: the ERP's and the offered quantities are shown, and only offered ones are compared.
@@ -79,11 +80,13 @@ export const planCommand: Command = {
       profiles,
       timeZone: config.timezone,
       ...(config.stockRulesFile ? { rules: readStockRulesFile(config.stockRulesFile) } : {}),
+      products: { imageType: config.imageType, maxNew: config.catalogueMaxNew },
     });
     if (values.json) println(ctx.stdout, JSON.stringify(plan, null, 2));
     else for (const line of describe(plan)) printText(ctx.stdout, line);
     if (!plan.readable) return ExitCode.planWouldFail;
-    return plan.stock?.guard?.held === true ? ExitCode.planWouldHold : ExitCode.ok;
+    const held = plan.stock?.guard?.held === true || plan.products?.held === true;
+    return held ? ExitCode.planWouldHold : ExitCode.ok;
   },
 };
 
@@ -169,6 +172,7 @@ function describe(p: FilePlan): string[] {
     out.push(`  rejected rows      ${p.rowsRejected}`);
     out.push(`  calls              ${c.calls}`);
   }
+  if (p.products) out.push(...describeProducts(p.products, p.rowsRejected));
   if (p.rejected.length > 0) {
     out.push('rejected:');
     for (const r of p.rejected.slice(0, MAX_REJECTED_PRINTED)) {
@@ -183,6 +187,34 @@ function describe(p: FilePlan): string[] {
 }
 
 const MAX_EXAMPLES_PRINTED = 10;
+
+/** A products file: what would be created, what exists, the calls, the guard rail. */
+function describeProducts(p: NonNullable<FilePlan['products']>, rejected: number): string[] {
+  const c = p.calls;
+  const out = [
+    `  would create       ${p.create} products${p.shortDescription > 0 ? ` (${p.shortDescription} with a description under 100 characters)` : ''}`,
+    `  existing           ${p.existing} (the portal has them: never sent)`,
+    `  new brands         ${p.brandsToCreate.length}${p.brandsToCreate.length > 0 ? `: ${p.brandsToCreate.slice(0, MAX_EXAMPLES_PRINTED).join(', ')}` : ''}`,
+    `  rejected rows      ${rejected}`,
+    `  calls              ${c.total} (${c.creations} creations, ${c.brands} brands, ${c.reads} reads)`,
+  ];
+  if (!p.referencesChecked) {
+    out.push('  sites, tax rates and centres not checked: none kept in state.db yet');
+  }
+  if (p.held !== null) {
+    out.push(
+      p.held
+        ? `  guard rails        would HOLD it in held/: ${p.reason}`
+        : `  guard rails        would pass: ${p.reason}`,
+    );
+  }
+  for (const r of p.toCreate.slice(0, MAX_EXAMPLES_PRINTED)) {
+    out.push(
+      `    e.g. line ${r.line}: ${r.sku} ${JSON.stringify(r.name)}${r.brand ? ` (${r.brand})` : ''}`,
+    );
+  }
+  return out;
+}
 
 /** The stock rules' part: ERP against offered units, keys per rule, a few examples. */
 function describeOffers(o: OfferSummary): string[] {

@@ -7,6 +7,7 @@ import type { DcDirectory } from '../validate/dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { ReadPlan } from '../validate/readPlan.ts';
 import type { RowError } from '../validate/rows.ts';
+import type { ProductReading, ProductsRead } from './productHandler.ts';
 import type { DuplicateKey, Duplicates } from './rowHandlers.ts';
 import type { StockRows } from './stockRows.ts';
 
@@ -53,6 +54,8 @@ export interface CollectedFile extends Common {
   readonly namedByRejected: StockRows;
   /** Confirmation rows in file order; empty for stock. */
   readonly confirmations: ConfirmationInput[];
+  /** A products file's products to create and those the portal has. */
+  readonly products?: ProductsRead;
   readonly duplicates: Duplicates;
   /** Whether distribution-centre codes were checked against the portal's list. */
   readonly dcChecked: boolean;
@@ -105,6 +108,8 @@ export interface CollectOptions {
    * (discards it when the result is not applied).
    */
   readonly stage?: () => StagingFile;
+  /** How a products file's rows are checked (IMAGE_TYPE, references, known products); unset: unchecked. */
+  readonly products?: ProductReading;
   /** A workbook's open file, scratch folder and shared-strings table (XlsxOptions); unset: none. */
   readonly workbook?: {
     readonly file?: FileHandle;

@@ -12,6 +12,7 @@ import type { RenameFn } from '../inbox/inboxMove.ts';
 import type { DcDirectory } from '../validate/dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { ReadPlan } from '../validate/readPlan.ts';
+import type { ProductReading } from './productHandler.ts';
 
 /** What processInboxFile is given: state.db, the data dir, the checks and the seams. */
 export interface IngestDeps {
@@ -54,6 +55,11 @@ export interface IngestDeps {
     readonly afterChunk?: (applyId: number) => void | Promise<void>;
     readonly rename?: RenameFn;
   };
+  /**
+   * Products files: IMAGE_TYPE, the portal's references (fresh), whether the portal is known to
+   * have a SKU, and CATALOGUE_MAX_NEW (the guard rail). Absent: codes unchecked, no guard rail.
+   */
+  readonly products?: ProductReading & { readonly maxNew?: number };
   /** A reason to send the file to failed/ unread (attempts.ts: too many failed attempts). */
   readonly giveUp?: (st: Stats) => string | undefined;
   /**
@@ -86,6 +92,8 @@ export interface FileOutcome {
     readonly duplicate: number;
     readonly conflict: number;
   };
+  /** Products queued for creation by a products file. */
+  readonly productsQueued?: number;
 }
 
 /** One inbox file being handled: its path and name, the deps, and what was fixed at its start. */

@@ -9,6 +9,7 @@ import { folderFor, reportPathFor } from '../inbox/storedNames.ts';
 import { applyDepsOf, type FileContext, type FileOutcome, notHandled } from './fileContext.ts';
 import { finishWithNotice } from './finishNotice.ts';
 import type { CommitResult } from './ledgerCommit.ts';
+import { withProductsNow } from './productReports.ts';
 import type { FileReport } from './report.ts';
 import { writeReportFile } from './writeReport.ts';
 
@@ -55,13 +56,19 @@ async function finishMove(
   const folder = folderFor(paths, report.outcome);
   const destination = join(folder, entry.destName!);
   const reportPath = reportPathFor(destination);
-  await writeReportFile(reportPath, report);
+  const written = withProductsNow(deps.db, entry.id, report);
+  await writeReportFile(reportPath, written);
   await moveIfSame(ctx, destination, st);
   finishWithNotice(deps.db, ledger, entry, report.outcome, report, {
     now: ctx.clock.now(),
     dataDir: deps.dataDir,
     reportPath,
   });
+  // Creations answered while the file was moved: their report updates skipped it until now.
+  if (report.kind === 'products') {
+    const now = withProductsNow(deps.db, entry.id, report);
+    if (JSON.stringify(now) !== JSON.stringify(written)) await writeReportFile(reportPath, now);
+  }
   logFinished(ctx, entry, report);
   return {
     status: report.outcome,
@@ -97,17 +104,20 @@ function logFinished(ctx: FileContext, entry: LedgerEntry, report: FileReport): 
   };
   if (report.outcome === 'held') {
     const g = report.guard;
+    const c = report.catalogueGuard;
+    const heldId = g?.heldId ?? c?.heldId;
+    const reason = g?.reason ?? c?.reason;
     log.warn(
       {
         event: 'file.held',
         ...counts,
-        heldId: g?.heldId,
-        reason: g?.reason,
-        tripped: g?.tripped,
-        figures: g?.figures,
+        heldId,
+        reason,
+        tripped: g?.tripped ?? (c ? ['catalogue'] : undefined),
+        figures: g?.figures ?? (c ? { wouldCreate: c.wouldCreate } : undefined),
         examples: g?.examples.slice(0, 5),
       },
-      `${ctx.name} held by the guard rails (release ${g?.heldId} or reject ${g?.heldId}): ${g?.reason}`,
+      `${ctx.name} held by the guard rails (release ${heldId} or reject ${heldId}): ${reason}`,
     );
   } else if (report.outcome === 'failed') {
     log.warn(
@@ -126,7 +136,17 @@ function logFinished(ctx: FileContext, entry: LedgerEntry, report: FileReport): 
         ...counts,
         stock: report.stock,
         confirmations: countsOf(report),
+        ...(report.products
+          ? {
+              products: {
+                toCreate: report.products.toCreate,
+                existing: report.existing,
+                shortDescription: report.shortDescription,
+              },
+            }
+          : {}),
         ...(report.guard?.released ? { released: report.guard.released } : {}),
+        ...(report.catalogueGuard?.released ? { released: report.catalogueGuard.released } : {}),
       },
       `${ctx.name} processed`,
     );

@@ -32,7 +32,7 @@ export function finishWithNotice(
         rowsAccepted: report.rowsAccepted,
         rowsRejected: report.rowsRejected,
         reason: report.guard?.held ? report.guard.reason : report.reason,
-        heldId: report.guard?.heldId,
+        heldId: report.guard?.heldId ?? report.catalogueGuard?.heldId,
         tripped: report.guard?.tripped,
         report: at.reportPath === undefined ? '' : relative(at.dataDir, at.reportPath),
       },

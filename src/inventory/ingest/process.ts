@@ -16,6 +16,7 @@ import type { FileContext, FileOutcome, IngestDeps } from './fileContext.ts';
 import { finishCommitted } from './finishFile.ts';
 import { hashHandle } from './hash.ts';
 import { FileChangedError } from './ingestErrors.ts';
+import { commitProducts } from './productsCommit.ts';
 import { type RouteFacts, routeFile } from './route.ts';
 import { commitStock } from './stockCommit.ts';
 import { commitDuplicate, commitSpecial, commitUnreadable } from './unappliedCommit.ts';
@@ -134,6 +135,7 @@ async function readAndCommit(
     dcDirectory: deps.dcDirectory,
     ...(deps.locations ? { locations: deps.locations() } : {}),
     plan: ctx.plan,
+    ...(deps.products === undefined ? {} : { products: deps.products }),
     stage: () => StagingFile.create(deps.dataDir, { sum: ctx.plan.duplicates === 'sum' }),
     workbook: {
       file: handle,
@@ -158,6 +160,7 @@ async function readAndCommit(
     if (reason !== undefined) {
       return await commitUnreadable(ctx, st, hash, { ...collected, ok: false, reason });
     }
+    if (collected.kind === 'products') return await commitProducts(ctx, st, hash, collected);
     if (collected.kind !== 'shipment_confirmations' && staged !== undefined) {
       return await commitStock(ctx, st, hash, collected, staged);
     }

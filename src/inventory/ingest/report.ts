@@ -8,6 +8,12 @@ import type { TextEncoding } from '../parse/encoding.ts';
 import { type InboxFormat, type PositionUnit, positionUnit } from '../parse/records.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import type { CollectedFile, DuplicateKey, RejectedRow, UnreadableFile } from './collect.ts';
+import {
+  type CatalogueGuard,
+  type ProductState,
+  type ProductsFields,
+  productsFields,
+} from './productsSection.ts';
 
 /** Most per-row confirmation outcomes listed in a report; the rest are counted. */
 export const MAX_CONFIRMATIONS_LISTED = 10_000;
@@ -35,7 +41,7 @@ export interface ReadingFields {
 }
 
 /** The `<stored name>.report.json` written beside each handled file (see docs/inbox.md). */
-export interface FileReport extends ReadingFields {
+export interface FileReport extends ReadingFields, Partial<ProductsFields> {
   readonly file: string;
   readonly storedAs: string;
   readonly ledgerId: number;
@@ -134,6 +140,13 @@ export type ReportInput =
       readonly read: CollectedFile;
       readonly results: readonly ConfirmationResult[];
     }
+  /** A products file: its products queued (or, held, none), the rest known to the portal. */
+  | {
+      readonly type: 'products';
+      readonly read: CollectedFile;
+      readonly queued: readonly ProductState[];
+      readonly guard: CatalogueGuard | undefined;
+    }
   /** A file that cannot be applied as a whole (unreadable, unsupported, given up). */
   | { readonly type: 'unreadable'; readonly read: UnreadableRead }
   /** Content already applied. */
@@ -175,6 +188,17 @@ export function buildReport(h: ReportHeader, input: ReportInput): FileReport {
     }
     case 'confirmations':
       return confirmationsReport(common(h, 'processed', input.read), input.read, input.results);
+    case 'products': {
+      const { read, guard } = input;
+      const held = guard?.held === true;
+      const base = readReport(common(h, held ? 'held' : 'processed', read), read);
+      const p = read.products!;
+      return {
+        ...base,
+        ...productsFields({ ...p, existingAtRead: p.existing }, input.queued, guard),
+        ...(held ? { held: true, reason: `held by the guard rails: ${guard.reason}` } : {}),
+      };
+    }
     case 'unreadable': {
       const u = input.read;
       return failedReport(common(h, 'failed', u), u.reason, u);

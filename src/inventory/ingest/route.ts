@@ -54,7 +54,7 @@ function duplicateOf(f: RouteFacts): LedgerEntry | undefined {
   const prior = f.applied;
   if (prior === undefined || prior.kind === null) return undefined;
   if (f.latestAppliedOfKind !== prior.id) return undefined;
-  if (prior.kind !== 'shipment_confirmations') {
+  if (prior.kind !== 'shipment_confirmations' && prior.kind !== 'products') {
     const at = f.snapshotAppliedAt;
     if (at !== undefined && at >= (prior.committedAt ?? 0)) return undefined;
   }

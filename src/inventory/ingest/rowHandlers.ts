@@ -287,7 +287,7 @@ export class ConfirmationHandler implements RowHandler {
 }
 
 export function handlerFor(
-  kind: FileKind,
+  kind: Exclude<FileKind, 'products'>,
   options: StockOptions,
   reject: Reject,
   staged: StagingFile | undefined,

@@ -39,6 +39,7 @@ import {
 import { createDcDirectory } from '../validate/dcDirectory.ts';
 import type { FileKind } from '../validate/kinds.ts';
 import { describeRules, readPlanFor } from '../validate/readPlan.ts';
+import { type ProductsPlan, planProducts, planReading } from './planProducts.ts';
 
 export interface PlanOptions {
   readonly dataDir: string;
@@ -54,6 +55,8 @@ export interface PlanOptions {
   readonly timeZone?: string;
   /** The guard rails' thresholds (GUARD_* settings); absent: not looked at. */
   readonly guard?: GuardThresholds;
+  /** Products files: IMAGE_TYPE and CATALOGUE_MAX_NEW (absent: the guard rail not looked at). */
+  readonly products?: { readonly imageType: string; readonly maxNew?: number };
 }
 
 export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
@@ -108,6 +111,7 @@ export interface FilePlan extends Omit<ReadingFields, 'absentZeroed'> {
     /** One call per new confirmation (shipment actions are single calls). */
     readonly calls: number;
   };
+  readonly products?: ProductsPlan;
 }
 
 /**
@@ -176,6 +180,7 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
       maxRecordBytes: options.maxRecordBytes,
       locations: rules.locations,
       plan: read,
+      products: planReading(db, options.products?.imageType ?? 'lifestyle'),
       ...(dcs && dcs.size > 0 ? { dcDirectory: dcs } : {}),
       workbook: { dir: tmpdir(), spill: () => SharedStringsTable.createIn(tmpdir()) },
     });
@@ -213,6 +218,10 @@ export async function planFile(path: string, options: PlanOptions): Promise<File
     };
     if (c.kind === 'shipment_confirmations') {
       return { ...common, absentZeroed: 0, confirmations: planConfirmations(db, c) };
+    }
+    if (c.kind === 'products') {
+      const products = planProducts(db, c.products!, Date.now(), options.products?.maxNew);
+      return { ...common, absentZeroed: 0, products };
     }
     const kind: StockKind = c.kind === 'dc_stock' ? 'dc' : 'factory';
     // As before the apply: a full export's rows gain the keys it sets to 0 by omission, so they

@@ -9,6 +9,7 @@ import {
 import {
   detectKind,
   type FileKind,
+  ignoredColumns,
   KIND_COLUMNS,
   KIND_LABEL,
   type KindDetection,
@@ -24,7 +25,7 @@ import {
  * profile said where that field comes from.
  */
 export interface ProfileColumns {
-  readonly kind?: 'factory' | 'dc' | 'confirmations' | undefined;
+  readonly kind?: 'factory' | 'dc' | 'confirmations' | 'products' | undefined;
   /** API field → a column, or `{ expr }`. */
   readonly columns?: Readonly<Partial<Record<string, ColumnRef | { readonly expr: string }>>>;
   readonly constants?: Readonly<Partial<Record<string, unknown>>>;
@@ -73,6 +74,7 @@ const KINDS: Readonly<Record<NonNullable<ProfileColumns['kind']>, FileKind>> = {
   factory: 'factory_stock',
   dc: 'dc_stock',
   confirmations: 'shipment_confirmations',
+  products: 'products',
 };
 
 export function columnMapping(profile: ProfileColumns): ColumnMapping {
@@ -251,6 +253,5 @@ export function detectKindWithProfile(
     ];
     return { ok: false, reason: reasons.join('; ') };
   }
-  const known = new Set([...KIND_COLUMNS[kind].required, ...KIND_COLUMNS[kind].optional]);
-  return { ok: true, kind, ignored: columns.filter((c) => !known.has(c)) };
+  return { ok: true, kind, ignored: ignoredColumns(kind, columns) };
 }

@@ -3,6 +3,7 @@ import type { QueueName } from '../queues.ts';
 import type { Processors } from '../workers.ts';
 import { ingestProcessor } from './ingestJob.ts';
 import { maintenanceProcessor } from './maintenanceJob.ts';
+import { productsProcessor } from './productsJob.ts';
 import { afterPush, pushProcessor } from './pushJob.ts';
 import { reconcileProcessor } from './reconcileJob.ts';
 import { shipmentsProcessor } from './shipmentsJob.ts';
@@ -12,6 +13,7 @@ export function processors(deps: JobDeps): Processors {
     shipments: shipmentsProcessor(deps),
     ingest: ingestProcessor(deps),
     push: pushProcessor(deps),
+    products: productsProcessor(deps),
     reconcile: reconcileProcessor(deps),
     maintenance: maintenanceProcessor(deps),
   };

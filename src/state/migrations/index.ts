@@ -13,6 +13,7 @@ import { fileCounts } from './017-file-counts.ts';
 import { notifyOutbox } from './020-notify-outbox.ts';
 import { stagedApplyIds } from './030-staged-apply-ids.ts';
 import { oneWriter } from './031-one-writer.ts';
+import { productsTables } from './040-products.ts';
 import { retentionMore } from './060-retention-more.ts';
 
 export interface Migration {
@@ -38,5 +39,6 @@ export const migrations: readonly Migration[] = [
   { version: 20, name: 'notify-outbox', sql: notifyOutbox },
   { version: 30, name: 'staged-apply-ids', sql: stagedApplyIds },
   { version: 31, name: 'one-writer', sql: oneWriter },
+  { version: 40, name: 'products', sql: productsTables },
   { version: 60, name: 'retention-more', sql: retentionMore },
 ];

@@ -68,3 +68,25 @@ export function countDesired(db: StateDb, kind: StockKind): number {
       .get(kind)?.n ?? 0
   );
 }
+
+/**
+ * What desired stock offers for one SKU (excluded keys aside): its factory quantity, and its
+ * quantity at each of `centres` (looked up by key: the table is keyed by kind, centre, SKU).
+ */
+export function offeredOfSku(
+  db: StateDb,
+  sku: string,
+  centres: Iterable<string>,
+): { factory: number | undefined; dcs: Map<string, number> } {
+  const get = db
+    .prepare<[StockKind, string, string], number>(
+      'SELECT quantity FROM desired_stock WHERE kind = ? AND dc = ? AND sku = ? AND excluded = 0',
+    )
+    .pluck(true);
+  const dcs = new Map<string, number>();
+  for (const dc of centres) {
+    const q = get.get('dc', dc, sku);
+    if (q !== undefined) dcs.set(dc, q);
+  }
+  return { factory: get.get('factory', '', sku), dcs };
+}

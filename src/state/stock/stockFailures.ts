@@ -120,6 +120,33 @@ export class StockFailures {
     return { total: r?.n ?? 0, notFound: r?.not_found ?? 0 };
   }
 
+  /**
+   * A product the portal now has: its failures that waited for it ("Product not found") are due
+   * at once and pending, except where the portal now holds the quantity offered (those are over).
+   * Returns how many are pending now.
+   */
+  productAppeared(sku: string, now: number): number {
+    return this.#db.transaction(() => {
+      this.#db
+        .prepare<[string]>(
+          `DELETE FROM stock_failures WHERE sku = ? AND not_found = 1 AND EXISTS (
+             SELECT 1 FROM remote_stock r JOIN desired_stock d
+               ON d.kind = r.kind AND d.dc = r.dc AND d.sku = r.sku
+              WHERE r.kind = stock_failures.kind AND r.dc = stock_failures.dc
+                AND r.sku = stock_failures.sku AND d.quantity = r.quantity)`,
+        )
+        .run(sku);
+      const keys = this.#db
+        .prepare<[number, string], StockKey>(
+          `UPDATE stock_failures SET next_attempt_at = ? WHERE sku = ? AND not_found = 1
+           RETURNING kind, dc, sku`,
+        )
+        .all(now, sku);
+      for (const k of keys) this.#markPending.run(k.kind, k.dc, k.sku, now);
+      return keys.length;
+    })();
+  }
+
   /** Makes every failure whose next attempt is due pending, so the next push sends it. Returns how many. */
   markDuePending(now: number): number {
     return this.#db.transaction(() => {

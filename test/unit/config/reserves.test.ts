@@ -12,7 +12,7 @@ import { configError } from '../../helpers/configError.ts';
 const reserves = (env: Record<string, string>) => {
   const config = loadConfig({ env });
   return Object.fromEntries(
-    (['shipments', 'poll', 'stock', 'operator', 'reconcile'] as const).map((lane) => [
+    (['shipments', 'poll', 'stock', 'operator', 'products', 'reconcile'] as const).map((lane) => [
       lane,
       laneReserve(lane, config),
     ]),
@@ -26,14 +26,17 @@ describe('the budget reserves', () => {
       poll: 900,
       stock: 300,
       operator: 300,
+      products: 1200,
       reconcile: 900,
     });
-    // 40 calls an hour: pushes keep 37 of them; polls leave 10 (3 for confirmations, 7 for pushes).
+    // 40 calls an hour: pushes keep 37 of them; polls leave 10 (3 for confirmations, 7 for pushes);
+    // creations leave those and 3 of their own.
     expect(reserves({ API_REQUESTS_PER_HOUR: '40' })).toEqual({
       shipments: 0,
       poll: 10,
       stock: 3,
       operator: 3,
+      products: 13,
       reconcile: 10,
     });
   });
@@ -67,6 +70,13 @@ describe('the budget reserves', () => {
     );
     expect(polls.key).toBe('API_POLL_RESERVE');
     expect(polls.message).toContain('leaves shipment polls nothing');
+    const creations = configError(() =>
+      loadConfig({ env: { API_REQUESTS_PER_HOUR: '40', API_PRODUCTS_RESERVE: '75%' } }),
+    );
+    expect(creations.key).toBe('API_PRODUCTS_RESERVE');
+    expect(creations.message).toContain(
+      'leaves product creations nothing: 40 of the 40 calls an hour (API_REQUESTS_PER_HOUR) are kept from them (with API_STOCK_RESERVE and API_POLL_RESERVE)',
+    );
   });
 
   it('a command run with such a reserve exits 78 naming it', async () => {

@@ -31,6 +31,7 @@ import {
 } from '../../../src/inventory/index.ts';
 import { PortalStockUnknownError } from '../../../src/inventory/ingest/ingestErrors.ts';
 import { FileFormatError } from '../../../src/inventory/parse/records.ts';
+import { ReferencesUnavailableError } from '../../../src/products/index.ts';
 import { StagingError } from '../../../src/state/staging/stagingError.ts';
 
 const http = (status: number, extra: Record<string, unknown> = {}) =>
@@ -130,6 +131,16 @@ describe('the failure policy', () => {
       cause: new RateLimitedError('429', { status: 429, retryAt: 999 }),
     });
     expect(failurePolicy(later)).toMatchObject({ kind: 'retry', notBefore: 999 });
+    // A products file whose references cannot be read waits in inbox/ the same way.
+    const references = new ReferencesUnavailableError('no sites', {
+      cause: new BudgetExhaustedError('products', 777),
+    });
+    expect(failurePolicy(references)).toEqual({
+      kind: 'retry',
+      notBefore: 777,
+      outcomeUnknown: false,
+    });
+    expect(countsAgainstFile(references)).toBe(false);
   });
 
   it('input that fails the same way every time is final', () => {

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import {
   type CollectedFile,
   collectFile,
-  MAX_REJECTED_LISTED,
   type UnreadableFile,
 } from '../../../src/inventory/ingest/collect.ts';
+import { MAX_REJECTED_LISTED } from '../../../src/inventory/ingest/collector.ts';
 import type { InboxFormat } from '../../../src/inventory/parse/records.ts';
 
 function collect(format: InboxFormat, text: string | Buffer, chunk = 7) {

@@ -146,8 +146,38 @@ describe('profiles file schema', () => {
       { profiles: [{ match: 'c', kind: 'confirmations', duplicates: 'sum' }] },
       /^profiles\[0\] \(match "c"\), duplicates: applies to stock files only/,
     ],
+    [
+      { profiles: [{ match: 'p', kind: 'products', subtract: ['Reserved'] }] },
+      /^profiles\[0\] \(match "p"\), subtract: applies to stock files only, and the profile says products$/,
+    ],
+    [
+      { profiles: [{ match: 'p', columns: { 'price@': 'Preis' } }] },
+      /^profiles\[0\] \(match "p"\), columns\.price@: unknown field "price@"; fields are .*stock@DC$/,
+    ],
   ])('names the profile and the field: %j', (input, expected) => {
     expect(problem(input)).toMatch(expected);
+  });
+
+  it('maps the fields of a products file, the per-site and per-centre families too', () => {
+    const parsed = profilesFileSchema.parse({
+      profiles: [
+        {
+          match: 'artikel-*.csv',
+          kind: 'products',
+          columns: {
+            sku: 'Artikelnr',
+            name: 'Bezeichnung',
+            'price@DE': 'Preis',
+            'stock@DC-BER': 'Lager Berlin',
+          },
+          constants: { 'price_currency@DE': 'EUR', 'tax_rate_id@DE': 4, brand: 'Hearth' },
+        },
+      ],
+    });
+    const mapping = columnMapping(parsed.profiles[0]!);
+    expect(
+      detectKindWithProfile(['artikelnr', 'bezeichnung', 'preis', 'lager berlin'], mapping),
+    ).toEqual({ ok: true, kind: 'products', ignored: [] });
   });
 });
 

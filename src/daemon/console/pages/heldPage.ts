@@ -12,6 +12,7 @@ export function heldPage(ctx: PageContext, held: readonly HeldView[]): string {
 <dl class="facts">
 <dt>Held</dt><dd>${timeHtml(h.heldAt, ctx)}</dd>
 <dt>Why</dt><dd>${h.reason}</dd>
+${h.catalogue === null ? '' : html`<dt>Figures</dt><dd>${h.catalogue.wouldCreate} new products, more than CATALOGUE_MAX_NEW (${h.catalogue.max})</dd>`}
 ${f === null ? '' : html`<dt>Figures</dt><dd>${f.keysNamed} keys named (${f.keysUnknown} unknown to the portal), ${f.keysInStock} in stock on the portal, ${f.keysZeroed} would be set to 0; sum of quantities ${f.sumBefore} → ${f.sumAfter}</dd>`}
 ${h.examples.length === 0 ? '' : html`<dt>For example</dt><dd>${h.examples.slice(0, 8).map((x) => html`<a href="/explain?key=${encodeURIComponent(x.key)}">${x.key}</a> ${x.portal} → ${x.quantity}<br>`)}</dd>`}
 ${h.storedAs === null ? '' : html`<dt>File</dt><dd>held/${h.storedAs}</dd>`}
