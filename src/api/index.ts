@@ -64,6 +64,7 @@ export type {
 export type { Page, WalkOptions } from './pagination.ts';
 export * from './portalErrors.ts';
 export type { CallOptions } from './request.ts';
+export { type CarriedStamps, carryRollingHours } from './rollingHours.ts';
 export type * from './schemas.ts';
 export { type ShipmentsPortal, shipmentsPortal } from './shipmentsPortal.ts';
 export {
