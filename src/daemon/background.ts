@@ -12,13 +12,14 @@ const STALE_CHECK_MS = 15 * 60_000;
 /**
  * The daemon's own timers: the heartbeat `status` and `health` read, memory given back once idle
  * (needs --expose-gc, src/cli/nodeFlags.ts; a no-op without it), and the stale-sync watch.
+ * `beat()` writes the heartbeat at once (after a clock jump).
  */
 export function startBackground(parts: {
   readonly config: Pick<Config, 'staleAfterMs'>;
   readonly db: StateDb;
   readonly log: Logger;
   readonly clock: Clock;
-}): { stop(): void } {
+}): { stop(): void; beat(): void } {
   const { db, log, clock } = parts;
   const heartbeat = startHeartbeat(db, clock.now, (err) =>
     log.warn({ event: 'heartbeat.failed', err }, 'could not write the heartbeat'),
@@ -32,6 +33,7 @@ export function startBackground(parts: {
     now: clock.now,
   });
   return {
+    beat: heartbeat.beat,
     stop() {
       heartbeat.stop();
       staleWatch.stop();

@@ -9,6 +9,7 @@ import { createNotifications } from '../notifications/index.ts';
 import { openStateDb } from '../state/db.ts';
 import { ownVerdict } from './assess.ts';
 import { startBackground } from './background.ts';
+import { watchClock } from './clockJumps.ts';
 import { connectJobs } from './jobsStart.ts';
 import { daemonSchedules, type ScheduledTask } from './schedulePlan.ts';
 import { buildServices } from './services.ts';
@@ -18,7 +19,9 @@ import { daemonActions, lockDataDir, type TakenLock, unlockingOnFailure } from '
 export interface DaemonOptions {
   readonly config: Config;
   readonly log: Logger;
+  /** The wall clock (when); the monotonic one (how long) is the process's unless given. */
   readonly clock?: Clock;
+  readonly monotonic?: () => number;
 }
 
 /**
@@ -67,6 +70,8 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
   const db = openStateDb(paths.stateDb);
   // One writer per data dir, before anything is written: a second daemon exits 78 here.
   taken.lock = await lockDataDir(config.dataDir, db, log);
+  // Before the first heartbeat: a last one dated ahead of the clock says it went back meanwhile.
+  const clockJumps = watchClock({ db, log, clock, monotonic: options.monotonic });
   notifications.start({ db, clock, readVerdict: () => ownVerdict(db, config, clock.now()) });
   const client = createPortalClient(
     portalClientOptions(config, { db, log, clock, lane: 'operator' }),
@@ -89,6 +94,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
     client,
     signal: stopping.signal,
     settingsFiles,
+    carriedMs: clockJumps.carriedMs,
   });
   await services.shipments.recoverOutbox();
   await jobs.startWorkers(services);
@@ -103,10 +109,14 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
       await services.ingestion.resumeStagedApplies();
       if (jobs.redis.state().up) await jobs.recover('periodic recovery');
     }),
-    config.timezone,
-    log,
+    { timezone: config.timezone, log, watch: clockJumps.watch },
   );
   const background = startBackground({ config, db, log, clock });
+  clockJumps.onJump(() => {
+    background.beat();
+    return undefined;
+  });
+  clockJumps.onJump((jump) => (jump.jumpMs < 0 ? jobs.replanTimers('clock.jump') : undefined));
   const actions = daemonActions({ db, config, now: clock.now, log }, nudges);
   // The HTTP server, console and metrics are loaded only with HTTP_PORT (density: idle daemons skip them).
   const http =
@@ -142,6 +152,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
   return {
     async runNow(task) {
       if (stopped) throw new Error(`daemon stopped: cannot run ${task}`);
+      clockJumps.watch.now(); // as a schedule's look at the clock: a jump is noticed first
       if (task === 'inbox-scan') await sources.scanInbox();
       else if (task === 'settings-files') await settingsFiles.check();
       else if (task === 'notifications') await notifications.runNow();

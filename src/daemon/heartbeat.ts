@@ -8,12 +8,15 @@ export const HEARTBEAT_EVERY_MS = 10_000;
 /** A heartbeat older than this means the daemon is stuck or gone. */
 export const HEARTBEAT_STALE_MS = 60_000;
 
-/** Writes the daemon's heartbeat to state.db every HEARTBEAT_EVERY_MS until stopped. */
+/**
+ * Writes the daemon's heartbeat to state.db every HEARTBEAT_EVERY_MS until stopped, and at once
+ * on `beat()` (after a clock jump: a heartbeat dated ahead of the clock reads as stale).
+ */
 export function startHeartbeat(
   db: StateDb,
   now: () => number = Date.now,
   onError: (err: unknown) => void = () => {},
-): { stop(): void } {
+): { stop(): void; beat(): void } {
   const kv = new KeyValueStore(db);
   const startedAt = now();
   const beat = () => {
@@ -26,5 +29,5 @@ export function startHeartbeat(
   beat();
   const timer = setInterval(beat, HEARTBEAT_EVERY_MS);
   timer.unref();
-  return { stop: () => clearInterval(timer) };
+  return { stop: () => clearInterval(timer), beat };
 }

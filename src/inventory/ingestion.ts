@@ -56,6 +56,11 @@ export interface IngestionEdges {
   readonly profiles?: () => readonly Profile[];
   /** The stock rules' `locations` in force (ERP location code → portal DC code). */
   readonly locations: () => LocationMap;
+  /**
+   * How far the clock has gone back in all, as the daemon noticed it (ms): files' and snapshot
+   * reads' times are carried by it (domain/sourceTime.ts). Unset: 0.
+   */
+  readonly carriedMs?: () => number;
 }
 
 /** What reading an inbox file tells the job that asked for it. */
@@ -123,6 +128,7 @@ export function createIngestion(edges: IngestionEdges): Ingestion {
         guard,
         ...(edges.profiles ? { profiles: edges.profiles } : {}),
         readPortalStock: edges.readPortalStock,
+        ...(edges.carriedMs ? { carriedMs: edges.carriedMs } : {}),
       });
       kv.set('last.ingest', { at: clock.now(), file: name, outcome: outcome.status });
       return {
@@ -148,6 +154,7 @@ export function createIngestion(edges: IngestionEdges): Ingestion {
         readPortalStock: edges.readPortalStock,
         dataDir,
         guard,
+        ...(edges.carriedMs ? { carriedMs: edges.carriedMs } : {}),
       });
       // A failed read throws, so that its job is retried with back-off; a held read changed
       // nothing (read again on the next change or schedule).

@@ -31,7 +31,9 @@ describe('a watch on the wall clock against the monotonic one', () => {
     c.pass(1000);
     expect(told).toEqual([]);
     const now = watch.now();
-    expect(told).toEqual([{ jumpMs: -86_400_000, at: now, before: now + 86_400_000 - 1000, elapsedMs: 1000 }]);
+    expect(told).toEqual([
+      { jumpMs: -86_400_000, at: now, before: now + 86_400_000 - 1000, elapsedMs: 1000 },
+    ]);
     c.set(3_600_000);
     watch.now();
     expect(told.map((j) => j.jumpMs)).toEqual([-86_400_000, 3_600_000]);
