@@ -1,6 +1,7 @@
 import { FOREIGN_LOGIN_REPEATS } from '../api/index.ts';
+import { span } from '../domain/humanTime.ts';
 import type { StateDb } from '../state/db.ts';
-import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
+import { heartbeatProblem } from './heartbeat.ts';
 import { readStatus, type Status, type StatusSettings } from './status.ts';
 
 /** How the daemon is doing, in one word an operator acts on. */
@@ -14,6 +15,8 @@ export interface Assessment {
 
 /** An apply unfinished longer than this is no merge in progress but one a writer left. */
 const APPLY_STUCK_MS = 60_000;
+
+const iso = (t: number | null) => (t === null ? 'never' : new Date(t).toISOString());
 
 /** A reason cut to what one line of a verdict holds. */
 const short = (text: string) => (text.length > 80 ? `${text.slice(0, 79)}…` : text);
@@ -34,10 +37,9 @@ export interface AssessInput {
 export function assess({ status: s, redisError }: AssessInput): Assessment {
   const person: string[] = [];
   const degraded: string[] = [];
-  const beatAge = s.daemon === null ? null : s.at - s.daemon.at;
-  if (beatAge === null) person.push('the daemon has not run on this data dir (no heartbeat)');
-  else if (beatAge > HEARTBEAT_STALE_MS)
-    person.push(`the daemon is not running (last heartbeat ${Math.round(beatAge / 1000)} s ago)`);
+  const beat = s.daemon === null ? undefined : heartbeatProblem(s.daemon.at, s.at);
+  if (s.daemon === null) person.push('the daemon has not run on this data dir (no heartbeat)');
+  else if (beat !== undefined) person.push(`the daemon is not running (${beat})`);
   if (s.loginBlock !== null)
     person.push(
       'the portal refused the credentials: fix SUPPLIER_EMAIL / SUPPLIER_PASSWORD, then run `supplier-sync api login-block clear`',
@@ -59,6 +61,15 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
     );
 
   if (redisError !== undefined) degraded.push(`Redis does not answer (${redisError})`);
+  const polls = s.polls;
+  if (polls.overdue)
+    degraded.push(
+      `shipment polls are overdue: the schedule ${polls.schedule} (SHIPMENTS_POLL_CRON \`${polls.expression}\`) last ran ${
+        polls.datedAhead
+          ? `at ${iso(polls.lastAt)}, dated ahead of this clock, which went back since`
+          : `${span(s.at - polls.lastAt!)} ago (${iso(polls.lastAt)}), more than two intervals late`
+      }`,
+    );
   const stuck = s.unfinishedApplies.filter((a) => s.at - a.decidedAt > APPLY_STUCK_MS);
   if (stuck.length > 0)
     degraded.push(

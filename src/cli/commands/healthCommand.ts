@@ -3,7 +3,7 @@ import { HEARTBEAT_STALE_MS } from '../../daemon/heartbeat.ts';
 import { readStatus } from '../../daemon/status.ts';
 import { healthView } from '../../daemon/views.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
-import { type Command, ExitCode } from '../command.ts';
+import { type Command, ExitCode, nowOf } from '../command.ts';
 import { openExistingState } from '../state.ts';
 
 const usage = `Usage: supplier-sync health [--json]
@@ -28,12 +28,12 @@ export const healthCommand: Command = {
       readStatus: () => {
         const db = openExistingState(config);
         try {
-          return readStatus(db, config, Date.now());
+          return readStatus(db, config, nowOf(ctx));
         } finally {
           db.close();
         }
       },
-      now: Date.now,
+      now: () => nowOf(ctx),
     });
     if (values.json) println(ctx.stdout, JSON.stringify(healthView(report)));
     else if (report.healthy) println(ctx.stdout, 'healthy');

@@ -2,11 +2,11 @@ import type { Config } from '../../config/index.ts';
 import { type Assessment, assess } from '../../daemon/assess.ts';
 import { readQueueDepths, readStatus, type Status } from '../../daemon/status.ts';
 import { statusView } from '../../daemon/views.ts';
-import { when, zoneName } from '../../domain/humanTime.ts';
+import { when, whenDone, zoneName } from '../../domain/humanTime.ts';
 import { redisConnection } from '../../jobs/connection.ts';
 import { closeQueues, createQueues } from '../../jobs/queues.ts';
 import { commandConfig, parseCommand, println } from '../args.ts';
-import { type Command, ExitCode } from '../command.ts';
+import { type Command, ExitCode, nowOf } from '../command.ts';
 import { openExistingState } from '../state.ts';
 
 const usage = `Usage: supplier-sync status [--json]
@@ -70,7 +70,7 @@ export const statusCommand: Command = {
     const config = commandConfig(ctx, configFlags);
     const db = openExistingState(config);
     try {
-      const now = Date.now();
+      const now = nowOf(ctx);
       const s = await withQueueDepths(config, readStatus(db, config, now));
       const health = assess({
         status: s,
@@ -93,6 +93,7 @@ type Shown = Awaited<ReturnType<typeof withQueueDepths>>;
 /** The status as a person reads it: the verdict first, then a line per area, local times. */
 function describe(s: Shown, health: Assessment, now: number, tz: string): string[] {
   const at = (t: number | null | undefined) => when(t, now, tz);
+  const done = (t: number | null | undefined) => whenDone(t, now, tz);
   const out: string[] = [];
   out.push(
     health.verdict === 'healthy'
@@ -106,7 +107,7 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
     'daemon',
     s.daemon === null
       ? 'no heartbeat yet'
-      : `heartbeat ${at(s.daemon.at)}, running since ${at(s.daemon.startedAt)}`,
+      : `heartbeat ${done(s.daemon.at)}, running since ${done(s.daemon.startedAt)}`,
   );
   for (const a of s.unfinishedApplies)
     row(
@@ -232,7 +233,7 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
   );
   row(
     'last poll',
-    l.poll ? `${at(l.poll.at)}: ${l.poll.count} ready to ship, ${l.poll.new} new` : 'never',
+    l.poll ? `${done(l.poll.at)}: ${l.poll.count} ready to ship, ${l.poll.new} new` : 'never',
   );
   row('times', zoneName(tz, now));
   return out;
