@@ -3,8 +3,6 @@ import { AuthStore } from '../state/calls/authStore.ts';
 import { CallLog } from '../state/calls/callLog.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
-import { moveLastLogin, restampLoginsAhead } from './auth/loginCap.ts';
-import { moveServerHint, restampCallsAhead } from './budget/budgetStore.ts';
 import { HOUR_MS } from './budget/decide.ts';
 
 export interface CarriedStamps {
@@ -32,19 +30,14 @@ export function carryRollingHours(db: StateDb, jump: ClockJump): CarriedStamps {
   const kv = new KeyValueStore(db);
   const run = db.transaction((): CarriedStamps => {
     if (jump.jumpMs < 0) {
-      carryForeignLogins(kv, (at) => Math.min(at, jump.at), jump.at);
-      return {
-        calls: restampCallsAhead(calls, kv, jump.at),
-        logins: restampLoginsAhead(auth, kv, jump.at),
-      };
+      carryKvStamps(kv, (at) => Math.min(at, jump.at), jump.at);
+      return { calls: calls.restampAhead(jump.at), logins: auth.restampAttemptsAhead(jump.at) };
     }
     const unjumped = jump.at - jump.jumpMs;
     const after = unjumped - HOUR_MS;
     const carry = (at: number) =>
       at > after && at <= unjumped ? Math.min(at + jump.jumpMs, jump.at) : at;
-    moveServerHint(kv, carry, jump.at);
-    moveLastLogin(kv, carry, jump.at);
-    carryForeignLogins(kv, carry, jump.at);
+    carryKvStamps(kv, carry, jump.at);
     return {
       calls: calls.shift(after, unjumped, jump.jumpMs, jump.at),
       logins: auth.shiftAttempts(after, unjumped, jump.jumpMs, jump.at),
@@ -53,12 +46,9 @@ export function carryRollingHours(db: StateDb, jump: ClockJump): CarriedStamps {
   return run.immediate();
 }
 
-function carryForeignLogins(kv: KeyValueStore, carry: (at: number) => number, now: number) {
-  const list = kv.get('api.foreign_logins');
-  if (list === undefined || list.every((e) => carry(e.at) === e.at)) return;
-  kv.set(
-    'api.foreign_logins',
-    list.map((e) => ({ ...e, at: carry(e.at) })),
-    now,
-  );
+/** The rolling hours' stamps in kv: the portal's last count, the last login, foreign logins. */
+function carryKvStamps(kv: KeyValueStore, carry: (at: number) => number, now: number) {
+  kv.update('api.server_rate', (h) => ({ ...h, at: carry(h.at) }), now);
+  kv.update('api.relogin', (r) => ({ ...r, lastLoginAt: carry(r.lastLoginAt) }), now);
+  kv.update('api.foreign_logins', (list) => list.map((e) => ({ ...e, at: carry(e.at) })), now);
 }

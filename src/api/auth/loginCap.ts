@@ -17,15 +17,8 @@ const RELOGIN_KEY = 'api.relogin';
  * hour of real time. Returns how many attempts.
  */
 export function restampLoginsAhead(store: AuthStore, kv: KeyValueStore, now: number): number {
-  moveLastLogin(kv, (at) => Math.min(at, now), now);
+  kv.update(RELOGIN_KEY, (r) => ({ ...r, lastLoginAt: Math.min(r.lastLoginAt, now) }), now);
   return store.restampAttemptsAhead(now);
-}
-
-/** The last login the re-login spacing counts from, stamped `carry(at)` instead. */
-export function moveLastLogin(kv: KeyValueStore, carry: (at: number) => number, now: number) {
-  const state = kv.get(RELOGIN_KEY);
-  if (state !== undefined && carry(state.lastLoginAt) !== state.lastLoginAt)
-    kv.set(RELOGIN_KEY, { ...state, lastLoginAt: carry(state.lastLoginAt) }, now);
 }
 
 /**

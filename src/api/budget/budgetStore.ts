@@ -44,15 +44,8 @@ const KEPT_MS = 2 * HOUR_MS;
  * (clamping them at every read instead would keep them counting for ever). Returns how many calls.
  */
 export function restampCallsAhead(log: CallLog, kv: KeyValueStore, now: number): number {
-  moveServerHint(kv, (at) => Math.min(at, now), now);
+  kv.update(SERVER_HINT_KEY, (h) => ({ ...h, at: Math.min(h.at, now) }), now);
   return log.restampAhead(now);
-}
-
-/** The portal's last count, stamped `at` instead (the clock jumped: see rollingHours.ts). */
-export function moveServerHint(kv: KeyValueStore, carry: (at: number) => number, now: number) {
-  const hint = kv.get(SERVER_HINT_KEY);
-  if (hint !== undefined && carry(hint.at) !== hint.at)
-    kv.set(SERVER_HINT_KEY, { ...hint, at: carry(hint.at) }, now);
 }
 
 /**
