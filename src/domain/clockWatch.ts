@@ -66,6 +66,11 @@ export class ClockWatch {
     return wall;
   }
 
+  /** The monotonic clock (ms): for those who compare the two on their own. */
+  monotonic(): number {
+    return this.#monotonic();
+  }
+
   /** Tells `listener` of every jump from now on; returns what stops that. */
   onJump(listener: ClockJumpListener): () => void {
     this.#listeners.add(listener);

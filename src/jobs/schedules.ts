@@ -27,6 +27,8 @@ export interface Schedules {
 
 /** The longest the planner sleeps between two looks at the clocks, in ms. */
 export const PLANNER_STEP_MS = 5_000;
+/** The wall clock moved this much less than the monotonic one since the last look: it went back. */
+const WENT_BACK_MS = 1000;
 
 interface Planned {
   readonly schedule: Schedule;
@@ -82,6 +84,7 @@ export function startSchedules(list: readonly Schedule[], options: ScheduleOptio
   });
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let last = { wall: start, mono: watch.monotonic() };
 
   const tick = (p: Planned, slotAt: number) => {
     const slot = slotOf(new Date(slotAt));
@@ -106,11 +109,17 @@ export function startSchedules(list: readonly Schedule[], options: ScheduleOptio
 
   const look = () => {
     if (stopped) return;
+    const mono = watch.monotonic();
     const now = watch.now();
+    // A planned slot can lie beyond the first after now only if the clock went back since the
+    // last look: only then, and for the slots that came, is the next worked out (about 100 us a
+    // schedule), so that looks of a clock that keeps time cost next to nothing.
+    const wentBack = now - last.wall < mono - last.mono - WENT_BACK_MS;
+    last = { wall: now, mono };
     let wake = now + stepMs;
     for (const p of planned) {
       if (p.next === null) continue;
-      const first = p.slots.next(now);
+      const first = wentBack || p.next <= now ? p.slots.next(now) : p.next;
       if (p.next > now && first !== null && first < p.next) {
         log.debug(
           {
