@@ -7,7 +7,8 @@ import type { StateDb } from '../state/db.ts';
 import { carryDueTimes } from '../state/dueTimes.ts';
 import { KeyValueStore } from '../state/kv.ts';
 
-export type ClockJumpReaction = (jump: ClockJump) => Promise<unknown> | undefined;
+/** What a jump sets going besides the re-stamps (a promise is waited for, its failure logged). */
+export type ClockJumpReaction = (jump: ClockJump) => unknown;
 
 export interface ClockJumps {
   /** The wall clock watched against the monotonic one (the schedules look at it). */

@@ -70,7 +70,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
   const db = openStateDb(paths.stateDb);
   // One writer per data dir, before anything is written: a second daemon exits 78 here.
   taken.lock = await lockDataDir(config.dataDir, db, log);
-  // Before the first heartbeat: a last one dated ahead of the clock says it went back meanwhile.
+  // Before the first heartbeat: the last run's stamps dated ahead of the clock say it went back.
   const clockJumps = watchClock({ db, log, clock, monotonic: options.monotonic });
   notifications.start({ db, clock, readVerdict: () => ownVerdict(db, config, clock.now()) });
   const client = createPortalClient(
@@ -112,11 +112,8 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
     { timezone: config.timezone, log, watch: clockJumps.watch },
   );
   const background = startBackground({ config, db, log, clock });
-  clockJumps.onJump(() => {
-    background.beat();
-    return undefined;
-  });
-  clockJumps.onJump((jump) => (jump.jumpMs < 0 ? jobs.replanTimers('clock.jump') : undefined));
+  clockJumps.onJump(() => background.beat());
+  clockJumps.onJump((jump) => jump.jumpMs < 0 && jobs.replanTimers('clock.jump'));
   const actions = daemonActions({ db, config, now: clock.now, log }, nudges);
   // The HTTP server, console and metrics are loaded only with HTTP_PORT (density: idle daemons skip them).
   const http =
