@@ -23,7 +23,7 @@ if (!bare) {
   await import('pino');
   await import('zod');
   await import('chokidar');
-  await import('node-cron');
+  await import('croner');
   await import('csv-parse');
   const { default: Database } = await import('better-sqlite3');
   new Database(':memory:').close();

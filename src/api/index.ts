@@ -65,6 +65,7 @@ export type { Page, WalkOptions } from './pagination.ts';
 export * from './portalErrors.ts';
 export { type NewProductBody, type ProductsPortal, productsPortal } from './productsPortal.ts';
 export type { CallOptions } from './request.ts';
+export { type CarriedStamps, carryRollingHours } from './rollingHours.ts';
 export type * from './schemas.ts';
 export { type ShipmentsPortal, shipmentsPortal } from './shipmentsPortal.ts';
 export {

@@ -9,7 +9,15 @@ export interface CommandContext {
   readonly stderr: Writable;
   /** Fires on SIGTERM/SIGINT; long-running commands stop gracefully when it aborts. */
   readonly signal: AbortSignal;
+  /**
+   * The wall clock the command reads "now" from (heartbeat age, last poll, relative times);
+   * Date.now unless given (a test gives the clock it gave the daemon).
+   */
+  readonly now?: () => number;
 }
+
+/** The command's "now" (epoch ms). */
+export const nowOf = (ctx: Pick<CommandContext, 'now'>): number => (ctx.now ?? Date.now)();
 
 /** A command's module (its one-line summary is in the command list, commands/index.ts). */
 export interface Command {

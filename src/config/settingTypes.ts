@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
-import nodeCron from 'node-cron';
 import { z } from 'zod';
 import { parseAddressRange } from './addressRange.ts';
+import { cronProblem } from './cronExpression.ts';
 
 /** The shape of a setting and the checks its values go through (settings.ts holds the table). */
 
@@ -66,11 +66,15 @@ export const bool = z
 
 export const text = z.string().trim().min(1, 'must not be empty');
 
-/** A 5-field cron expression, or 6 fields with seconds first, as node-cron reads it. */
-export const cron = text.refine((v) => {
-  const n = v.split(/\s+/).length;
-  return (n === 5 || n === 6) && nodeCron.validate(v);
-}, 'must be a cron expression of 5 fields, or 6 with seconds first');
+/** A 5-field cron expression, or 6 fields with seconds first (config/cronExpression.ts). */
+export const cron = text.superRefine((v, ctx) => {
+  const problem = cronProblem(v);
+  if (problem !== undefined)
+    ctx.addIssue({
+      code: 'custom',
+      message: `must be a cron expression of 5 fields, or 6 with seconds first (${problem})`,
+    });
+});
 
 export const timezone = text.refine((v) => {
   try {

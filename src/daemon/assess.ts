@@ -1,7 +1,8 @@
 import { FOREIGN_LOGIN_REPEATS } from '../api/index.ts';
 import { diskFullReason } from '../domain/diskState.ts';
+import { span } from '../domain/humanTime.ts';
 import type { StateDb } from '../state/db.ts';
-import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
+import { heartbeatProblem } from './heartbeat.ts';
 import { type LiveFacts, readStatus, type Status, type StatusSettings } from './status.ts';
 
 /** How the daemon is doing, in one word an operator acts on. */
@@ -18,6 +19,7 @@ export interface Assessment {
  * shipments), or what ends it (resuming pushes, new credentials). Each view says it its own way:
  * the terminal names the command (reasonText), the console links its page.
  */
+
 export type ReasonAbout = 'held' | 'failures' | 'files' | 'shipments' | 'pause' | 'credentials';
 
 /** One reason of a verdict: what is wrong, the things it names, what it is about. */
@@ -54,6 +56,8 @@ export function reasonText(r: Reason): string {
 /** An apply unfinished longer than this is no merge in progress but one a writer left. */
 const APPLY_STUCK_MS = 60_000;
 
+const iso = (t: number | null) => (t === null ? 'never' : new Date(t).toISOString());
+
 /** A reason cut to what one line of a verdict holds. */
 const short = (text: string) => (text.length > 80 ? `${text.slice(0, 79)}…` : text);
 
@@ -76,12 +80,9 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
   const say = (text: string, about?: ReasonAbout): Reason =>
     about === undefined ? { text } : { text, about };
   if (s.disk?.full) person.push(say(diskFullReason(s.disk)));
-  const beatAge = s.daemon === null ? null : s.at - s.daemon.at;
-  if (beatAge === null) person.push(say('the daemon has not run on this data dir (no heartbeat)'));
-  else if (beatAge > HEARTBEAT_STALE_MS)
-    person.push(
-      say(`the daemon is not running (last heartbeat ${Math.round(beatAge / 1000)} s ago)`),
-    );
+  const beat = s.daemon === null ? undefined : heartbeatProblem(s.daemon.at, s.at);
+  if (s.daemon === null) person.push(say('the daemon has not run on this data dir (no heartbeat)'));
+  else if (beat !== undefined) person.push(say(`the daemon is not running (${beat})`));
   if (s.loginBlock !== null) person.push(say('the portal refused the credentials', 'credentials'));
   const overdue = s.shipments.overdue ?? [];
   if (overdue.length > 0)
@@ -106,6 +107,18 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
     );
 
   if (redisError !== undefined) degraded.push(say(`Redis does not answer (${redisError})`));
+  const polls = s.polls;
+  if (polls.overdue)
+    degraded.push(
+      say(
+        `shipment polls are overdue: the schedule ${polls.schedule} (SHIPMENTS_POLL_CRON \`${polls.expression}\`) last ran ${
+          polls.datedAhead
+            ? `at ${iso(polls.lastAt)}, dated ahead of this clock, which went back since`
+            : `${span(s.at - polls.lastAt!)} ago (${iso(polls.lastAt)}), more than two intervals late`
+        }`,
+        'shipments',
+      ),
+    );
   const stuck = s.unfinishedApplies.filter((a) => s.at - a.decidedAt > APPLY_STUCK_MS);
   if (stuck.length > 0)
     degraded.push(

@@ -22,6 +22,7 @@ const CHECKPOINT_EVERY_MS = 60_000;
  * The daemon's own timers: the heartbeat `status` and `health` read (each beat a look at the disk,
  * written to the heartbeat file too), the write-ahead log's checkpoint, memory given back once
  * idle (needs --expose-gc, src/cli/nodeFlags.ts; a no-op without it), and the stale-sync watch.
+ * `heartbeat.beat()` writes the heartbeat at once (after a clock jump).
  */
 export function startBackground(parts: {
   readonly config: Pick<Config, 'staleAfterMs'>;

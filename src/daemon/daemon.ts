@@ -10,6 +10,7 @@ import { createNotifications } from '../notifications/index.ts';
 import { openStateDb } from '../state/db.ts';
 import { ownVerdict } from './assess.ts';
 import { startBackground } from './background.ts';
+import { watchClock } from './clockJumps.ts';
 import { diskFullAtStart, watchedPaths } from './diskSpace.ts';
 import { createDiskWatch } from './diskWatch.ts';
 import { HeartbeatFile } from './heartbeatFile.ts';
@@ -22,7 +23,9 @@ import { daemonActions, lockDataDir, type TakenLock, unlockingOnFailure } from '
 export interface DaemonOptions {
   readonly config: Config;
   readonly log: Logger;
+  /** The wall clock (when); the monotonic one (how long) is the process's unless given. */
   readonly clock?: Clock;
+  readonly monotonic?: () => number;
 }
 
 /**
@@ -81,6 +84,8 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
   const db = openStateDb(paths.stateDb);
   // One writer per data dir, before anything is written: a second daemon exits 78 here.
   taken.lock = await lockDataDir(config.dataDir, db, log);
+  // Before the first heartbeat: the last run's stamps dated ahead of the clock say it went back.
+  const clockJumps = watchClock({ db, log, clock, monotonic: options.monotonic });
   const heartbeatFile = HeartbeatFile.open(paths.heartbeatFile);
   // The disk: full or not, in memory (state.db may be what cannot be written); a turn to full is
   // told at once, outside the outbox; space back asks for the work owed at once.
@@ -126,6 +131,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
     client,
     signal: stopping.signal,
     settingsFiles,
+    carriedMs: clockJumps.carriedMs,
   });
   await services.shipments.recoverOutbox();
   await jobs.startWorkers(services);
@@ -140,10 +146,11 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
       await services.ingestion.resumeStagedApplies();
       if (jobs.redis.state().up) await jobs.recover('periodic recovery');
     }),
-    config.timezone,
-    log,
+    { timezone: config.timezone, log, watch: clockJumps.watch },
   );
   const background = startBackground({ config, db, log, clock, disk, heartbeatFile });
+  clockJumps.onJump(() => void background.heartbeat.beat());
+  clockJumps.onJump((jump) => jump.jumpMs < 0 && jobs.replanTimers('clock.jump'));
   const actions = daemonActions({ db, config, now: clock.now, log }, nudges);
   // The HTTP server, console and metrics are loaded only with HTTP_PORT (density: idle daemons skip them).
   const http =
@@ -180,6 +187,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
   return {
     async runNow(task) {
       if (stopped) throw new Error(`daemon stopped: cannot run ${task}`);
+      clockJumps.watch.now(); // as a schedule's look at the clock: a jump is noticed first
       if (task === 'inbox-scan') await sources.scanInbox();
       else if (task === 'settings-files') await settingsFiles.check();
       else if (task === 'notifications') await notifications.runNow();

@@ -1,7 +1,7 @@
 import { bytesText, type DiskState } from '../domain/diskState.ts';
 import { withTimeout } from '../domain/timeout.ts';
 import { type RedisClient, type RedisTarget, redisConnection } from '../jobs/connection.ts';
-import { HEARTBEAT_STALE_MS } from './heartbeat.ts';
+import { HEARTBEAT_STALE_MS, heartbeatProblem } from './heartbeat.ts';
 import type { Status } from './status.ts';
 
 /** The answers a health check needs; the caller decides where they come from. */
@@ -23,7 +23,10 @@ export interface HealthReport {
   readonly problems: readonly string[];
   readonly redis: 'ok' | 'error';
   readonly stateDb: 'ok' | 'error';
-  /** Age of the last heartbeat in milliseconds; null when there is none (or state.db failed). */
+  /**
+   * Age of the last heartbeat in milliseconds, negative when it is dated ahead of the clock (more
+   * than 30 s ahead: stale); null when there is none (or state.db failed).
+   */
   readonly heartbeatAgeMs: number | null;
   /**
    * Pushes paused by an operator (`pause`): since when (ISO 8601) and why; null when not. A pause
@@ -37,7 +40,8 @@ export interface HealthReport {
 
 /**
  * Healthy means: the disk is not full, Redis answers, state.db opens and the daemon's heartbeat
- * is recent. Shared by the `health` command (a separate process) and the daemon's own `/healthz`;
+ * is recent (one dated ahead of the clock is not: the clock went back, and it says nothing of
+ * now). Shared by the `health` command (a separate process) and the daemon's own `/healthz`;
  * both only differ in how they reach Redis, state.db and the disk.
  */
 export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
@@ -61,9 +65,10 @@ export async function checkHealth(probes: HealthProbes): Promise<HealthReport> {
       paused = { since: new Date(status.paused.since).toISOString(), reason: status.paused.reason };
     if (beat === null) problems.push('daemon: no heartbeat yet');
     else {
-      heartbeatAgeMs = Math.max(0, probes.now() - beat.at);
-      if (heartbeatAgeMs > staleAfterMs)
-        problems.push(`daemon: last heartbeat ${Math.round(heartbeatAgeMs / 1000)} s ago`);
+      const now = probes.now();
+      heartbeatAgeMs = now - beat.at;
+      const problem = heartbeatProblem(beat.at, now, staleAfterMs);
+      if (problem !== undefined) problems.push(`daemon: ${problem}`);
     }
   } catch (err) {
     stateDb = 'error';

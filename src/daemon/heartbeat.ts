@@ -1,3 +1,5 @@
+import { CLOCK_JUMP_MS } from '../domain/clockWatch.ts';
+import { span } from '../domain/humanTime.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import type { Heartbeat } from '../state/kvKeys.ts';
@@ -9,6 +11,23 @@ export type { Heartbeat };
 export const HEARTBEAT_EVERY_MS = 10_000;
 /** A heartbeat older than this means the daemon is stuck or gone. */
 export const HEARTBEAT_STALE_MS = 60_000;
+
+/**
+ * Why a heartbeat read at `now` says nothing of a running daemon — older than `staleAfterMs`, or
+ * dated ahead of the reader's clock (by more than a clock step: the clock went back since, and a
+ * daemon that runs has beaten again since it was noticed) — or undefined when it is fresh.
+ */
+export function heartbeatProblem(
+  at: number,
+  now: number,
+  staleAfterMs = HEARTBEAT_STALE_MS,
+): string | undefined {
+  const age = now - at;
+  if (-age > CLOCK_JUMP_MS)
+    return `last heartbeat dated ${span(age)} ahead of this clock, which went back since`;
+  if (age > staleAfterMs) return `last heartbeat ${Math.round(age / 1000)} s ago`;
+  return undefined;
+}
 
 /** The daemon's beat, running. */
 export interface RunningHeartbeat {

@@ -7,6 +7,7 @@ import { afterJobs, processors } from '../jobs/processors/index.ts';
 import { closeQueues, createQueues, liftPauses, type Queues } from '../jobs/queues.ts';
 import { recoverWork } from '../jobs/recovery.ts';
 import { type RedisWatch, watchRedis } from '../jobs/redisWatch.ts';
+import { replanTimers } from '../jobs/timers.ts';
 import { startWorkers } from '../jobs/workers.ts';
 import type { Logger } from '../log/logger.ts';
 
@@ -26,6 +27,8 @@ export interface DaemonJobs {
   recoverOnReconnect(): void;
   /** Asks again for the work state.db says is owed (pushes, confirmations, reading). */
   recover(reason: string): Promise<unknown>;
+  /** BullMQ's timers set ahead of the clock (it went back) set going from now (jobs/timers.ts). */
+  replanTimers(reason: string): Promise<void>;
   /** Lets the jobs in flight finish (bounded); false when the grace ran out. */
   closeWorkers(): Promise<boolean>;
   /** Closes the queues and the connection. */
@@ -59,14 +62,29 @@ export function connectJobs(parts: {
     );
   };
 
+  const replan = async (reason: string) => {
+    const { delayed, finished } = await replanTimers(queues, connection);
+    if (delayed + finished === 0) return;
+    log.info(
+      { event: 'clock.timers_replanned', reason, delayed, finished },
+      `${delayed} delayed job(s) set going from now and ${finished} finished job(s) removed: they were dated ahead of the clock`,
+    );
+  };
+
   const start = async (services: Services) => {
     jobs = { ...services, nudges, queues };
     // Before the workers look at their queues (a worker that met a pause sleeps it out): a restart
-    // after a configuration fix works at once. Bounded: a Redis that is down does not hold the start.
+    // after a configuration fix works at once; timers a clock that went back left a day ahead are
+    // set from now. Bounded: a Redis that is down does not hold the start.
     await Promise.race([
-      liftPauses(queues).catch((err) =>
-        log.warn({ event: 'queue.error', err }, 'could not lift the queues’ pauses'),
-      ),
+      Promise.all([
+        liftPauses(queues).catch((err) =>
+          log.warn({ event: 'queue.error', err }, 'could not lift the queues’ pauses'),
+        ),
+        replan('start').catch((err) =>
+          log.warn({ event: 'queue.error', err }, 'could not look at the queues’ timers'),
+        ),
+      ]),
       new Promise((r) => setTimeout(r, LIFT_PAUSES_WAIT_MS).unref()),
     ]);
     workers = startWorkers({
@@ -91,6 +109,7 @@ export function connectJobs(parts: {
     startWorkers: start,
     recoverOnReconnect: () => connection.on('ready', recoverOnReady),
     recover: async (reason) => (jobs === undefined ? undefined : recoverWork(jobs, reason)),
+    replanTimers: replan,
     async closeWorkers() {
       connection.off('ready', recoverOnReady);
       const running = workers;

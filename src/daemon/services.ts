@@ -20,6 +20,8 @@ export interface ServiceParts {
   /** Aborts on shutdown. */
   readonly signal: AbortSignal;
   readonly settingsFiles: SettingsFiles;
+  /** How far sources' times are carried across jumps of the clock back (clockJumps.ts). */
+  readonly carriedMs: () => number;
 }
 
 /**
@@ -58,6 +60,7 @@ export function buildServices(parts: ServiceParts): Services {
     readPortalStock: (kind) => stock.readWholeKind(kind),
     ...(profiles ? { profiles: () => profiles.current().profiles } : {}),
     locations: () => stockRules.current().locations,
+    carriedMs: parts.carriedMs,
     productReferences: () => products.references(),
   });
   const products = createProducts({

@@ -34,13 +34,19 @@ import { type UnfinishedApply, unfinishedApplies } from '../state/staging/staged
 import { PendingStock } from '../state/stock/pendingStock.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
 import { readTotals } from '../sync/index.ts';
+import { type PollSchedule, pollSchedule } from './pollSchedule.ts';
 import { checkStale } from './staleWatch.ts';
 
 /** The settings the status read needs (a frozen Config satisfies this). */
 export type StatusSettings = BudgetSettings &
   Pick<
     Config,
-    'staleAfterMs' | 'timezone' | 'bulkBatchSize' | 'shipmentsDeadline' | 'reconcileMinIntervalMs'
+    | 'staleAfterMs'
+    | 'timezone'
+    | 'bulkBatchSize'
+    | 'shipmentsDeadline'
+    | 'reconcileMinIntervalMs'
+    | 'shipmentsPollCron'
   >;
 
 /** A pass of a kind in progress, as `status` shows it. */
@@ -118,6 +124,8 @@ export interface Status {
     readonly reconcile: KvValue<'reconcile.last'> | null;
     readonly poll: KvValue<'shipments.last_poll'> | null;
   };
+  /** The ready-to-ship poll's schedule: overdue by more than two intervals, or on time. */
+  readonly polls: PollSchedule;
   /** Pending differences and no successful push for SYNC_STALE_AFTER_MS (sync.stale). */
   readonly stale: boolean;
   /**
@@ -209,6 +217,7 @@ export function readStatus(
     now,
     needed: calls,
   });
+  const lastPoll = kv.get('shipments.last_poll') ?? null;
   return {
     at: now,
     daemon: fresher(kv.get('daemon.heartbeat') ?? null, live.beat),
@@ -234,8 +243,9 @@ export function readStatus(
       push: kv.get('last.push') ?? null,
       pushSuccess: stale.lastPushSuccess,
       reconcile: kv.get('reconcile.last') ?? null,
-      poll: kv.get('shipments.last_poll') ?? null,
+      poll: lastPoll,
     },
+    polls: pollSchedule(settings.shipmentsPollCron, settings.timezone, lastPoll?.at ?? null, now),
     stale: stale.stale,
     files: new FileHistory(db).window(now - FILES_WINDOW_MS),
     unfinishedApplies: unfinishedApplies(db),

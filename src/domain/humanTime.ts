@@ -19,14 +19,27 @@ const pad = (n: number) => String(n).padStart(2, '0');
  */
 export function when(at: number | null | undefined, now: number, timeZone: string): string {
   if (at === null || at === undefined) return 'never';
+  const rel =
+    Math.abs(at - now) < 1000 ? 'now' : at < now ? `${span(now - at)} ago` : `in ${span(at - now)}`;
+  return `${localTime(at, now, timeZone)} (${rel})`;
+}
+
+/**
+ * A time something happened (a heartbeat, a poll), as `when` shows it; one dated ahead of the
+ * clock (which went back since) says so: `10:12 (dated 31 min ahead of this clock)`.
+ */
+export function whenDone(at: number | null | undefined, now: number, timeZone: string): string {
+  if (at === null || at === undefined || at - now < 1000) return when(at, now, timeZone);
+  return `${localTime(at, now, timeZone)} (dated ${span(at - now)} ahead of this clock)`;
+}
+
+/** `09:41` on the day of `now`, `2026-11-22 18:00` another day. */
+function localTime(at: number, now: number, timeZone: string): string {
   const t = localParts(at, timeZone);
   const today = localParts(now, timeZone);
   const clock = `${pad(t.hour)}:${pad(t.minute)}`;
   const sameDay = t.year === today.year && t.month === today.month && t.day === today.day;
-  const shown = sameDay ? clock : `${t.year}-${pad(t.month)}-${pad(t.day)} ${clock}`;
-  const rel =
-    Math.abs(at - now) < 1000 ? 'now' : at < now ? `${span(now - at)} ago` : `in ${span(at - now)}`;
-  return `${shown} (${rel})`;
+  return sameDay ? clock : `${t.year}-${pad(t.month)}-${pad(t.day)} ${clock}`;
 }
 
 /** `Europe/Berlin (GMT+1)`: the zone and its offset from UTC at `at`, to name beside local times. */

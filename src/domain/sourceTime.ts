@@ -18,9 +18,17 @@ export interface SourceTime {
  * it (its modification time), but never later than when it was seen. A file dated in the future
  * (a wrong clock, a copy that kept a bad date) would otherwise win over every file written after
  * it until that date came.
+ *
+ * Carried across jumps of the clock back: `carriedMs` (how far the clock has gone back in all, as
+ * the daemon noticed it) is added, so that a source that arrives after a jump back is newer than
+ * every one before it, while sources read between two jumps keep their order by modification time.
  */
-export function sourceTime(writtenAt: number, seenAt: number): SourceTime {
+export function sourceTime(writtenAt: number, seenAt: number, carriedMs = 0): SourceTime {
   const written = Math.floor(writtenAt);
   const aheadMs = Math.max(0, written - seenAt);
-  return { at: Math.min(written, seenAt), aheadMs, future: aheadMs > FUTURE_TOLERANCE_MS };
+  return {
+    at: Math.min(written, seenAt) + carriedMs,
+    aheadMs,
+    future: aheadMs > FUTURE_TOLERANCE_MS,
+  };
 }

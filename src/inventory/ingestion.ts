@@ -67,6 +67,11 @@ export interface IngestionEdges {
    * file's rows are checked against them. Unset: not checked.
    */
   readonly productReferences?: () => Promise<CatalogueReferences>;
+  /**
+   * How far the clock has gone back in all, as the daemon noticed it (ms): files' and snapshot
+   * reads' times are carried by it (domain/sourceTime.ts). Unset: 0.
+   */
+  readonly carriedMs?: () => number;
 }
 
 /** What reading an inbox file tells the job that asked for it. */
@@ -147,6 +152,7 @@ export function createIngestion(edges: IngestionEdges): Ingestion {
         readPortalStock: edges.readPortalStock,
         timeZone: settings.timezone,
         products,
+        ...(edges.carriedMs ? { carriedMs: edges.carriedMs } : {}),
       });
       kv.set('last.ingest', { at: clock.now(), file: name, outcome: outcome.status });
       return {
@@ -173,6 +179,7 @@ export function createIngestion(edges: IngestionEdges): Ingestion {
         readPortalStock: edges.readPortalStock,
         dataDir,
         guard,
+        ...(edges.carriedMs ? { carriedMs: edges.carriedMs } : {}),
       });
       // A failed read throws, so that its job is retried with back-off; a held read changed
       // nothing (read again on the next change or schedule).

@@ -58,8 +58,9 @@ export const QUEUE_NAMES: readonly QueueName[] = [
 ];
 
 /** Finished jobs are kept an hour so that a schedule slot's job id still deduplicates late adds. */
+export const FINISHED_KEPT_MS = 3_600_000;
 const KEEP = {
-  removeOnComplete: { age: 3600, count: 1000 },
+  removeOnComplete: { age: FINISHED_KEPT_MS / 1000, count: 1000 },
   removeOnFail: { age: 24 * 3600, count: 1000 },
 };
 

@@ -37,6 +37,18 @@ export class KeyValueStore {
     this.#set.run(key, JSON.stringify(value), now);
   }
 
+  /** Sets `key` to `change(value)` when it has a value and the change differs from it. */
+  update<K extends KvKey>(
+    key: K,
+    change: (value: KvValue<K>) => KvValue<K>,
+    now: number = Date.now(),
+  ): void {
+    const value = this.get(key);
+    if (value === undefined) return;
+    const next = change(value);
+    if (JSON.stringify(next) !== JSON.stringify(value)) this.set(key, next, now);
+  }
+
   delete(key: KvKey): void {
     this.#delete.run(key);
   }

@@ -191,6 +191,12 @@ export const KV_KEYS = {
   'stock_rules.fingerprint': z.string(),
   /** Pushes paused by an operator (`pause`): since when, why; absent when not paused. */
   'sync.paused': z.object({ since: epochMs, reason: z.string().nullable() }),
+  /**
+   * How far the wall clock has gone back in all, as the daemon noticed it (`clock.jump`), in ms:
+   * added to the times of inbox files and snapshot reads, so that a source that arrives after a
+   * jump back is newer than every one before it.
+   */
+  'clock.carried_ms': z.number(),
   /** Whether the status verdict last told to the webhook was "needs a person" (notifications). */
   'notify.verdict': z.object({ needsPerson: z.boolean(), at: epochMs }),
 } as const;

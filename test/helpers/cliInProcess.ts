@@ -26,12 +26,14 @@ function sink(onText: (text: string) => void): Writable {
 /**
  * Runs one command line in this process, through the same `main` as `bin/supplier-sync` (argument
  * parsing, configuration from `env` only, exit codes), with stdout and stderr captured.
- * `signal` stands for SIGTERM/SIGINT of a long-running command.
+ * `signal` stands for SIGTERM/SIGINT of a long-running command; `now` is the clock the command
+ * reads "now" from (the harness gives the daemon's).
  */
 export async function runCliInProcess(
   args: readonly string[],
   env: Record<string, string | undefined>,
   signal: AbortSignal = new AbortController().signal,
+  now?: () => number,
 ): Promise<CliResult> {
   let output = '';
   let stdout = '';
@@ -47,6 +49,7 @@ export async function runCliInProcess(
       stderr += t;
     }),
     signal,
+    ...(now === undefined ? {} : { now }),
   });
   const watch = new LineWatch();
   for (const line of output.split('\n')) if (line !== '') watch.push(line);

@@ -16,9 +16,11 @@ import { makeSandbox, type Sandbox, waitUntil } from './sandbox.ts';
 export type { LogLine } from './logLines.ts';
 
 /**
- * A clock the test can move: the system clock plus an offset. The daemon takes it for its own
- * decisions (deadlines, back-off, budget windows, the inbox's stability delay); timers, cron and
- * BullMQ still run on real time.
+ * A clock the test can move: the system clock plus an offset. The daemon takes it as its wall
+ * clock (its schedules' slots, deadlines, back-off, budget windows, the inbox's stability delay),
+ * and `h.cli` gives it to commands as their "now"; timers and BullMQ still run on real time, and
+ * the daemon's monotonic clock is the process's. Moving it more than 30 s is a clock jump to the
+ * daemon (`clock.jump`).
  */
 export interface TestClock extends Clock {
   /** Moves this clock's now forward (or back, with a negative `ms`). */
@@ -66,7 +68,10 @@ export interface Harness {
   runNow(task: DaemonTask): Promise<void>;
   /** Writes a file into inbox/ atomically (temp name, then rename), as an ERP should. */
   drop(name: string, content: string, mtime?: Date): void;
-  /** Runs a CLI command here (main(argv, …)) with the harness's settings and `extraEnv` on top. */
+  /**
+   * Runs a CLI command here (main(argv, …)) with the harness's settings and `extraEnv` on top,
+   * and the harness's clock as its "now".
+   */
   cli(args: readonly string[], extraEnv?: Record<string, string>): Promise<CliResult>;
   /** `status --json`, parsed (the command must succeed). */
   statusJson(): Promise<StatusJson>;
@@ -200,7 +205,8 @@ export async function startHarness(
       if (mtime) utimesSync(temp, mtime, mtime);
       renameSync(temp, join(box.dataDir, 'inbox', name));
     },
-    cli: (args, extraEnv = {}) => runCliInProcess(args, { ...baseEnv, ...extraEnv }),
+    cli: (args, extraEnv = {}) =>
+      runCliInProcess(args, { ...baseEnv, ...extraEnv }, undefined, clock.now),
     async statusJson() {
       const r = await h.cli(['status', '--json']);
       if (r.code !== 0) throw new Error(`status --json exited ${r.code}: ${r.output}`);

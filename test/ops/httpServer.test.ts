@@ -87,7 +87,7 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe('/healthz', () => {
-  it('is 200 with a fresh heartbeat and Redis, 503 with a stale or missing heartbeat', async () => {
+  it('is 200 with a fresh heartbeat and Redis, 503 with a stale, missing or future-dated heartbeat', async () => {
     const { get, captured } = await start();
     expect(captured.events('http.listening')).toHaveLength(1);
 
@@ -121,6 +121,15 @@ describe('/healthz', () => {
     const report = JSON.parse(res.text);
     expect(report.problems).toEqual(['daemon: last heartbeat 90 s ago']);
     expect(report.heartbeatAgeMs).toBe(HEARTBEAT_STALE_MS + 30_000);
+
+    // Dated a day ahead of the clock (which went back since): it says nothing of a running daemon.
+    beat(NOW + 86_400_000);
+    res = await get('/healthz');
+    expect(res.status).toBe(503);
+    expect(JSON.parse(res.text)).toMatchObject({
+      problems: ['daemon: last heartbeat dated 24 h ahead of this clock, which went back since'],
+      heartbeatAgeMs: -86_400_000,
+    });
 
     expect((await get('/nope')).status).toBe(404);
     expect((await get('/healthz', { method: 'POST' })).status).toBe(405);

@@ -12,6 +12,16 @@ export type LoginSlot =
 const RELOGIN_KEY = 'api.relogin';
 
 /**
+ * Login attempts stamped ahead of `now`, and the last login the re-login spacing counts from (the
+ * clock went back since), are stamped `now`: once, so that they leave the rolling hour within an
+ * hour of real time. Returns how many attempts.
+ */
+export function restampLoginsAhead(store: AuthStore, kv: KeyValueStore, now: number): number {
+  kv.update(RELOGIN_KEY, (r) => ({ ...r, lastLoginAt: Math.min(r.lastLoginAt, now) }), now);
+  return store.restampAttemptsAhead(now);
+}
+
+/**
  * The gate every login passes, across restarts and processes: the hard cap on logins over any
  * rolling hour and the spacing of re-logins while fresh tokens are refused (relogin.ts). Checking
  * and recording the attempt is one IMMEDIATE transaction, so two processes cannot both pass the
@@ -27,6 +37,8 @@ export class LoginCap {
     this.#kv = new KeyValueStore(db);
     this.#take = db.transaction(
       (account: string, now: number, mode: 'first' | 'renew'): LoginSlot => {
+        // Attempts stamped ahead of the clock (it went back) count from now: re-stamped once, here.
+        restampLoginsAhead(this.#store, this.#kv, now);
         this.#store.pruneLoginAttempts(now - 2 * HOUR_MS);
         const state = this.#kv.get(RELOGIN_KEY);
         const decision = decideLogin({

@@ -41,6 +41,16 @@ const PRUNE_EVERY_MS = 60_000;
 const KEPT_MS = 2 * HOUR_MS;
 
 /**
+ * Calls stamped ahead of `now`, and the portal's count taken then (the clock went back since),
+ * are stamped `now`: once, so that they leave the rolling hour within an hour of real time
+ * (clamping them at every read instead would keep them counting for ever). Returns how many calls.
+ */
+export function restampCallsAhead(log: CallLog, kv: KeyValueStore, now: number): number {
+  kv.update(SERVER_HINT_KEY, (h) => ({ ...h, at: Math.min(h.at, now) }), now);
+  return log.restampAhead(now);
+}
+
+/**
  * What each lane leaves unspent, in calls, at the configured hourly budget: reserves given as
  * shares scale with it. 'operator' (the `api` CLI) is ranked with stock pushes: a person at a
  * terminal may act while the daemon runs, but never eats the shipments' reserve. Shipment polls
@@ -97,6 +107,8 @@ export class CallBudget {
     this.#logger = deps.logger;
     this.#reserveTx = db.transaction(
       (lane: Lane, now: number, ignoreServer: boolean): CallDecision => {
+        // Calls stamped ahead of the clock (it went back) count from now: re-stamped once, here.
+        restampCallsAhead(this.#log, this.#kv, now);
         if (now - this.#lastPrune > PRUNE_EVERY_MS) {
           this.#log.prune(now - KEPT_MS);
           this.#lastPrune = now;

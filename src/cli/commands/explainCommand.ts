@@ -3,7 +3,7 @@ import { describeExplanation } from '../../daemon/explainText.ts';
 import { timesLine } from '../../domain/humanTime.ts';
 import { keyString } from '../../domain/stock.ts';
 import { commandConfig, parseCommand, println, printText } from '../args.ts';
-import { type Command, ExitCode } from '../command.ts';
+import { type Command, ExitCode, nowOf } from '../command.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
 
@@ -62,7 +62,7 @@ export const explainCommand: Command = {
       }
       if (values.json) println(ctx.stdout, JSON.stringify(explanationJson(e), null, 2));
       else {
-        const now = Date.now();
+        const now = nowOf(ctx);
         for (const line of describeExplanation(e, now, config.timezone))
           printText(ctx.stdout, line);
         printText(ctx.stdout, timesLine(config.timezone, now));

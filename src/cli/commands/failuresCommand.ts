@@ -3,7 +3,7 @@ import { performAsWriter } from '../../actions/requests.ts';
 import { failuresView } from '../../daemon/views.ts';
 import { timesLine, when } from '../../domain/humanTime.ts';
 import { commandConfig, parseCommand, println, printText } from '../args.ts';
-import { type Command, ExitCode } from '../command.ts';
+import { type Command, ExitCode, nowOf } from '../command.ts';
 import { commandActions } from '../nudge.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
@@ -71,7 +71,7 @@ export const failuresCommand: Command = {
         println(ctx.stdout, JSON.stringify({ stock, confirmations }, null, 2));
         return ExitCode.ok;
       }
-      const now = Date.now();
+      const now = nowOf(ctx);
       printText(ctx.stdout, `${stock.length} stock items rejected by the portal`);
       for (const f of stock) {
         printText(

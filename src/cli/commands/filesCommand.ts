@@ -1,7 +1,7 @@
 import { filesList, MAX_FILES_LISTED } from '../../daemon/views.ts';
 import { timesLine, when } from '../../domain/humanTime.ts';
 import { commandConfig, parseCommand, println, printText } from '../args.ts';
-import { type Command, ExitCode } from '../command.ts';
+import { type Command, ExitCode, nowOf } from '../command.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
 
@@ -48,7 +48,7 @@ export const filesCommand: Command = {
         printText(ctx.stdout, 'no inbox file handled yet');
         return ExitCode.ok;
       }
-      const now = Date.now();
+      const now = nowOf(ctx);
       for (const f of files) {
         const rows =
           f.outcome === 'duplicate'

@@ -10,7 +10,7 @@ import { KeyValueStore } from '../../state/kv.ts';
 import type { Heartbeat } from '../../state/kvKeys.ts';
 import { describeHolder, writerLockState } from '../../state/lock/writerLock.ts';
 import { commandConfig, parseCommand, println, printText } from '../args.ts';
-import { type Command, ExitCode } from '../command.ts';
+import { type Command, ExitCode, nowOf } from '../command.ts';
 import { openExistingState } from '../state.ts';
 
 const usage = `Usage: supplier-sync health [--live] [--json]
@@ -38,7 +38,7 @@ export const healthCommand: Command = {
       json: { type: 'boolean', default: false },
     });
     const config = commandConfig(ctx, configFlags);
-    const now = Date.now();
+    const now = nowOf(ctx);
     const live = await readLiveFacts(config.dataDir, now);
     if (values.live) {
       const report = liveness(config, now, live);

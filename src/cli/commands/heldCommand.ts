@@ -8,7 +8,7 @@ import type { StateDb } from '../../state/db.ts';
 import { HeldStore } from '../../state/inbox/heldStore.ts';
 import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
 import { commandConfig, parseCommand, println, printText } from '../args.ts';
-import { type Command, type CommandContext, ExitCode } from '../command.ts';
+import { type Command, type CommandContext, ExitCode, nowOf } from '../command.ts';
 import { commandActions } from '../nudge.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
@@ -83,7 +83,7 @@ export const heldCommand: Command = {
         println(ctx.stdout, JSON.stringify(entries.map(heldView), null, 2));
         return ExitCode.ok;
       }
-      const now = Date.now();
+      const now = nowOf(ctx);
       printText(
         ctx.stdout,
         entries.length === 0

@@ -1,7 +1,7 @@
 import { performAsWriter } from '../../actions/requests.ts';
 import { when } from '../../domain/humanTime.ts';
 import { commandConfig, parseCommand, println, printText } from '../args.ts';
-import { type Command, ExitCode } from '../command.ts';
+import { type Command, ExitCode, nowOf } from '../command.ts';
 import { commandActions } from '../nudge.ts';
 import { openExistingState } from '../state.ts';
 import { UsageError } from '../usage.ts';
@@ -63,7 +63,7 @@ export const pauseCommand: Command = {
       else
         printText(
           ctx.stdout,
-          `${r.already ? 'already paused' : 'paused'} since ${when(r.since, Date.now(), config.timezone)}${r.reason ? ` (${r.reason})` : ''}: nothing is written to the portal until \`supplier-sync resume\``,
+          `${r.already ? 'already paused' : 'paused'} since ${when(r.since, nowOf(ctx), config.timezone)}${r.reason ? ` (${r.reason})` : ''}: nothing is written to the portal until \`supplier-sync resume\``,
         );
       return ExitCode.ok;
     } finally {
@@ -95,7 +95,7 @@ export const resumeCommand: Command = {
       else {
         printText(
           ctx.stdout,
-          `resumed: pushes paused since ${when(r.pause.since, Date.now(), config.timezone)} start again`,
+          `resumed: pushes paused since ${when(r.pause.since, nowOf(ctx), config.timezone)} start again`,
         );
         if (!r.daemonNudged)
           printText(

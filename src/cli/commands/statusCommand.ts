@@ -4,11 +4,11 @@ import { readLiveFacts } from '../../daemon/liveFacts.ts';
 import { readQueueDepths, readStatus, type Status } from '../../daemon/status.ts';
 import { statusView } from '../../daemon/views.ts';
 import { bytesText } from '../../domain/diskState.ts';
-import { when, zoneName } from '../../domain/humanTime.ts';
+import { when, whenDone, zoneName } from '../../domain/humanTime.ts';
 import { redisConnection } from '../../jobs/connection.ts';
 import { closeQueues, createQueues } from '../../jobs/queues.ts';
 import { commandConfig, parseCommand, println, printText } from '../args.ts';
-import { type Command, ExitCode } from '../command.ts';
+import { type Command, ExitCode, nowOf } from '../command.ts';
 import { openExistingState } from '../state.ts';
 
 const usage = `Usage: supplier-sync status [--json]
@@ -73,7 +73,7 @@ export const statusCommand: Command = {
     const config = commandConfig(ctx, configFlags);
     const db = openExistingState(config);
     try {
-      const now = Date.now();
+      const now = nowOf(ctx);
       const live = await readLiveFacts(config.dataDir, now);
       const s = await withQueueDepths(config, readStatus(db, config, now, live));
       const health = assess({
@@ -97,6 +97,7 @@ type Shown = Awaited<ReturnType<typeof withQueueDepths>>;
 /** The status as a person reads it: the verdict first, then a line per area, local times. */
 function describe(s: Shown, health: Assessment, now: number, tz: string): string[] {
   const at = (t: number | null | undefined) => when(t, now, tz);
+  const done = (t: number | null | undefined) => whenDone(t, now, tz);
   const out: string[] = [];
   out.push(
     health.verdict === 'healthy'
@@ -110,7 +111,7 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
     'daemon',
     s.daemon === null
       ? 'no heartbeat yet'
-      : `heartbeat ${at(s.daemon.at)}, running since ${at(s.daemon.startedAt)}`,
+      : `heartbeat ${done(s.daemon.at)}, running since ${done(s.daemon.startedAt)}`,
   );
   if (s.disk !== null)
     row(
@@ -243,7 +244,7 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
   );
   row(
     'last poll',
-    l.poll ? `${at(l.poll.at)}: ${l.poll.count} ready to ship, ${l.poll.new} new` : 'never',
+    l.poll ? `${done(l.poll.at)}: ${l.poll.count} ready to ship, ${l.poll.new} new` : 'never',
   );
   row('times', zoneName(tz, now));
   return out;

@@ -36,6 +36,11 @@ export interface IngestDeps {
    * so that it knows which keys to zero. Unset: what state.db knows is used.
    */
   readonly readPortalStock?: (kind: StockKind) => Promise<boolean>;
+  /**
+   * How far the clock has gone back in all, as the daemon noticed it (ms): added to files' times
+   * (domain/sourceTime.ts). Unset: 0.
+   */
+  readonly carriedMs?: () => number;
   /** The "before apply" step of stock files (see apply/applyStaged.ts): checks run on the staged set. */
   readonly checks?: readonly BeforeApplyCheck[];
   /** Keys per merge transaction (see apply/applyStaged.ts). */

@@ -49,6 +49,10 @@ export async function commitStock(
   let held: CommitResult | undefined;
   let absentZeroed = 0;
   const row = { kind: c.kind, hash, size: st.size, ino: st.ino };
+  // The file's modification time (never later than when it was seen, carried across jumps of the
+  // clock back) orders files: one applied late (after a crash) never overwrites the rows of a
+  // newer file. Worked out here, outside the commit point's transaction: it looks at the clock.
+  const sourceAt = fileSourceTime(ctx.name, st, ctx.receivedAt, deps.log, deps.carriedMs?.() ?? 0);
   const guardCheck: BeforeApplyCheck = async (step) => {
     const g = await guardStagedFile(
       step.db,
@@ -78,13 +82,11 @@ export async function commitStock(
     (stagedFile) => {
       const result = commitRows(ctx, row, () => ({ type: 'stock', read: c, absentZeroed, guard }));
       if (typeof result !== 'object') return { applyId: undefined, result };
-      // The file's modification time (never later than when it was seen) orders files: one
-      // applied late (after a crash) never overwrites the rows of a newer file.
       const applyId = recordStagedApply(deps.db, {
         stagedFile,
         source: `file:${result.entry.id}`,
         fileId: result.entry.id,
-        sourceAt: fileSourceTime(ctx.name, st, ctx.receivedAt, deps.log),
+        sourceAt,
         appliedAt: ctx.clock.now(),
       });
       return { applyId, result };

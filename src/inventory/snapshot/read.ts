@@ -37,6 +37,8 @@ export interface SnapshotDeps extends SnapshotQueryDeps {
   /** Keys per merge transaction. */
   readonly chunkRows?: number;
   readonly clock?: Clock;
+  /** How far the clock has gone back in all, as noticed (ms): added to the read's time. */
+  readonly carriedMs?: () => number;
   /**
    * Guard rails (GUARD_* settings): the last check of the "before apply" step; a read that
    * trips them is held (kept aside in state.db), not applied. Absent: off.
@@ -133,8 +135,13 @@ export async function readSnapshot(deps: SnapshotDeps): Promise<SnapshotOutcome>
     }
     const now = clock.now();
     // The snapshot's rows are as new as the ERP's last write to it (file or WAL), like a file's.
-    // Never later than now: a snapshot dated in the future would pin its rows until then.
-    const writtenAt = sourceTime(snapshotWrittenAt(deps.snapshotDb), started).at;
+    // Never later than now: a snapshot dated in the future would pin its rows until then. Carried
+    // across jumps of the clock back, as a file's time is.
+    const writtenAt = sourceTime(
+      snapshotWrittenAt(deps.snapshotDb),
+      started,
+      deps.carriedMs?.() ?? 0,
+    ).at;
     const rowsRead = { factory: factory.rowsRead, dc: dc.rowsRead };
     // The guard rails run last in the "before apply" step: they see the rows other checks added.
     let guard: SnapshotGuardOutcome | undefined;

@@ -84,7 +84,17 @@ export class StagingFile {
     this.name = scratchName(randomBytes(6).toString('hex'), '.db');
     this.path = join(dir, this.name);
     this.#sum = sum;
-    this.#writer = new StagingWriter(openStagingDb(this.path, true), { raw: false, last: [], sum });
+    try {
+      this.#writer = new StagingWriter(openStagingDb(this.path, true), {
+        raw: false,
+        last: [],
+        sum,
+      });
+    } catch (err) {
+      // SQLite made the file before it failed (a full disk): no empty scratch file is left.
+      removeStagingFile(this.path);
+      throw err;
+    }
     this.#workerAfterRows = workerAfterRows;
   }
 

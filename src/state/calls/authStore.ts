@@ -17,6 +17,8 @@ export class AuthStore {
   readonly #insertAttempt;
   readonly #setOutcome;
   readonly #pruneAttempts;
+  readonly #restampAttempts;
+  readonly #shiftAttempts;
 
   constructor(db: StateDb) {
     this.#readToken = db.prepare<[], { token: string; account: string; obtained_at: number }>(
@@ -37,6 +39,12 @@ export class AuthStore {
       'UPDATE login_attempts SET outcome = ? WHERE id = ?',
     );
     this.#pruneAttempts = db.prepare<[number]>('DELETE FROM login_attempts WHERE at <= ?');
+    this.#restampAttempts = db.prepare<{ now: number }>(
+      'UPDATE login_attempts SET at = @now WHERE at > @now',
+    );
+    this.#shiftAttempts = db.prepare<{ after: number; upTo: number; ms: number; cap: number }>(
+      'UPDATE login_attempts SET at = MIN(at + @ms, @cap) WHERE at > @after AND at <= @upTo',
+    );
   }
 
   readToken(): StoredToken | undefined {
@@ -63,5 +71,15 @@ export class AuthStore {
 
   pruneLoginAttempts(before: number): void {
     this.#pruneAttempts.run(before);
+  }
+
+  /** Login attempts stamped after `now` (the clock went back) are stamped `now`; returns how many. */
+  restampAttemptsAhead(now: number): number {
+    return this.#restampAttempts.run({ now }).changes;
+  }
+
+  /** Attempts stamped in (`after`, `upTo`] move `ms` later, never past `cap`; returns how many. */
+  shiftAttempts(after: number, upTo: number, ms: number, cap: number): number {
+    return this.#shiftAttempts.run({ after, upTo, ms, cap }).changes;
   }
 }

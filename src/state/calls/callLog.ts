@@ -6,6 +6,8 @@ export class CallLog {
   readonly #insert;
   readonly #prune;
   readonly #byLane;
+  readonly #restamp;
+  readonly #shift;
 
   constructor(db: StateDb) {
     this.#since = db
@@ -15,6 +17,10 @@ export class CallLog {
     this.#prune = db.prepare<[number]>('DELETE FROM api_calls WHERE at <= ?');
     this.#byLane = db.prepare<[number], { lane: string; n: number }>(
       'SELECT lane, COUNT(*) AS n FROM api_calls WHERE at > ? GROUP BY lane',
+    );
+    this.#restamp = db.prepare<{ now: number }>('UPDATE api_calls SET at = @now WHERE at > @now');
+    this.#shift = db.prepare<{ after: number; upTo: number; ms: number; cap: number }>(
+      'UPDATE api_calls SET at = MIN(at + @ms, @cap) WHERE at > @after AND at <= @upTo',
     );
   }
 
@@ -30,6 +36,19 @@ export class CallLog {
 
   record(at: number, lane: string): void {
     this.#insert.run(at, lane);
+  }
+
+  /** Calls stamped after `now` (the clock went back) are stamped `now`; returns how many. */
+  restampAhead(now: number): number {
+    return this.#restamp.run({ now }).changes;
+  }
+
+  /**
+   * Calls stamped in (`after`, `upTo`] are moved `ms` later, never past `cap` (the clock jumped
+   * forward by `ms`: they keep the age they really have); returns how many.
+   */
+  shift(after: number, upTo: number, ms: number, cap: number): number {
+    return this.#shift.run({ after, upTo, ms, cap }).changes;
   }
 
   /** Deletes the calls made at or before `before`; returns how many went. */

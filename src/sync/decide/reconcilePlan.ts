@@ -1,3 +1,4 @@
+import { CLOCK_JUMP_MS } from '../../domain/clockWatch.ts';
 import type { StockKind } from '../../domain/stock.ts';
 import { READ_PAGE_SIZE } from './firstStart.ts';
 
@@ -36,10 +37,14 @@ export type ReconcileStep =
   /** Nothing to read now; `until`: when a pass is next due (null: none is, until asked). */
   | { readonly action: 'wait'; readonly until: number | null };
 
-/** When a new pass of a kind may start on its own; null: never (off, or not established). */
-function dueAt(k: KindReading, intervalMs: number): number | null {
+/**
+ * When a new pass of a kind may start on its own; null: never (off, or not established). A last
+ * pass dated ahead of the clock (it went back since) counts as long ago: the pass is due.
+ */
+function dueAt(k: KindReading, intervalMs: number, now: number): number | null {
   if (intervalMs <= 0 || !k.established || k.inProgress !== null) return null;
-  return k.lastStartedAt === null ? Number.NEGATIVE_INFINITY : k.lastStartedAt + intervalMs;
+  const last = k.lastStartedAt;
+  return last === null || last - now > CLOCK_JUMP_MS ? Number.NEGATIVE_INFINITY : last + intervalMs;
 }
 
 /**
@@ -53,8 +58,8 @@ function dueAt(k: KindReading, intervalMs: number): number | null {
 export function planReconcile(input: ReconcilePlanInput): ReconcileStep {
   const { now, intervalMs, factory, dc } = input;
   if (factory.inProgress !== null) return { action: 'read', kind: 'factory', start: false };
-  const factoryDue = dueAt(factory, intervalMs);
-  const dcDue = dueAt(dc, intervalMs);
+  const factoryDue = dueAt(factory, intervalMs, now);
+  const dcDue = dueAt(dc, intervalMs, now);
   const dcBusy = dc.inProgress !== null || (dcDue !== null && dcDue <= now);
   const dcAdvanced = () => input.dcPagesSinceFactoryStart >= input.dcPassPages() / CHEAP_KIND_RATIO;
   if (factoryDue !== null && factoryDue <= now && (!dcBusy || dcAdvanced())) {

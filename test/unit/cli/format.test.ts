@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { span, when } from '../../../src/domain/humanTime.ts';
+import { span, when, whenDone } from '../../../src/domain/humanTime.ts';
 
 const now = Date.parse('2026-11-23T09:44:30Z');
 
@@ -20,5 +20,14 @@ describe('status formatting', () => {
     expect(when(Date.parse('2026-11-22T18:00:00Z'), now, 'UTC')).toBe(
       '2026-11-22 18:00 (15 h 45 min ago)',
     );
+  });
+
+  it('a time something happened, dated ahead of the clock (it went back since), says so', () => {
+    expect(whenDone(now - 3 * 60_000, now, 'UTC')).toBe('09:41 (3 min ago)');
+    expect(whenDone(now + 31 * 60_000, now, 'UTC')).toBe(
+      '10:15 (dated 31 min ahead of this clock)',
+    );
+    expect(whenDone(now + 86_400_000, now, 'UTC')).toMatch(/ \(dated 24 h ahead of this clock\)$/);
+    expect(whenDone(null, now, 'UTC')).toBe('never');
   });
 });

@@ -336,7 +336,7 @@ describe('config/default.json', () => {
 });
 
 describe('schedules and time zone', () => {
-  it('rejects a cron expression node-cron cannot run and an unknown time zone', () => {
+  it('rejects a cron expression that cannot run and an unknown time zone', () => {
     expect(configError(() => loadConfig({ env: { RECONCILE_CRON: '61 * * * *' } })).key).toBe(
       'RECONCILE_CRON',
     );

@@ -74,6 +74,14 @@ function status(over: Partial<Status> = {}): Status {
       overdue: null,
     },
     last: { ingest: null, push: null, pushSuccess: null, reconcile: null, poll: null },
+    polls: {
+      schedule: 'shipments-poll',
+      expression: '*/5 * * * *',
+      lastAt: now - 60_000,
+      dueAt: now + 240_000,
+      overdue: false,
+      datedAhead: false,
+    },
     stale: false,
     files: noFiles,
     held: { files: 0, snapshots: 0, oldestAt: null },
@@ -210,5 +218,41 @@ describe('assess', () => {
     ]);
     // No reason's text names a command: the terminal adds it (reasonText), the console links a page.
     for (const r of a.reasons) expect(r.text).not.toMatch(/supplier-sync/);
+  });
+
+  it('takes a heartbeat dated ahead of the clock (it went back) for a daemon not running', () => {
+    const a = assess({
+      status: status({ daemon: { at: now + 86_400_000, pid: 1, startedAt: now + 86_000_000 } }),
+    });
+    expect(a.verdict).toBe('needs a person');
+    expect(a.reasons[0]?.text).toBe(
+      'the daemon is not running (last heartbeat dated 24 h ahead of this clock, which went back since)',
+    );
+    // A step of the clock within 30 s is no jump: the heartbeat is as good as now.
+    const step = status({ daemon: { at: now + 20_000, pid: 1, startedAt: now - 3_600_000 } });
+    expect(assess({ status: step }).verdict).toBe('healthy');
+  });
+
+  it('is degraded by shipment polls overdue, naming the schedule and when it last ran', () => {
+    const polls = (over: Partial<Status['polls']>) =>
+      status({ polls: { ...status().polls, ...over } });
+    const late = assess({
+      status: polls({ lastAt: now - 17 * 60_000, dueAt: now - 12 * 60_000, overdue: true }),
+    });
+    expect(late).toEqual({
+      verdict: 'degraded',
+      reasons: [
+        {
+          text: `shipment polls are overdue: the schedule shipments-poll (SHIPMENTS_POLL_CRON \`*/5 * * * *\`) last ran 17 min ago (${new Date(now - 17 * 60_000).toISOString()}), more than two intervals late`,
+          about: 'shipments',
+        },
+      ],
+    });
+    const ahead = assess({
+      status: polls({ lastAt: now + 3_600_000, dueAt: null, overdue: true, datedAhead: true }),
+    });
+    expect(ahead.reasons.map((r) => r.text)).toEqual([
+      `shipment polls are overdue: the schedule shipments-poll (SHIPMENTS_POLL_CRON \`*/5 * * * *\`) last ran at ${new Date(now + 3_600_000).toISOString()}, dated ahead of this clock, which went back since`,
+    ]);
   });
 });

@@ -49,6 +49,12 @@ describe('planReconcile', () => {
     ).toEqual({ action: 'wait', until: null });
   });
 
+  it('takes a last pass dated ahead of the clock (it went back since) for one long ago', () => {
+    const factory = { ...idle, lastStartedAt: 100 * MIN + 24 * 60 * MIN };
+    const dc = { ...idle, lastStartedAt: 100 * MIN + 24 * 60 * MIN };
+    expect(plan({ factory, dc })).toEqual({ action: 'read', kind: 'factory', start: true });
+  });
+
   it('starts a kind at most once per interval, and says when the next is due', () => {
     const factory = { ...idle, lastStartedAt: 90 * MIN };
     const dc = { ...idle, lastStartedAt: 95 * MIN };

@@ -24,6 +24,7 @@ const VERDICT_CLASS = { healthy: 'healthy', degraded: 'degraded', 'needs a perso
 /** `/`: the verdict and its reasons, what is pending and when it is done, the budget, the rest. */
 export function statusPage(ctx: PageContext, s: StatusWithQueues, health: Assessment): string {
   const t = (at: number | null | undefined) => timeHtml(at, ctx);
+  const done = (at: number | null | undefined) => timeHtml(at, ctx, true);
   const p = s.pendingDifferences;
   const pending = p.factory + p.dc;
   const b = s.budget;
@@ -66,14 +67,14 @@ ${s.unfinishedApplies.map((a) => html`<dt>Unfinished</dt><dd>apply of ${a.source
 </dl>
 <h2>Shipments</h2>
 <dl class="facts">
-<dt>Ready to ship</dt><dd>${s.shipments.open} on the portal's list; last poll ${l.poll === null ? t(null) : html`${t(l.poll.at)} (${l.poll.count} listed, ${l.poll.new} new)`}</dd>
+<dt>Ready to ship</dt><dd>${s.shipments.open} on the portal's list; last poll ${l.poll === null ? t(null) : html`${done(l.poll.at)} (${l.poll.count} listed, ${l.poll.new} new)`}</dd>
 <dt>Awaiting</dt><dd><a href="/shipments">${count(s.shipments.awaitingConfirmation, 'shipment')} handed to the ERP, not confirmed</a></dd>
 <dt>Overdue</dt><dd>${s.shipments.overdue === null ? (s.shipments.deadline === null ? 'no deadline (SHIPMENTS_DEADLINE)' : `none before ${s.shipments.deadline}`) : html`<span class="${s.shipments.overdue.length > 0 ? 'failed' : ''}">${s.shipments.overdue.length} after ${s.shipments.deadline}</span>`}</dd>
 <dt>Confirmations</dt><dd>${f.confirmations.pending} waiting, ${f.confirmations.confirmedToday} confirmed today, ${f.confirmations.failed} refused, ${f.confirmations.conflicts} in conflict</dd>
 </dl>
 <h2>Daemon</h2>
 <dl class="facts">
-<dt>Heartbeat</dt><dd>${s.daemon === null ? 'none yet' : html`${t(s.daemon.at)}, running since ${t(s.daemon.startedAt)}`}</dd>
+<dt>Heartbeat</dt><dd>${s.daemon === null ? 'none yet' : html`${done(s.daemon.at)}, running since ${done(s.daemon.startedAt)}`}</dd>
 ${s.disk === null ? '' : html`<dt>Disk</dt><dd>${s.disk.full ? html`<span class="failed">FULL: ${s.disk.path} (${bytesText(s.disk.freeBytes)} free) since ${t(s.disk.since)}</span>` : `${bytesText(s.disk.freeBytes)} free at ${s.disk.path}`}</dd>`}
 <dt>Token</dt><dd>${s.token === null ? 'none yet' : html`obtained ${t(s.token.obtainedAt)}`}${s.loginBlock === null ? '' : html` <span class="failed">logins stopped since ${t(s.loginBlock.at)} (HTTP ${s.loginBlock.status})</span>`}</dd>
 <dt>Queues</dt><dd>${queues}</dd>
