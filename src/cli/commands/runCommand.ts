@@ -31,8 +31,9 @@ export const runCommand: Command = {
         'unhandled rejection (the daemon goes on)',
       );
     });
-    logNodeFlags(log, ctx.env);
     const daemon = await startDaemon({ config, log });
+    // Once started: a start refused (exit 78, one line naming the problem) says nothing more.
+    logNodeFlags(log, ctx.env);
     if (!ctx.signal.aborted) await once(ctx.signal, 'abort');
     await daemon.stop(String(ctx.signal.reason ?? 'signal'));
     log.flush();
