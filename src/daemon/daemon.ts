@@ -1,58 +1,25 @@
 import { serveRequests } from '../actions/requests.ts';
 import { createPortalClient, portalClientOptions } from '../api/index.ts';
-import { type Config, configSecrets, describeConfig, ensureDataDirs } from '../config/index.ts';
-import { type Clock, systemClock } from '../domain/clock.ts';
-import { diskFullNotification } from '../domain/notification.ts';
+import { configSecrets, describeConfig, ensureDataDirs } from '../config/index.ts';
+import { systemClock } from '../domain/clock.ts';
 import { startSchedules } from '../jobs/schedules.ts';
-import type { Logger } from '../log/logger.ts';
 import { registerSecret } from '../log/redact.ts';
 import { createNotifications } from '../notifications/index.ts';
 import { openStateDb } from '../state/db.ts';
 import { ownVerdict } from './assess.ts';
 import { startBackground } from './background.ts';
 import { watchClock } from './clockJumps.ts';
-import { diskFullAtStart, watchedPaths } from './diskSpace.ts';
-import { createDiskWatch } from './diskWatch.ts';
+import type { Daemon, DaemonOptions } from './daemonTypes.ts';
+import { diskFullAtStart } from './diskSpace.ts';
+import { watchDaemonDisk } from './diskWatch.ts';
 import { HeartbeatFile } from './heartbeatFile.ts';
 import { connectJobs } from './jobsStart.ts';
-import { daemonSchedules, type ScheduledTask } from './schedulePlan.ts';
+import { askStartWork, daemonSchedules } from './schedulePlan.ts';
 import { buildServices } from './services.ts';
 import { loadSettingsFiles } from './settingsFiles.ts';
 import { daemonActions, lockDataDir, type TakenLock, unlockingOnFailure } from './writerStart.ts';
 
-export interface DaemonOptions {
-  readonly config: Config;
-  readonly log: Logger;
-  /** The wall clock (when); the monotonic one (how long) is the process's unless given. */
-  readonly clock?: Clock;
-  readonly monotonic?: () => number;
-}
-
-/**
- * Work the daemon does on its own at a schedule's tick, the inbox's periodic scan ('inbox-scan')
- * or the look at its watched settings files every 2 s ('settings-files': INBOX_PROFILES_FILE and
- * STOCK_RULES_FILE), by name.
- */
-export type DaemonTask =
-  | ScheduledTask
-  | 'inbox-scan'
-  | 'settings-files'
-  | 'notifications'
-  /** A heartbeat now, with its look at the disk (free space, and the errors writes met). */
-  | 'heartbeat';
-
-export interface Daemon {
-  /**
-   * Does now, out of turn, what a schedule's next tick, the next inbox scan or the next look at
-   * the settings files would do (a tick only asks for work, deduplicated like any nudge);
-   * resolves once it is asked for (the scan and the settings files: once they have been read).
-   * The optional schedules (deadline, retention, snapshot) only when configured. For tools and
-   * tests that must not wait for a tick.
-   */
-  runNow(task: DaemonTask): Promise<void>;
-  /** Graceful stop: no new work, the call in flight finishes, everything closes. */
-  stop(reason: string): Promise<void>;
-}
+export type { Daemon, DaemonOptions, DaemonTask } from './daemonTypes.ts';
 
 /**
  * The daemon, the composition root: state.db, the portal client, the flows' services
@@ -89,23 +56,16 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
   const heartbeatFile = HeartbeatFile.open(paths.heartbeatFile);
   // The disk: full or not, in memory (state.db may be what cannot be written); a turn to full is
   // told at once, outside the outbox; space back asks for the work owed at once.
-  const disk = createDiskWatch({
+  const disk = watchDaemonDisk({
     dataDir: config.dataDir,
-    paths: watchedPaths(config.dataDir),
     log,
     now: clock.now,
-    onFull: (state) => {
-      const reasons = verdictNow().reasons;
-      void notifications.tellAtOnce(diskFullNotification(state, reasons, clock.now()));
-    },
-    onOk: () => {
-      void (async () => {
-        await services.ingestion.resumeStagedApplies();
-        await sources.scanInbox();
-        if (jobs.redis.state().up) await jobs.recover('disk has space again');
-      })().catch((err) =>
-        log.warn({ event: 'recover.failed', err }, 'could not ask for the work owed'),
-      );
+    tell: (n) => notifications.tellAtOnce(n),
+    reasons: () => verdictNow().reasons,
+    spaceBack: async () => {
+      await services.ingestion.resumeStagedApplies();
+      await sources.scanInbox();
+      if (jobs.redis.state().up) await jobs.recover('disk has space again');
     },
   });
   const verdictNow = () => ownVerdict(db, config, clock.now(), { beat: null, disk: disk.state() });
@@ -172,10 +132,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
 
   // Work that was pending when the daemon last stopped (or that Redis lost) is asked for again.
   jobs.recoverOnReconnect();
-  // Not awaited: with Redis down these wait for it, and the daemon must start (and stop) anyway.
-  nudges.poll('start').catch(asked('the first poll'));
-  if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
-  if (config.retentionDays > 0) nudges.maintenance('prune', 'start').catch(() => {});
+  askStartWork(config, nudges, asked);
 
   const requests = serveRequests(actions); // what commands ask instead of writing beside it
   log.info(

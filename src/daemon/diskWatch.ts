@@ -1,7 +1,8 @@
 import { bytesText, type DiskState, decideDisk } from '../domain/diskState.ts';
+import { diskFullNotification, type Notification } from '../domain/notification.ts';
 import { isDiskFull } from '../failures/failurePolicy.ts';
 import type { Logger } from '../log/logger.ts';
-import { freeSpaces } from './diskSpace.ts';
+import { freeSpaces, watchedPaths } from './diskSpace.ts';
 
 /**
  * The daemon's watch over its disk: whether the disk holding the data dir or state.db is full,
@@ -92,4 +93,34 @@ export function createDiskWatch(deps: DiskWatchDeps): DiskWatch {
       return looking;
     },
   };
+}
+
+/**
+ * The running daemon's disk watch over its data dir (and state.db's disk): a turn to full is told
+ * at once, outside the notification outbox (`tell`, with the verdict's reasons now); space back
+ * asks for the work owed (`spaceBack`: resumed applies, a scan of the inbox, the recovery).
+ */
+export function watchDaemonDisk(parts: {
+  readonly dataDir: string;
+  readonly log: Logger;
+  readonly now: () => number;
+  readonly tell: (n: Notification) => Promise<void>;
+  readonly reasons: () => readonly string[];
+  readonly spaceBack: () => Promise<void>;
+}): DiskWatch {
+  const { log, now } = parts;
+  return createDiskWatch({
+    dataDir: parts.dataDir,
+    paths: watchedPaths(parts.dataDir),
+    log,
+    now,
+    onFull: (state) => void parts.tell(diskFullNotification(state, parts.reasons(), now())),
+    onOk: () => {
+      parts
+        .spaceBack()
+        .catch((err) =>
+          log.warn({ event: 'recover.failed', err }, 'could not ask for the work owed'),
+        );
+    },
+  });
 }

@@ -83,3 +83,18 @@ export function daemonSchedules(
   }
   return schedules;
 }
+
+/**
+ * The work a start asks for before any tick: a poll, a snapshot read (with SNAPSHOT_DB) and a
+ * retention run (with RETENTION_DAYS). Not awaited: with Redis down these wait for it, and the
+ * daemon must start (and stop) anyway; a first poll that could not be asked for is logged.
+ */
+export function askStartWork(
+  config: Pick<Config, 'snapshotDb' | 'retentionDays'>,
+  nudges: Nudges,
+  asked: (what: string) => (err: unknown) => void,
+): void {
+  nudges.poll('start').catch(asked('the first poll'));
+  if (config.snapshotDb) nudges.maintenance('snapshot', 'start').catch(() => {});
+  if (config.retentionDays > 0) nudges.maintenance('prune', 'start').catch(() => {});
+}
