@@ -53,6 +53,14 @@ describe('the layout of src/', () => {
     expect(layoutProblems(src)).toEqual([]);
   });
 
+  it('keeps the composition root small: src/daemon/daemon.ts builds the services and starts the workers, within 200 lines', () => {
+    const text = readFileSync(
+      join(dirname(fileURLToPath(import.meta.url)), '../../src/daemon/daemon.ts'),
+      'utf8',
+    );
+    expect(text.split('\n').length - (text.endsWith('\n') ? 1 : 0)).toBeLessThanOrEqual(200);
+  });
+
   describe('the check itself', () => {
     const root = mkdtempSync(join(tmpdir(), 'layout-'));
     afterAll(() => rmSync(root, { recursive: true, force: true }));
