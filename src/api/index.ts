@@ -63,7 +63,12 @@ export type {
 } from './endpoints/stockLevels.ts';
 export type { Page, WalkOptions } from './pagination.ts';
 export * from './portalErrors.ts';
-export { type NewProductBody, type ProductsPortal, productsPortal } from './productsPortal.ts';
+export {
+  type NewProductBody,
+  type ProductsPage,
+  type ProductsPortal,
+  productsPortal,
+} from './productsPortal.ts';
 export type { CallOptions } from './request.ts';
 export { type CarriedStamps, carryRollingHours } from './rollingHours.ts';
 export type * from './schemas.ts';

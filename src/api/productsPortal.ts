@@ -7,6 +7,7 @@ import type {
   DistributionCentre,
   ProductCreated,
   ProductDetail,
+  ProductListItem,
   Site,
   TaxRate,
 } from './schemas.ts';
@@ -20,6 +21,13 @@ export interface NewProductBody extends ProductDraft {
   readonly factory_stock?: { readonly stock_quantity: number };
 }
 
+/** One page of the portal's product list. */
+export interface ProductsPage {
+  readonly items: readonly ProductListItem[];
+  /** Cursor of the page after this one; null at the end. */
+  readonly nextCursor: string | null;
+}
+
 /**
  * The portal as the products flow sees it (src/products/): every call in the 'products' lane of
  * the budget (after stock pushes, before reconciliation). Creations are never resent by the
@@ -31,6 +39,15 @@ export interface ProductsPortal {
   create(body: NewProductBody, signal?: AbortSignal): Promise<ProductCreated>;
   /** GET /products/{sku}; null when the portal answers 404 (it has no such product). */
   find(sku: string, signal?: AbortSignal): Promise<ProductDetail | null>;
+  /**
+   * One page of GET /products (100 a page), at `cursor` (null: the first page), filtered by
+   * platform status or not.
+   */
+  list(
+    query: { readonly platformStatus?: string },
+    cursor: string | null,
+    signal?: AbortSignal,
+  ): Promise<ProductsPage>;
   /** GET /brands. */
   brands(signal?: AbortSignal): Promise<Brand[]>;
   /** POST /brands. */
@@ -55,6 +72,16 @@ export function productsPortal(client: PortalClient): ProductsPortal {
         if (err instanceof PortalHttpError && err.status === 404) return null;
         throw err;
       }
+    },
+    async list(query, cursor, signal) {
+      const page = await client.products.list(
+        {
+          ...(query.platformStatus === undefined ? {} : { platform_status: query.platformStatus }),
+          ...(cursor === null ? {} : { cursor }),
+        },
+        options(signal),
+      );
+      return { items: page.items, nextCursor: page.nextCursor };
     },
     brands: (signal) => client.brands.list(options(signal)),
     createBrand: (name, signal) => client.brands.create({ name }, options(signal)),

@@ -1,4 +1,4 @@
-import { int, reserve, setting, text } from './settingTypes.ts';
+import { int, ms, reserve, setting, text } from './settingTypes.ts';
 
 /**
  * The settings of the new-products flow (docs/products.md), part of the one table of
@@ -16,6 +16,12 @@ export const productSettings = {
     text.min(1, 'must not be empty'),
     'lifestyle',
     'The `type` of the images of a products file row that gives none (its `image_type` column).',
+  ),
+  catalogueReviewIntervalMs: setting(
+    'CATALOGUE_REVIEW_INTERVAL_MS',
+    ms(1000, 86_400_000),
+    300_000,
+    "How soon the platform's review of a product the daemon created is noticed (activated or declined), in milliseconds: while some created product is undecided, the portal is asked this often (its lists filtered by platform status, or each undecided product where that costs fewer calls). At least 1,000. At most 86,400,000 (a day).",
   ),
   productsReserve: setting(
     'API_PRODUCTS_RESERVE',

@@ -20,7 +20,14 @@ export interface Assessment {
  * the terminal names the command (reasonText), the console links its page.
  */
 
-export type ReasonAbout = 'held' | 'failures' | 'files' | 'shipments' | 'pause' | 'credentials';
+export type ReasonAbout =
+  | 'held'
+  | 'failures'
+  | 'files'
+  | 'shipments'
+  | 'products'
+  | 'pause'
+  | 'credentials';
 
 /** One reason of a verdict: what is wrong, the things it names, what it is about. */
 export interface Reason {
@@ -38,6 +45,7 @@ const IN_TERMINAL: Readonly<Record<ReasonAbout, string | undefined>> = {
   failures: 'see `supplier-sync failures`',
   files: 'see `supplier-sync files`',
   shipments: undefined,
+  products: 'see `supplier-sync products --status declined`',
   pause: 'nothing is written to the portal until `supplier-sync resume`',
   credentials:
     'fix SUPPLIER_EMAIL / SUPPLIER_PASSWORD, then run `supplier-sync api login-block clear`',
@@ -72,7 +80,7 @@ export interface AssessInput {
  * Pure: the verdict and its reasons. "Needs a person" is what the daemon cannot mend by waiting
  * (a full disk, it is not running, the portal refused the credentials, confirmations were refused
  * for good or conflict); "degraded" is what it retries on its own but an operator should know (Redis away, a
- * stale sync, rejected stock items, a spent budget).
+ * stale sync, rejected stock items, a spent budget, a product the platform declined).
  */
 export function assess({ status: s, redisError }: AssessInput): Assessment {
   const person: Reason[] = [];
@@ -159,6 +167,18 @@ export function assess({ status: s, redisError }: AssessInput): Assessment {
       items,
       ...(files.problemCount > items.length ? { more: files.problemCount - items.length } : {}),
       about: 'files',
+    });
+  }
+  const declined = s.products.declined;
+  if (declined.count > 0) {
+    const items = declined.recent
+      .slice(0, 3)
+      .map((p) => ({ text: `${p.sku}${p.reason ? ` (${short(p.reason)})` : ''}` }));
+    degraded.push({
+      text: `${declined.count} product(s) the daemon created were declined by the platform's review in the last 7 days`,
+      items,
+      ...(declined.count > items.length ? { more: declined.count - items.length } : {}),
+      about: 'products',
     });
   }
   if (s.failures.stock.total > 0)

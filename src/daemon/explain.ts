@@ -8,6 +8,9 @@ import {
   type ShipmentFacts,
   type StockFacts,
 } from '../state/keyFacts.ts';
+import { Catalogue, type CatalogueEntry } from '../state/products/catalogueStore.ts';
+import { type DecisionRecord, ProductDecisions } from '../state/products/productDecisions.ts';
+import { type ProductRequest, ProductRequests } from '../state/products/productRequests.ts';
 
 /**
  * `explain KEY`: the story of one stock key or one shipment, read from state.db at one moment.
@@ -43,10 +46,42 @@ function rejectedRowsOf(db: StateDb, key: string): RejectedRowOfKey[] {
   return new FileHistory(db).rejectedRowsOfKey(key, REJECTED_FILES_SEARCHED, REJECTED_ROWS_SHOWN);
 }
 
+/** What is known of a stock key's product: asked for by a products file, on the portal, reviewed. */
+export interface ProductFacts {
+  /** The latest request of a products file for the SKU; null when none named it. */
+  readonly request: ProductRequest | null;
+  /** The product as the daemon knows the portal's; null when not known there. */
+  readonly portal: CatalogueEntry | null;
+  /** The latest decision of the platform's review the daemon noticed; null when none. */
+  readonly decision: DecisionRecord | null;
+  /**
+   * The key waits for its product: a products file's request for it is queued or being sent, or
+   * the portal said "Product not found" and a products file named it that has not created it.
+   */
+  readonly waits: boolean;
+}
+
+/** The product facts of a key's SKU; null when no products file named it and the portal's is unknown. */
+function productFacts(db: StateDb, sku: string, notFound: boolean): ProductFacts | null {
+  const request = new ProductRequests(db).ofSku(sku) ?? null;
+  const portal = new Catalogue(db).get(sku) ?? null;
+  if (request === null && portal === null) return null;
+  const open = request !== null && (request.state === 'queued' || request.state === 'sending');
+  const unmade = request !== null && request.state !== 'created' && request.state !== 'existing';
+  return {
+    request,
+    portal,
+    decision: new ProductDecisions(db).latest(sku) ?? null,
+    waits: open || (notFound && unmade),
+  };
+}
+
 export interface StockExplanation {
   readonly type: 'stock';
   readonly key: StockKey;
   readonly facts: StockFacts;
+  /** Its product: a products file's request, the portal's product, the review; null: none known. */
+  readonly product: ProductFacts | null;
   /** Rows of recent files that named the key and were rejected (bad values), newest first. */
   readonly rejectedRows: readonly RejectedRowOfKey[];
   /** The id of a held file (or snapshot read) that names the key; null when none. */
@@ -77,8 +112,10 @@ export function explainKey(db: StateDb, target: ExplainTarget): Explanation | un
   const k = target.key;
   const held = new HeldStore(db).heldIdForKey(k.kind, k.dc, k.sku) ?? null;
   const rejectedRows = rejectedRowsOf(db, keyString(k));
+  const product = productFacts(db, k.sku, facts.failure?.notFound ?? false);
   const known =
     held !== null ||
+    product !== null ||
     rejectedRows.length > 0 ||
     facts.desired !== null ||
     facts.remote !== null ||
@@ -88,7 +125,7 @@ export function explainKey(db: StateDb, target: ExplainTarget): Explanation | un
   if (!known) return undefined;
   const entry = held === null ? undefined : new HeldStore(db).get(held);
   const heldFile = entry ? { name: entry.name, reason: entry.reason } : null;
-  return { type: 'stock', key: target.key, facts, rejectedRows, held, heldFile };
+  return { type: 'stock', key: target.key, facts, rejectedRows, held, heldFile, product };
 }
 
 /** A rejected row as `explain --json` shows it. */
@@ -157,6 +194,42 @@ export function explanationJson(e: Explanation): Record<string, unknown> {
     },
     held: e.held,
     rejectedRows: e.rejectedRows.map(rejectedRowJson),
+    product: e.product && productJson(e.product),
+  };
+}
+
+/** A key's product as `explain --json` shows it. */
+function productJson(p: ProductFacts) {
+  const r = p.request;
+  const c = p.portal;
+  const d = p.decision;
+  return {
+    waitsForProduct: p.waits,
+    request: r && {
+      state: r.state,
+      file: r.fileName,
+      fileId: r.fileId,
+      line: r.line,
+      queuedAt: iso(r.queuedAt),
+      attempts: r.attempts,
+      error: r.error,
+    },
+    portal: c && {
+      platformSku: c.platformSku,
+      status: c.status,
+      platformStatus: c.platformStatus,
+      declinedReason: c.declinedReason,
+      createdByDaemon: c.createdByDaemon,
+      createdAt: iso(c.createdAt),
+      createdBy: c.createdBy,
+      statusAt: iso(c.statusAt),
+    },
+    review: d && {
+      decision: d.decision,
+      reason: d.reason,
+      noticedAt: iso(d.noticedAt),
+      outboxFile: d.outboxFile,
+    },
   };
 }
 

@@ -1,7 +1,12 @@
 import { when } from '../domain/humanTime.ts';
 import { keyString } from '../domain/stock.ts';
 import type { RejectedRowOfKey } from '../state/inbox/fileHistory.ts';
-import type { Explanation, ShipmentExplanation, StockExplanation } from './explain.ts';
+import type {
+  Explanation,
+  ProductFacts,
+  ShipmentExplanation,
+  StockExplanation,
+} from './explain.ts';
 
 type At = (t: number | null | undefined) => string;
 
@@ -90,7 +95,52 @@ function describeStock(e: StockExplanation, at: At): string[] {
         : `${e.heldFile === null || e.heldFile.name === 'snapshot' ? 'a snapshot read' : e.heldFile.name} (held id ${e.held}) names it${e.heldFile ? `, held because ${e.heldFile.reason}` : ''}; \`release ${e.held}\` applies it, \`reject ${e.held}\` drops it.`,
     ),
   );
+  if (e.product !== null) out.push(...productLines(e.key.sku, e.product, at));
+  else if (failure?.notFound)
+    out.push(
+      row(
+        'Product',
+        `the portal has no product ${e.key.sku} and no products file asked for it: a products file creates it.`,
+      ),
+    );
   out.push(...rejectedLines(e.rejectedRows, at));
+  return out;
+}
+
+/** The key's product: what a products file asked for, whether the key waits for it, its review. */
+function productLines(sku: string, p: ProductFacts, at: At): string[] {
+  const out: string[] = [];
+  const r = p.request;
+  const from = r === null ? '' : `line ${r.line} of ${r.fileName}`;
+  if (p.waits && r !== null) {
+    out.push(
+      row(
+        'Product',
+        r.state === 'queued'
+          ? `the key WAITS FOR ITS PRODUCT: ${from} asks for ${sku}, queued to be created (${r.attempts} attempt(s) so far); its stock is pushed once it exists.`
+          : r.state === 'sending'
+            ? `the key WAITS FOR ITS PRODUCT: ${from} asks for ${sku}; its creation was sent, the portal's answer is awaited.`
+            : `the key WAITS FOR ITS PRODUCT, which the portal lacks: its creation from ${from} was refused${r.error ? `: ${r.error}` : ''}.`,
+      ),
+    );
+  }
+  const c = p.portal;
+  if (c === null) return out;
+  const made =
+    c.createdByDaemon && c.createdAt !== null
+      ? `created by the daemon ${at(c.createdAt)}${c.createdBy === null ? '' : ` from ${c.createdBy}`}`
+      : 'on the portal, not created by the daemon';
+  out.push(
+    row(out.length === 0 ? 'Product' : '', `${made} (platform SKU ${c.platformSku ?? 'unknown'}).`),
+  );
+  const d = p.decision;
+  const review =
+    c.platformStatus === 'declined'
+      ? `DECLINED by the platform's review${d?.decision === 'declined' ? ` (noticed ${at(d.noticedAt)})` : ''}: ${c.declinedReason ?? 'no reason given'}${d?.outboxFile ? `; handed to the ERP in outbox/${d.outboxFile}` : ''}.`
+      : c.platformStatus === 'active'
+        ? `active${d?.decision === 'active' ? `: activated by the platform's review (noticed ${at(d.noticedAt)})` : ''}.`
+        : `${c.createdByDaemon ? "under the platform's review" : 'not active'} (status ${c.status ?? 'unknown'}, platform status ${c.platformStatus ?? 'unknown'}, as of ${at(c.statusAt ?? c.seenAt)}).`;
+  out.push(row('Review', review));
   return out;
 }
 

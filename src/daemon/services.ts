@@ -72,6 +72,8 @@ export function buildServices(parts: ServiceParts): Services {
     stockRules: () => stockRules.current(),
     productsAppeared: (appeared) => stock.productsAppeared(appeared),
     onFilesAnswered: (fileIds) => ingestion.updateProductReports(fileIds),
+    outboxDir: dataPaths(config.dataDir).outbox,
+    reviewIntervalMs: config.catalogueReviewIntervalMs,
   });
   const shipments = createShipments({
     db,

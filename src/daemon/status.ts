@@ -28,6 +28,8 @@ import { HeldStore } from '../state/inbox/heldStore.ts';
 import { KeyValueStore } from '../state/kv.ts';
 import { type Heartbeat, type KvValue, kvKey, type ReconcilePass } from '../state/kvKeys.ts';
 import { NotifyOutbox, type OutboxDepth } from '../state/notify/notifyOutbox.ts';
+import { Catalogue } from '../state/products/catalogueStore.ts';
+import { ProductDecisions, type RecentlyDeclined } from '../state/products/productDecisions.ts';
 import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
 import { type UnfinishedApply, unfinishedApplies } from '../state/staging/stagedApplyTable.ts';
@@ -149,6 +151,8 @@ export interface Status {
     /** Epoch ms of the oldest held entry; null when nothing is held. */
     readonly oldestAt: number | null;
   };
+  /** The products the daemon created and the platform's review of them. */
+  readonly products: ProductsStatus;
   /** Re-reading the portal: when each kind was last fully read, what is being read now. */
   readonly reconcile: {
     /** RECONCILE_MIN_INTERVAL_MS (0: idle re-reading off). */
@@ -158,6 +162,33 @@ export interface Status {
     readonly inProgress: Readonly<Record<StockKind, PassInProgress | null>>;
     /** Keys found drifted (changed behind the daemon's back) since state.db was created. */
     readonly driftedKeys: Readonly<Record<StockKind, number>>;
+  };
+}
+
+/** How long a product the platform declined makes `status` degraded, naming it. */
+export const DECLINED_SHOWN_MS = 7 * 24 * 3_600_000;
+/** Most declined products a status names. */
+const DECLINED_NAMED = 10;
+
+export interface ProductsStatus {
+  /** Products the daemon created, and those the platform's review has not decided yet. */
+  readonly created: number;
+  readonly undecided: number;
+  /** Declined in the last 7 days and declined still: how many, and the newest few. */
+  readonly declined: { readonly count: number; readonly recent: readonly RecentlyDeclined[] };
+  /** The last complete read of the portal's product list; null: never. */
+  readonly catalogueReadAt: number | null;
+}
+
+function productsStatus(db: StateDb, kv: KeyValueStore, now: number): ProductsStatus {
+  const { count, products } = new ProductDecisions(db).declinedSince(
+    now - DECLINED_SHOWN_MS,
+    DECLINED_NAMED,
+  );
+  return {
+    ...new Catalogue(db).createdCounts(),
+    declined: { count, recent: products },
+    catalogueReadAt: kv.get('catalogue.pass')?.completedAt ?? null,
   };
 }
 
@@ -252,6 +283,7 @@ export function readStatus(
     paused: kv.get('sync.paused') ?? null,
     held: new HeldStore(db).counts(),
     notifications: new NotifyOutbox(db).depth(),
+    products: productsStatus(db, kv, now),
     reconcile: {
       minIntervalMs: settings.reconcileMinIntervalMs,
       lastFullRead: {

@@ -4,6 +4,7 @@ import type { GuardReport } from '../inventory/index.ts';
 import type { StateDb } from '../state/db.ts';
 import { FileHistory, type FileOutcomeName, type FileRecord } from '../state/inbox/fileHistory.ts';
 import { type HeldEntry, HeldStore } from '../state/inbox/heldStore.ts';
+import { Catalogue, type CatalogueEntry } from '../state/products/catalogueStore.ts';
 import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
 import { StockFailures } from '../state/stock/stockFailures.ts';
 import { type Assessment, reasonText } from './assess.ts';
@@ -193,3 +194,46 @@ export function fileWithReport(db: StateDb, dataDir: string, id: number) {
 
 /** The most `files` lists at once. */
 export const MAX_FILES_LISTED = 1000;
+
+/** The platform statuses a product has (the spec's values); `products --status` takes one. */
+export const PLATFORM_STATUSES = ['pending', 'active', 'inactive', 'declined'] as const;
+
+/** One product of `products --json` (and `/api/products`). */
+export function productView(p: CatalogueEntry) {
+  return {
+    sku: p.sku,
+    platformSku: p.platformSku,
+    name: p.name,
+    status: p.status,
+    platformStatus: p.platformStatus,
+    declinedReason: p.declinedReason,
+    /** When the daemon created it; null for a product it did not create. */
+    createdAt: iso(p.createdAt),
+    /** The original name of the inbox file that created it; null when the daemon did not. */
+    createdBy: p.createdBy,
+    /** That file's ledger id (`files`, `/api/files/ID`); null as above. */
+    fileId: p.createdFileId,
+    /** When its statuses were last read from the portal; null: only its creation's answer. */
+    statusAt: iso(p.statusAt),
+  };
+}
+
+export type ProductView = ReturnType<typeof productView>;
+
+/**
+ * `products --json` (and `/api/products`): the products the daemon created (`all`: every product
+ * it knows of the portal's), newest first, of one platform status when `status` is given; at most
+ * `limit` (none: all).
+ */
+export function productsList(
+  db: StateDb,
+  options: { readonly all?: boolean; readonly status?: string; readonly limit?: number } = {},
+): ProductView[] {
+  return new Catalogue(db)
+    .list({
+      ...(options.all ? { all: true } : {}),
+      ...(options.status === undefined ? {} : { platformStatus: options.status }),
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+    })
+    .map(productView);
+}

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { budgetStatus } from '../api/index.ts';
 import { dataPaths, loadConfig, maskUrlPassword } from '../config/index.ts';
 import { startDaemon } from '../daemon/daemon.ts';
+import { productsList } from '../daemon/views.ts';
 import { when, zoneName } from '../domain/humanTime.ts';
 import { rejectHeld } from '../inventory/index.ts';
 import { createLogger } from '../log/logger.ts';
@@ -31,16 +32,23 @@ export interface DemoOptions {
 /** How far ahead of the start the tour's shipments deadline lies (past the confirmations). */
 const DEADLINE_AHEAD_MS = 25_000;
 
+/** How soon the simulated platform decides a new product, and how often the daemon looks. */
+const REVIEW_DELAY_MS = 3000;
+const REVIEW_INTERVAL_MS = 4000;
+
 /** The sample files the tour drops (also the README's examples). */
 const EXAMPLES = new URL('../../examples/', import.meta.url);
 
 /**
  * The whole loop on this machine: the simulator, Redis, and the daemon on a fresh data dir; sample
- * stock files in, stock pushed, shipments out to the ERP, confirmations back, a failure listed.
+ * stock files in, stock pushed, new products created and reviewed, shipments out to the ERP,
+ * confirmations back, a failure listed.
  */
 export async function runDemo(o: DemoOptions): Promise<void> {
   const say = (text = '') => o.out.write(`${text}\n`);
-  const sim = await startSimulator({ products: 1000 });
+  // The platform reviews a new product 3 s after its creation (a description under 100
+  // characters is declined); the daemon looks every 4 s (CATALOGUE_REVIEW_INTERVAL_MS below).
+  const sim = await startSimulator({ products: 1000, reviewDelayMs: REVIEW_DELAY_MS });
   const cleanups: Array<() => Promise<void>> = [() => sim.close()];
   try {
     const redis = await demoRedis(o.env);
@@ -70,6 +78,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
         INBOX_SCAN_INTERVAL_MS: '2000',
         SHIPMENTS_POLL_CRON: '*/20 * * * * *',
         SHIPMENTS_DEADLINE: deadline,
+        CATALOGUE_REVIEW_INTERVAL_MS: String(REVIEW_INTERVAL_MS),
       },
     });
     const daemon = await startDaemon({ config, log });
@@ -86,10 +95,19 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     await narrator.waitFor((l) => l.event === 'sync.pushed', 'the stock push');
     say();
 
+    await newProducts(
+      dataDir,
+      narrator,
+      say,
+      config.timezone,
+      (sku) => sim.store.factoryStock(sku)?.stock_quantity,
+    );
+    say();
+
     await guardRails(dataDir, narrator, say, (sku) => sim.store.factoryStock(sku)?.stock_quantity);
     say();
 
-    say('3. The daemon polls the orders ready to ship today and hands them to the ERP (outbox/).');
+    say('4. The daemon polls the orders ready to ship today and hands them to the ERP (outbox/).');
     const [exported] = await narrator.waitFor(
       (l) => l.event === 'shipments.exported',
       'the ready-to-ship export',
@@ -103,7 +121,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     say();
 
     say(
-      '4. The ERP ships three of them and drops its confirmations (plus one for an unknown order).',
+      '5. The ERP ships three of them and drops its confirmations (plus one for an unknown order).',
     );
     const rows = [
       'order_number,carrier,tracking_number,is_collected,action',
@@ -121,7 +139,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     say();
 
     say(
-      `5. The shipments deadline (SHIPMENTS_DEADLINE=${deadline}, UTC here) passes: the daemon names the orders handed over today that the ERP has not confirmed.`,
+      `6. The shipments deadline (SHIPMENTS_DEADLINE=${deadline}, UTC here) passes: the daemon names the orders handed over today that the ERP has not confirmed.`,
     );
     await narrator.waitFor(
       (l) => l.event === 'shipments.overdue' || l.event === 'shipments.deadline_met',
@@ -130,7 +148,7 @@ export async function runDemo(o: DemoOptions): Promise<void> {
     say();
 
     say(
-      `6. What the portal rejected is kept for retry (supplier-sync failures; times in ${zoneName(config.timezone, Date.now())}):`,
+      `7. What the portal rejected is kept for retry (supplier-sync failures; times in ${zoneName(config.timezone, Date.now())}):`,
     );
     const paths = dataPaths(dataDir);
     const db = openStateDb(paths.stateDb);
@@ -147,9 +165,11 @@ export async function runDemo(o: DemoOptions): Promise<void> {
       const budget = budgetStatus(db, config, Date.now());
       const failures =
         new StockFailures(db).count().total + new ConfirmationSends(db).failures().length;
+      const created = productsList(db).length;
+      const declined = productsList(db, { status: 'declined' }).length;
       say();
       say(
-        `Summary: ${budget.usedLastHour} portal calls used (of ${budget.limit} an hour), ${pushed} stock items pushed, ${failures} failures kept for retry.`,
+        `Summary: ${budget.usedLastHour} portal calls used (of ${budget.limit} an hour), ${pushed} stock items pushed, ${created} products created (${declined} declined by the platform), ${failures} failure(s) kept for retry.`,
       );
       say(
         `Reports are in ${paths.processed} and ${paths.failed}; the ERP's files in ${paths.outbox}.`,
@@ -169,6 +189,65 @@ export async function runDemo(o: DemoOptions): Promise<void> {
   }
 }
 
+/**
+ * New products: the ERP drops its products file (a new brand among them; SKU-NOT-ON-PORTAL, whose
+ * stock came back "Product not found" in step 1, is one); the daemon creates them, the stock that
+ * waited goes out with its product, the platform reviews them and declines the one with a short
+ * description, and the operator sees why: `supplier-sync products`, and the file in outbox/.
+ */
+async function newProducts(
+  dataDir: string,
+  narrator: Narrator,
+  say: (t?: string) => void,
+  timezone: string,
+  onPortal: (sku: string) => number | undefined,
+) {
+  say('2. The ERP drops its new products (three, a new brand among them). SKU-NOT-ON-PORTAL is');
+  say('   one: its stock of 7 waited for it since step 1.');
+  dropIntoInbox(dataDir, 'products.csv', join(EXAMPLES.pathname, 'products.csv'));
+  await narrator.waitFor((l) => l.event === 'product.created', 'the three new products', 3);
+  say(
+    `   The portal holds ${onPortal('SKU-NOT-ON-PORTAL')} of SKU-NOT-ON-PORTAL: the stock that waited went out with its product.`,
+  );
+  say(
+    `   The platform reviews them (here ${REVIEW_DELAY_MS / 1000} s after their creation); the daemon looks every ${REVIEW_INTERVAL_MS / 1000} s.`,
+  );
+  await narrator.waitFor(
+    (l) => l.event === 'product.declined' || l.event === 'product.activated',
+    'the review of the three products',
+    3,
+  );
+  const [exported] = await narrator.waitFor(
+    (l) => l.event === 'products.declined_exported',
+    'the declined products file',
+  );
+  const db = openStateDb(dataPaths(dataDir).stateDb);
+  try {
+    say('   supplier-sync products:');
+    for (const p of productsList(db)) {
+      const review =
+        p.platformStatus === 'declined'
+          ? 'DECLINED'
+          : p.platformStatus === 'active'
+            ? 'active'
+            : 'under review';
+      say(
+        `     ${p.sku}  ${p.platformSku ?? '-'}  ${review}  from ${p.createdBy ?? '?'}, ${when(Date.parse(p.createdAt ?? ''), Date.now(), timezone)}`,
+      );
+      if (p.declinedReason !== null) say(`       declined: ${p.declinedReason}`);
+    }
+  } finally {
+    db.close();
+  }
+  const file = String(exported?.file);
+  const content = JSON.parse(readFileSync(join(dataPaths(dataDir).outbox, file), 'utf8')) as {
+    products: Array<{ sku: string; declined_reason: string }>;
+  };
+  say(
+    `   For the ERP, outbox/${file}: ${content.products.map((p) => p.sku).join(', ')}, each with its reason.`,
+  );
+}
+
 /** Seeded SKUs of the simulator that the guard rails step uses (apart from the sample files'). */
 const RANGE = Array.from({ length: 100 }, (_, i) => `SKU-${String(101 + i).padStart(7, '0')}`);
 
@@ -183,7 +262,7 @@ async function guardRails(
   say: (t?: string) => void,
   onPortal: (sku: string) => number | undefined,
 ) {
-  say('2. Guard rails: the ERP sends its range (100 SKUs); then a night job goes wrong and sends');
+  say('3. Guard rails: the ERP sends its range (100 SKUs); then a night job goes wrong and sends');
   say('   the same range with 90 of them at 0. Pushed, that would take the range off sale.');
   dropContent(
     dataDir,

@@ -27,6 +27,16 @@ export function narrate(l: LogLine): string | undefined {
       return `  portal: bulk update of ${s('items')} ${s('kind')} rows: ${s('updated')} updated, ${s('failed')} rejected`;
     case 'stock.item_failed':
       return `  portal: rejected ${s('dc') ? `${s('dc')}/` : ''}${s('sku')}: ${s('error')} (kept for retry)`;
+    case 'brand.created':
+      return `  portal: brand ${s('name')} created (the portal did not have it)`;
+    case 'product.created':
+      return `  portal: product ${s('sku')} created (${s('platformSku')})${l.shortDescription ? ', its description under 100 characters' : ''}`;
+    case 'product.activated':
+      return `  review: ${s('sku')} activated by the platform`;
+    case 'product.declined':
+      return `  review: ${s('sku')} DECLINED by the platform: ${s('reason')}`;
+    case 'products.declined_exported':
+      return `  outbox: handed ${s('count')} declined product(s) to the ERP in outbox/${s('file')}`;
     case 'shipments.polled':
       return `  shipments: ${s('count')} ready to ship today, ${s('new')} new`;
     case 'shipments.exported':

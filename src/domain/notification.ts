@@ -20,6 +20,7 @@ export const NOTIFY_EVENTS = [
   'api.foreign_login',
   'rules.invalid',
   'profiles.invalid',
+  'product.declined',
 ] as const;
 
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
@@ -188,5 +189,37 @@ export function settingsFileNotification(
     at,
     text: `${setting} ${chatName(file)} was edited and is invalid (${chatProse(problem)}); the last good ${what} stay in force.`,
     details: { setting, file, problem },
+  };
+}
+
+/** A product the daemon created, declined by the platform's review. */
+export interface DeclinedProductFacts {
+  readonly sku: string;
+  readonly platformSku: string | null;
+  readonly name: string | null;
+  readonly reason: string | null;
+  /** The original name of the inbox file that created it; null when not known. */
+  readonly createdBy: string | null;
+  readonly createdAt: number | null;
+  /** The `outbox/` file that carries it to the ERP. */
+  readonly outboxFile: string | null;
+}
+
+/** The platform's review declined a product the daemon created (written with the decision). */
+export function declinedNotification(p: DeclinedProductFacts, at: number): Notification {
+  const from = p.createdBy === null ? '' : ` (created from ${chatName(p.createdBy)})`;
+  return {
+    event: 'product.declined',
+    at,
+    text: `The platform declined product ${chatName(p.sku)}${from}: ${chatProse(p.reason ?? 'no reason given')}.`,
+    details: {
+      sku: p.sku,
+      platformSku: p.platformSku,
+      name: p.name,
+      reason: p.reason,
+      createdBy: p.createdBy,
+      createdAt: p.createdAt === null ? null : new Date(p.createdAt).toISOString(),
+      outboxFile: p.outboxFile,
+    },
   };
 }

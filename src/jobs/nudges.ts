@@ -43,6 +43,21 @@ export class Nudges {
     );
   }
 
+  /**
+   * Wakes the products queue in `delayMs`: when the platform's review (or the catalogue pass) is
+   * next due. One such timer at a time, apart from the nudges above (a timer never holds a run
+   * of creations back); the periodic recovery asks whenever something is due, so a dropped timer
+   * costs 30 s at most.
+   */
+  productsIn(delayMs: number, reason: string): Promise<unknown> {
+    const delay = Math.max(0, Math.round(delayMs));
+    return this.#queues.products.add(
+      'products',
+      { reason },
+      { deduplication: { id: 'products-timer', ttl: Math.max(1, delay) }, delay },
+    );
+  }
+
   confirm(reason: string): Promise<unknown> {
     return this.#queues.shipments.add(
       'confirm',

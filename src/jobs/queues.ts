@@ -48,6 +48,16 @@ export type JobPayloads = {
 };
 
 export type QueueName = keyof JobPayloads;
+
+/**
+ * Jobs whose lane of the budget is stricter than that of the other jobs of their queue: when
+ * their lane is spent, the job alone waits (delayed until a call frees), not its queue. Shipment
+ * polls leave calls that confirmations, in the same queue, may spend: a poll that met its spent
+ * lane paused every confirmation behind it.
+ */
+export const WAITS_ALONE: Readonly<Partial<Record<QueueName, readonly string[]>>> = {
+  shipments: ['poll'],
+};
 export const QUEUE_NAMES: readonly QueueName[] = [
   'shipments',
   'ingest',
@@ -120,11 +130,16 @@ export async function pushDue(queues: Queues): Promise<boolean> {
 }
 
 /**
- * Whether a run of product creations runs, or waits to run and may run now: reading stops for it
- * as for a push (creations go before reconciliation).
+ * Whether product work (creations, the review, the catalogue pass) runs or waits to run — also
+ * while its lane of the budget is spent: reading stops for it as for a push, and never spends
+ * calls the products lane waits for. Creations leave more of the hour (what polls leave and
+ * API_PRODUCTS_RESERVE) than reading does (API_RECONCILE_RESERVE): a call read meanwhile would
+ * only put their next call further off. A push needs no such care: its lane leaves less than
+ * reading's, so reading stops before pushes do.
  */
 export async function creationsDue(queues: Queues): Promise<boolean> {
-  return runsOrMayRun(queues.products);
+  const counts = await queues.products.getJobCounts('active', 'waiting', 'prioritized');
+  return (counts.active ?? 0) + (counts.waiting ?? 0) + (counts.prioritized ?? 0) > 0;
 }
 
 async function runsOrMayRun(queue: Queue): Promise<boolean> {

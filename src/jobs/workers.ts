@@ -22,6 +22,7 @@ import {
   QUEUE_NAMES,
   type QueueName,
   type Queues,
+  WAITS_ALONE,
 } from './queues.ts';
 import type { RedisErrorSink } from './redisWatch.ts';
 
@@ -64,6 +65,22 @@ async function afterFailure(
       return new UnrecoverableError(message);
     case 'wait': {
       const waitMs = Math.max(1000, action.until - opts.now());
+      if (action.holds === 'budget' && token && WAITS_ALONE[name]?.includes(job.name)) {
+        // Its own lane is spent: this job waits, the queue's other jobs go on.
+        opts.log.info(
+          {
+            event: 'job.delayed',
+            queue: name,
+            job: job.name,
+            until: new Date(action.until).toISOString(),
+            reason: action.reason,
+          },
+          `${name} job ${job.name} waits ${Math.round(waitMs / 1000)} s: ${action.reason}`,
+        );
+        // BullMQ times a delay by the real clock; waitMs is measured on the daemon's.
+        await job.moveToDelayed(Date.now() + waitMs, token);
+        return new DelayedError();
+      }
       opts.log.info(
         {
           event: 'queue.paused',

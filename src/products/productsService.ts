@@ -5,9 +5,14 @@ import type { StockRuleSet } from '../domain/stockRules.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
+import { ProductDecisions } from '../state/products/productDecisions.ts';
 import { ProductRequests } from '../state/products/productRequests.ts';
+import { catalogueDue } from './catalogueRead.ts';
 import { emptyRun, runCreations } from './createRun.ts';
+import { clearDeclinedTemps } from './declinedOutbox.ts';
+import { type FollowHooks, type FollowOutcome, followProducts } from './follow.ts';
 import { referenceSource } from './referenceData.ts';
+import { reviewDueAt } from './review.ts';
 
 /** How long one run of creations goes on before it ends (and the stock that waited is pushed). */
 export const CREATION_SLICE_MS = 3000;
@@ -30,6 +35,10 @@ export interface ProductsEdges {
   readonly productsAppeared: (products: readonly AppearedProduct[]) => number;
   /** Ingestion's operation: the reports of these products files (by ledger id) brought up to date. */
   readonly onFilesAnswered: (fileIds: readonly number[]) => Promise<void>;
+  /** The data dir's `outbox/`: the products the platform declined go there for the ERP. */
+  readonly outboxDir: string;
+  /** CATALOGUE_REVIEW_INTERVAL_MS: how soon a decision of the platform's review is noticed. */
+  readonly reviewIntervalMs: number;
   /** Test seam: right after a creation was answered, before its answer is recorded. */
   readonly hooks?: { readonly afterCall?: (sku: string) => void };
   /** How long one run goes on (CREATION_SLICE_MS unless a test says). */
@@ -53,6 +62,12 @@ export interface ProductsWorkDue {
   readonly queued: number;
   /** Attempts that got no answer recorded (resolved first by the next run). */
   readonly unanswered: number;
+  /** The platform's review is to be looked at now. */
+  readonly review: boolean;
+  /** A page of the catalogue pass is to be read now. */
+  readonly catalogue: boolean;
+  /** Declined-products files committed and not yet in `outbox/`. */
+  readonly unwrittenFiles: number;
   /** A run has something to do now. */
   readonly due: boolean;
 }
@@ -66,6 +81,11 @@ export interface Products {
   createDue(reason: string): Promise<CreationOutcome>;
   due(): ProductsWorkDue;
   /**
+   * The follow-up, after creations: the platform's review looked at when due, the declined
+   * products handed to the ERP, the catalogue pass read page by page (followProducts).
+   */
+  follow(hooks: Pick<FollowHooks, 'pushDue' | 'pushOwed'>): Promise<FollowOutcome>;
+  /**
    * The portal's sites, tax rates and distribution centres, as kept in state.db: read again when
    * older than a day (a products file's rows are checked against them).
    */
@@ -78,6 +98,13 @@ export function createProducts(edges: ProductsEdges): Products {
   const paused = () => kv.get('sync.paused') !== undefined;
   const requests = new ProductRequests(db);
   const references = referenceSource(edges);
+  // A crash may have left a declined-products file half written: cleared before the first write.
+  let tempsCleared: Promise<unknown> | undefined;
+  /** Creations due now: requests whose time has come, or attempts to resolve (none while paused). */
+  const creationsDue = (now: number) => {
+    const open = requests.open();
+    return !paused() && (open.sending > 0 || (open.nextAt !== null && open.nextAt <= now));
+  };
 
   return {
     async createDue(reason) {
@@ -114,10 +141,43 @@ export function createProducts(edges: ProductsEdges): Products {
     },
 
     due() {
+      const now = clock.now();
       const open = requests.open();
-      const due =
-        !paused() && (open.sending > 0 || (open.nextAt !== null && open.nextAt <= clock.now()));
-      return { queued: open.queued, unanswered: open.sending, due };
+      const creations = creationsDue(now);
+      const reviewAt = reviewDueAt(db, edges.reviewIntervalMs);
+      const review = reviewAt !== null && reviewAt <= now;
+      const catalogue = catalogueDue(db, now).due;
+      const unwrittenFiles = new ProductDecisions(db).unwrittenCount();
+      return {
+        queued: open.queued,
+        unanswered: open.sending,
+        review,
+        catalogue,
+        unwrittenFiles,
+        due: creations || review || catalogue || unwrittenFiles > 0,
+      };
+    },
+
+    async follow(hooks) {
+      tempsCleared ??= clearDeclinedTemps(edges.outboxDir);
+      await tempsCleared;
+      return followProducts(
+        {
+          db,
+          log,
+          clock,
+          signal: edges.signal,
+          portal: edges.portal,
+          appeared: edges.productsAppeared,
+          intervalMs: edges.reviewIntervalMs,
+          outboxDir: edges.outboxDir,
+        },
+        {
+          pushDue: hooks.pushDue,
+          pushOwed: hooks.pushOwed,
+          creationsDue: () => creationsDue(clock.now()),
+        },
+      );
     },
 
     references,

@@ -137,6 +137,34 @@ const lastPoll = z.object({
   file: z.string().nullable(),
 });
 
+/**
+ * A read of the portal's whole product list in progress (the catalogue pass), saved after every
+ * page so that a crash, a shutdown, a push or a run of creations that pre-empts it resumes it.
+ */
+const catalogueRead = z.object({
+  startedAt: epochMs,
+  cursor: z.string().nullable(),
+  pages: z.number(),
+  rows: z.number(),
+  /** SKUs the pass found that the daemon did not know (their waiting stock made due). */
+  appeared: z.number(),
+});
+
+/** The last complete catalogue pass: when the portal's catalogue was last fully read. */
+const cataloguePass = catalogueRead.omit({ cursor: true }).extend({ completedAt: epochMs });
+
+/**
+ * The last look at the platform's review of the products the daemon created: when, how (the
+ * lists filtered by platform status, or each undecided product), its calls, and the pages each
+ * filtered list took (what the next look's choice counts on).
+ */
+const catalogueReview = z.object({
+  at: epochMs,
+  how: z.enum(['lists', 'each']),
+  calls: z.number(),
+  listPages: z.object({ declined: z.number(), active: z.number() }).optional(),
+});
+
 export const KV_KEYS = {
   /** The daemon's heartbeat, written every 10 s. */
   'daemon.heartbeat': heartbeat,
@@ -197,6 +225,9 @@ export const KV_KEYS = {
    * jump back is newer than every one before it.
    */
   'clock.carried_ms': z.number(),
+  'catalogue.read': catalogueRead,
+  'catalogue.pass': cataloguePass,
+  'catalogue.review': catalogueReview,
   /** Whether the status verdict last told to the webhook was "needs a person" (notifications). */
   'notify.verdict': z.object({ needsPerson: z.boolean(), at: epochMs }),
 } as const;

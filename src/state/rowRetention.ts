@@ -21,6 +21,8 @@ export interface PrunedRows {
   readonly loginAttempts: number;
   /** Answered product requests (created, existing, failed); the catalogue itself is kept. */
   readonly productRequests: number;
+  /** Decisions of the platform's review noticed, and declined-products files in outbox/ since. */
+  readonly productDecisions: number;
 }
 
 /** Nothing pruned (RETENTION_DAYS=0). */
@@ -35,6 +37,7 @@ export const NO_ROWS_PRUNED: PrunedRows = {
   apiCalls: 0,
   loginAttempts: 0,
   productRequests: 0,
+  productDecisions: 0,
 };
 
 /** How long calls and logins are kept: the rolling hour the budget and the login cap count, twice. */
@@ -168,6 +171,20 @@ DELETE FROM product_requests WHERE id IN (
   SELECT id FROM product_requests
    WHERE state IN ('created', 'existing', 'failed') AND done_at < @cutoff LIMIT ${BATCH})`;
 
+/**
+ * Decisions of the platform's review noticed before the cutoff (a product declined longer ago
+ * than that is in `catalogue` still, with its reason), and declined-products hand-overs whose
+ * file was put in outbox/ before it. One never written stays: its file is still owed.
+ */
+const PRUNE_DECISIONS = `
+DELETE FROM product_decisions WHERE id IN (
+  SELECT id FROM product_decisions WHERE noticed_at < @cutoff
+     AND (outbox_file IS NULL OR outbox_file NOT IN (SELECT name FROM declined_files WHERE written_at IS NULL))
+   LIMIT ${BATCH})`;
+const PRUNE_DECLINED_FILES = `
+DELETE FROM declined_files WHERE name IN (
+  SELECT name FROM declined_files WHERE written_at < @cutoff LIMIT ${BATCH})`;
+
 /** Runs a delete batch after batch (each its own transaction) until one deletes nothing. */
 function inBatches(db: StateDb, sql: string, params: Record<string, number>): number {
   const stmt = db.prepare<[Record<string, number>]>(sql);
@@ -203,6 +220,8 @@ export function pruneFinishedRows(db: StateDb, cutoff: number, now: number): Pru
       apiCalls: inBatches(db, PRUNE_CALLS, { cutoff: now - CALLS_KEPT_MS }),
       loginAttempts: inBatches(db, PRUNE_LOGINS, { cutoff: now - CALLS_KEPT_MS }),
       productRequests: inBatches(db, PRUNE_PRODUCT_REQUESTS, old),
+      productDecisions:
+        inBatches(db, PRUNE_DECISIONS, old) + inBatches(db, PRUNE_DECLINED_FILES, old),
     };
   } finally {
     db.exec('DELETE FROM temp.retention_sources');

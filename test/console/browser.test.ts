@@ -44,8 +44,9 @@ describe.skipIf(executablePath === undefined)('the console in a browser', () => 
         redisUrl,
         prefix,
         password: true,
-        // The guard rails look at files naming 50 keys or more.
-        env: { GUARD_MIN_KEYS: '50' },
+        // The guard rails look at files naming 50 keys or more; the review is looked at every
+        // second while a created product is undecided.
+        env: { GUARD_MIN_KEYS: '50', CATALOGUE_REVIEW_INTERVAL_MS: '1000' },
       }),
     ]);
   }, 60_000);
@@ -251,6 +252,29 @@ describe.skipIf(executablePath === undefined)('the console in a browser', () => 
     expect(await page.textContent('[role=status]')).toContain('pushes resumed');
     expect(await page.locator('p.paused').count()).toBe(0);
     await waitFor(() => portal(7) === 777, 'the file on the portal once resumed');
+  });
+
+  it('links a declined product from the status to the Products page, which says why', async () => {
+    // The platform decides on the first read after a creation; a short description is declined.
+    scene.sim.store.setReviewPolicy({ mode: 'auto', delayMs: 0 });
+    scene.drop('new-products.csv', 'sku,name,description,brand\nNEW-STOOL,Stool,A stool.,Hearth\n');
+    await waitFor(
+      () => scene.lines().some((l) => l.event === 'product.declined' && l.sku === 'NEW-STOOL'),
+      'product.declined',
+    );
+    const page = await newPage();
+    await logIn(page, '/');
+    expect(await page.textContent('.reasons')).toContain(
+      "1 product(s) the daemon created were declined by the platform's review in the last 7 days: NEW-STOOL",
+    );
+    await page.click('.reasons a:has-text("see the declined products")');
+    await page.waitForURL((u) => u.pathname === '/products' && u.search === '?status=declined');
+    const row = page.locator('tbody tr', { hasText: 'NEW-STOOL' });
+    expect(await row.locator('.tag').textContent()).toBe('declined');
+    expect(await row.textContent()).toContain('The description has 8 characters');
+    await row.locator('a:has-text("new-products.csv")').click();
+    await page.waitForURL((u) => /^\/files\/\d+$/.test(u.pathname));
+    expect(await page.textContent('main')).toContain('new-products.csv');
   });
 
   it('is read-only without a password: no buttons, and a POST refused', async () => {

@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { redisConnection } from '../../src/jobs/connection.ts';
 import { Nudges } from '../../src/jobs/nudges.ts';
-import { closeQueues, createQueues, pushDue, type Queues } from '../../src/jobs/queues.ts';
+import {
+  closeQueues,
+  createQueues,
+  creationsDue,
+  pushDue,
+  type Queues,
+} from '../../src/jobs/queues.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
 
 let box: Sandbox;
@@ -63,5 +69,20 @@ describe('nudges (real Redis)', () => {
     expect(await pushDue(a.queues)).toBe(true);
     await a.queues.push.rateLimit(60_000);
     expect(await pushDue(b.queues)).toBe(false);
+  });
+
+  it('product work is due to reading also while its lane is spent; its wake-up timer holds no run back', async () => {
+    const nudges = new Nudges(a.queues);
+    await nudges.productsIn(60_000, 'review due');
+    expect(await a.queues.products.getDelayedCount()).toBe(1);
+    expect(await creationsDue(a.queues)).toBe(false);
+    await nudges.products('file');
+    expect(await a.queues.products.getWaitingCount()).toBe(1);
+    expect(await creationsDue(a.queues)).toBe(true);
+    // Creations wait for their lane: reading still leaves them the calls.
+    await a.queues.products.rateLimit(60_000);
+    expect(await creationsDue(b.queues)).toBe(true);
+    await nudges.productsIn(1000, 'sooner');
+    expect(await a.queues.products.getDelayedCount()).toBe(1);
   });
 });

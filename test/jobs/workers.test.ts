@@ -51,7 +51,11 @@ afterEach(async () => {
 function start(
   first: () => unknown,
   afterPush?: () => Promise<unknown>,
-  options: { push?: (job: Job) => Promise<unknown>; onError?: RedisErrorSink } = {},
+  options: {
+    push?: (job: Job) => Promise<unknown>;
+    shipments?: (job: Job) => Promise<unknown>;
+    onError?: RedisErrorSink;
+  } = {},
 ) {
   const noop = async () => undefined;
   workers = startWorkers({
@@ -71,7 +75,7 @@ function start(
           if (runs.length === 1) throw first();
           return 'done';
         }),
-      shipments: noop,
+      shipments: options.shipments ?? noop,
       ingest: noop,
       products: noop,
       reconcile: noop,
@@ -120,6 +124,42 @@ describe('workers apply the failure policy (real Redis)', () => {
     expect(runs[1]!).toBeGreaterThanOrEqual(retryAt - 50);
     expect((await queues.push.getJob(id))?.attemptsMade).toBeLessThanOrEqual(1);
     expect(logs.events(event)).toEqual([expect.objectContaining({ queue: 'push' })]);
+  });
+
+  it('wait for a poll’s own lane: the poll alone waits, the confirmations of its queue go on', async () => {
+    const ran: string[] = [];
+    const freesAt = Date.now() + 2000;
+    start(() => undefined, undefined, {
+      shipments: async (job: Job) => {
+        ran.push(job.name);
+        if (job.name === 'poll' && ran.filter((n) => n === 'poll').length === 1)
+          throw new BudgetExhaustedError('poll', freesAt);
+        return job.name;
+      },
+    });
+    const poll = await queues.shipments.add('poll', { task: 'poll', reason: 'test' });
+    await waitUntil(() => logs.events('job.delayed').length > 0, { message: 'the poll delayed' });
+    expect(logs.events('job.delayed')).toEqual([
+      expect.objectContaining({ queue: 'shipments', job: 'poll' }),
+    ]);
+    expect(logs.events('queue.paused')).toEqual([]);
+    expect(await queues.shipments.getRateLimitTtl()).toBeLessThanOrEqual(0);
+    const confirm = await queues.shipments.add('confirm', { task: 'confirm', reason: 'test' });
+    await waitUntil(async () => (await confirm.getState()) === 'completed', {
+      message: 'the confirmation sent while the poll waits',
+    });
+    expect(Date.now()).toBeLessThan(freesAt);
+    await waitUntil(
+      async () => (await queues.shipments.getJob(poll.id!))?.finishedOn !== undefined,
+      {
+        timeoutMs: 10_000,
+        message: 'the poll run again once its lane freed',
+      },
+    );
+    expect(ran).toEqual(['poll', 'confirm', 'poll']);
+    expect((await queues.shipments.getJob(poll.id!))?.finishedOn).toBeGreaterThanOrEqual(
+      freesAt - 50,
+    );
   });
 
   it('fix-config: the lane stops for the re-check interval with an error line; the job is kept', async () => {

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Harness, seededSku, startHarness } from '../helpers/daemonHarness.ts';
+import { type Harness, startHarness } from '../helpers/daemonHarness.ts';
 import {
   answered,
   dropBytes,
@@ -208,6 +208,10 @@ describe('products files', () => {
     await h.start();
     h.drop('first.csv', productsCsv(['sku', 'name', 'brand'], [['NEW-1', 'Chair', 'Northwind']]));
     await reportOf(h.box.dataDir, 'processed', 'first.csv', answered);
+    // The portal's product list is read once the daemon deals in products; a product made
+    // elsewhere after that is not known to it until the next read.
+    await h.daemon!.waitForEvent('catalogue.read');
+    h.sim.store.addProduct({ sku: 'MADE-ELSEWHERE', name: 'Bench', brand: 'Northwind' });
     const columns = [
       'sku',
       'name',
@@ -225,7 +229,7 @@ describe('products files', () => {
       'second.csv',
       productsCsv(columns, [
         ['NEW-1', 'Chair', 'Northwind', '', '', '', '', '', '', '', ''],
-        [seededSku(1), 'Seeded', 'Northwind', '', '', '', '', '', '', '', ''],
+        ['MADE-ELSEWHERE', 'Bench', 'Northwind', '', '', '', '', '', '', '', ''],
         ['NEW-2', 'Table', 'Northwind', '20', 'GBP', '2', '', '', '', '', ''],
         ['NEW-FR', 'x', 'Northwind', '', '', '', '10.00', 'EUR', '1', '', ''],
         ['NEW-DC', 'x', 'Northwind', '', '', '', '', '', '', '4', ''],
@@ -249,16 +253,16 @@ describe('products files', () => {
       [11, 'name', 'a product needs a name'],
       [12, 'sku', 'longer than 64 characters'],
     ]);
-    // NEW-1 was known (its creation answered); the seeded SKU was not, and the portal refused it
+    // NEW-1 was known (its creation answered); MADE-ELSEWHERE was not, and the portal refused it
     // as one it has: both count as existing, and only NEW-2 is created.
     expect(report).toMatchObject({ created: 1, existing: 2 });
     expect(report.products?.existingSkus).toEqual(['NEW-1']);
     expect(report.products?.rows.map((r) => [r.sku, r.outcome])).toEqual([
-      [seededSku(1), 'existing'],
+      ['MADE-ELSEWHERE', 'existing'],
       ['NEW-2', 'created'],
     ]);
     const stats = h.sim.stats().byRoute;
-    // first.csv: NEW-1; second.csv: the seeded SKU (refused) and NEW-2.
+    // first.csv: NEW-1; second.csv: MADE-ELSEWHERE (refused) and NEW-2.
     expect(stats['POST /products']).toBe(3);
     expect(stats['GET /products/:sku']).toBe(1);
     // The references were read once, for the first file.

@@ -42,6 +42,12 @@ export const commands: readonly CommandEntry[] = [
     load: async () => (await import('./planCommand.ts')).planCommand,
   },
   {
+    name: 'products',
+    summary:
+      "the products the daemon created and the platform's review of each (--all: every one known)",
+    load: async () => (await import('./productsCommand.ts')).productsCommand,
+  },
+  {
     name: 'explain',
     summary: 'the story of one key: where its value came from, what was pushed, what failed',
     load: async () => (await import('./explainCommand.ts')).explainCommand,

@@ -6,6 +6,8 @@ import {
   fileWithReport,
   heldList,
   MAX_FILES_LISTED,
+  PLATFORM_STATUSES,
+  productsList,
   statusView,
 } from '../views.ts';
 import type { ConsoleDeps } from './consoleDeps.ts';
@@ -21,6 +23,22 @@ export function filesLimit(query: URLSearchParams): number {
   return Math.min(Math.max(Number(text), 1), MAX_FILES_LISTED);
 }
 
+/**
+ * `?status=S&all=1` of the products list (as `products --status S --all`); an error naming the
+ * bad value otherwise.
+ */
+export function productsQuery(
+  query: URLSearchParams,
+): { readonly all: boolean; readonly status: string | undefined } | { readonly error: string } {
+  const status = query.get('status') ?? undefined;
+  if (status !== undefined && !(PLATFORM_STATUSES as readonly string[]).includes(status))
+    return {
+      error: `status takes a platform status (${PLATFORM_STATUSES.join(', ')}), not '${status.slice(0, 40)}'`,
+    };
+  const all = query.get('all');
+  return { all: all === '1' || all === 'true', status };
+}
+
 export interface ApiAnswer {
   readonly status: number;
   readonly body: unknown;
@@ -29,7 +47,8 @@ export interface ApiAnswer {
 /**
  * The console's JSON under /api/, in the shapes of the commands' `--json`: `/api/status`,
  * `/api/files` (?limit=N), `/api/files/ID` (with its report), `/api/held`, `/api/failures`,
- * `/api/explain/KEY`, `/api/shipments`. Undefined for a path that is none of them.
+ * `/api/explain/KEY`, `/api/shipments`, `/api/products` (?status=S&all=1). Undefined for a path
+ * that is none of them.
  */
 export async function apiAnswer(
   deps: ConsoleDeps,
@@ -51,6 +70,17 @@ export async function apiAnswer(
       : { status: 200, body: f };
   }
   if (path === '/api/held') return { status: 200, body: heldList(db) };
+  if (path === '/api/products') {
+    const q = productsQuery(query);
+    if ('error' in q) return { status: 400, body: { error: q.error } };
+    return {
+      status: 200,
+      body: productsList(db, {
+        all: q.all,
+        ...(q.status === undefined ? {} : { status: q.status }),
+      }),
+    };
+  }
   if (path === '/api/failures') return { status: 200, body: failuresView(db) };
   if (path === '/api/shipments') {
     const store = new ShipmentStore(db);

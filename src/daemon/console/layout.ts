@@ -19,6 +19,7 @@ const NAV: ReadonlyArray<readonly [string, string]> = [
   ['/held', 'Held'],
   ['/failures', 'Failures'],
   ['/shipments', 'Shipments'],
+  ['/products', 'Products'],
   ['/explain', 'Explain'],
 ];
 

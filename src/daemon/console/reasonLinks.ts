@@ -7,6 +7,7 @@ const PAGES: Readonly<Record<ReasonAbout, (canAct: boolean) => Html | undefined>
   failures: () => html`<a href="/failures">see the failures</a>`,
   files: () => html`<a href="/files">see the files</a>`,
   shipments: () => html`<a href="/shipments">see the shipments</a>`,
+  products: () => html`<a href="/products?status=declined">see the declined products</a>`,
   pause: (canAct) =>
     canAct
       ? html`nothing is written to the portal until pushes are resumed (Resume pushes, below)`

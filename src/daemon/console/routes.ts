@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { explainKey, parseExplainKey } from '../explain.ts';
-import { failuresView, filesList, fileWithReport, heldList } from '../views.ts';
+import { failuresView, filesList, fileWithReport, heldList, productsList } from '../views.ts';
 import { runAction } from './actions.ts';
-import { apiAnswer, filesLimit } from './api.ts';
+import { apiAnswer, filesLimit, productsQuery } from './api.ts';
 import { isLoopbackHost, type Session } from './consoleAuth.ts';
 import type { ConsoleDeps } from './consoleDeps.ts';
 import { failedFileSuggestion } from './fileSuggestion.ts';
@@ -13,6 +13,7 @@ import { failuresPage } from './pages/failuresPage.ts';
 import { filePage, filesPage } from './pages/filesPage.ts';
 import { heldPage } from './pages/heldPage.ts';
 import { loginPage } from './pages/loginPage.ts';
+import { productsPage } from './pages/productsPage.ts';
 import { shipmentsPage } from './pages/shipmentsPage.ts';
 import { statusPage } from './pages/statusPage.ts';
 import {
@@ -61,6 +62,15 @@ export function createConsole(deps: ConsoleDeps) {
     if (path === '/held') return show(heldPage(ctx, heldList(db)));
     if (path === '/failures') return show(failuresPage(ctx, failuresView(db)));
     if (path === '/shipments') return show(shipmentsPage(ctx, shipmentsData(deps)));
+    if (path === '/products') {
+      const q = productsQuery(url.searchParams);
+      if ('error' in q) return sendText(req, res, 400, q.error);
+      const products = productsList(db, {
+        all: q.all,
+        ...(q.status === undefined ? {} : { status: q.status }),
+      });
+      return show(productsPage(ctx, { products, all: q.all, status: q.status }));
+    }
     if (path === '/explain') {
       const key = (url.searchParams.get('key') ?? '').trim();
       if (key === '') return show(explainPage(ctx, '', undefined));

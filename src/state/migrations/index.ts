@@ -14,7 +14,8 @@ import { notifyOutbox } from './020-notify-outbox.ts';
 import { stagedApplyIds } from './030-staged-apply-ids.ts';
 import { oneWriter } from './031-one-writer.ts';
 import { productsTables } from './040-products.ts';
-import { retentionMore } from './060-retention-more.ts';
+import { productReview } from './041-product-review.ts';
+import { retentionMore } from './042-retention-more.ts';
 
 export interface Migration {
   readonly version: number;
@@ -40,5 +41,6 @@ export const migrations: readonly Migration[] = [
   { version: 30, name: 'staged-apply-ids', sql: stagedApplyIds },
   { version: 31, name: 'one-writer', sql: oneWriter },
   { version: 40, name: 'products', sql: productsTables },
-  { version: 60, name: 'retention-more', sql: retentionMore },
+  { version: 41, name: 'product-review', sql: productReview },
+  { version: 42, name: 'retention-more', sql: retentionMore },
 ];

@@ -139,8 +139,65 @@ export class Catalogue {
   }
 
   /**
+   * The products the daemon created that the platform's review has not decided yet (platform
+   * status neither `active` nor `declined`), oldest first.
+   */
+  undecided(): CatalogueEntry[] {
+    return this.#db
+      .prepare<[], Row>(
+        `SELECT * FROM catalogue WHERE created_by_daemon = 1
+            AND (platform_status IS NULL OR platform_status NOT IN ('active', 'declined'))
+          ORDER BY created_at, sku`,
+      )
+      .all()
+      .map(toEntry);
+  }
+
+  /**
+   * When the oldest undecided product the daemon created was created (its last sighting when the
+   * time is unknown); null when none is undecided.
+   */
+  oldestUndecidedAt(): number | null {
+    return (
+      this.#db
+        .prepare<[], { at: number | null }>(
+          `SELECT MIN(COALESCE(created_at, seen_at)) AS at FROM catalogue WHERE created_by_daemon = 1
+              AND (platform_status IS NULL OR platform_status NOT IN ('active', 'declined'))`,
+        )
+        .get()?.at ?? null
+    );
+  }
+
+  /** How many products are known with each platform status (null: none read). */
+  countByPlatformStatus(): Readonly<Record<string, number>> {
+    const rows = this.#db
+      .prepare<[], { status: string | null; n: number }>(
+        'SELECT platform_status AS status, COUNT(*) AS n FROM catalogue GROUP BY platform_status',
+      )
+      .all();
+    return Object.fromEntries(rows.map((r) => [r.status ?? 'null', r.n]));
+  }
+
+  /** How many products the daemon created, and how many of them the review has not decided. */
+  createdCounts(): { readonly created: number; readonly undecided: number } {
+    const r = this.#db
+      .prepare<[], { created: number; undecided: number | null }>(
+        `SELECT COUNT(*) AS created,
+                SUM(platform_status IS NULL OR platform_status NOT IN ('active', 'declined')) AS undecided
+           FROM catalogue WHERE created_by_daemon = 1`,
+      )
+      .get();
+    return { created: r?.created ?? 0, undecided: r?.undecided ?? 0 };
+  }
+
+  /** Whether the catalogue holds any product at all. */
+  isEmpty(): boolean {
+    return this.#db.prepare('SELECT 1 FROM catalogue LIMIT 1').get() === undefined;
+  }
+
+  /**
    * The products the daemon created (`all`: every one it knows), newest first, optionally of one
-   * platform status.
+   * platform status; at most `limit` (none: every one).
    */
   list(options: { all?: boolean; platformStatus?: string; limit?: number } = {}): CatalogueEntry[] {
     const where: string[] = [];
@@ -150,7 +207,7 @@ export class Catalogue {
       where.push('platform_status = ?');
       args.push(options.platformStatus);
     }
-    args.push(options.limit ?? 10_000);
+    args.push(options.limit ?? -1);
     return this.#db
       .prepare<typeof args, Row>(
         `SELECT * FROM catalogue ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}

@@ -191,6 +191,21 @@ export class ProductRequests {
     });
   }
 
+  /** Whether any products file ever asked for a product. */
+  any(): boolean {
+    return this.#db.prepare('SELECT 1 FROM product_requests LIMIT 1').get() !== undefined;
+  }
+
+  /** The latest request for a SKU (what `explain` says a key waits for); undefined when none. */
+  ofSku(sku: string): ProductRequest | undefined {
+    const r = this.#db
+      .prepare<[string], Row>(
+        'SELECT * FROM product_requests WHERE sku = ? ORDER BY id DESC LIMIT 1',
+      )
+      .get(sku);
+    return r && toRequest(r);
+  }
+
   /** A file's requests, in line order. */
   ofFile(fileId: number): ProductRequest[] {
     return this.#db

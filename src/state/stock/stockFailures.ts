@@ -115,6 +115,27 @@ export class StockFailures {
     return this.#list.all(limit).map(toFailure);
   }
 
+  /** Whether some item waits for a product the portal lacks ("Product not found"). */
+  anyNotFound(): boolean {
+    return (
+      this.#db.prepare('SELECT 1 FROM stock_failures WHERE not_found = 1 LIMIT 1').get() !==
+      undefined
+    );
+  }
+
+  /** Which of `skus` have an item waiting for their product ("Product not found"). */
+  notFoundAmong(skus: readonly string[]): Set<string> {
+    if (skus.length === 0) return new Set();
+    const rows = this.#db
+      .prepare<string[], string>(
+        `SELECT DISTINCT sku FROM stock_failures
+          WHERE not_found = 1 AND sku IN (${skus.map(() => '?').join(', ')})`,
+      )
+      .pluck()
+      .all(...skus);
+    return new Set(rows);
+  }
+
   count(): { total: number; notFound: number } {
     const r = this.#count.get();
     return { total: r?.n ?? 0, notFound: r?.not_found ?? 0 };
@@ -127,15 +148,18 @@ export class StockFailures {
    */
   productAppeared(sku: string, now: number): number {
     return this.#db.transaction(() => {
+      // Over: the portal holds what is offered. Nothing is owed either (a read that showed the
+      // product may have marked the key pending as it woke the failure).
+      const over = `SELECT f.kind, f.dc, f.sku FROM stock_failures f
+          JOIN remote_stock r ON r.kind = f.kind AND r.dc = f.dc AND r.sku = f.sku
+          JOIN desired_stock d ON d.kind = f.kind AND d.dc = f.dc AND d.sku = f.sku
+         WHERE f.sku = @sku AND f.not_found = 1 AND d.quantity = r.quantity`;
       this.#db
-        .prepare<[string]>(
-          `DELETE FROM stock_failures WHERE sku = ? AND not_found = 1 AND EXISTS (
-             SELECT 1 FROM remote_stock r JOIN desired_stock d
-               ON d.kind = r.kind AND d.dc = r.dc AND d.sku = r.sku
-              WHERE r.kind = stock_failures.kind AND r.dc = stock_failures.dc
-                AND r.sku = stock_failures.sku AND d.quantity = r.quantity)`,
-        )
-        .run(sku);
+        .prepare<[{ sku: string }]>(`DELETE FROM pending_stock WHERE (kind, dc, sku) IN (${over})`)
+        .run({ sku });
+      this.#db
+        .prepare<[{ sku: string }]>(`DELETE FROM stock_failures WHERE (kind, dc, sku) IN (${over})`)
+        .run({ sku });
       const keys = this.#db
         .prepare<[number, string], StockKey>(
           `UPDATE stock_failures SET next_attempt_at = ? WHERE sku = ? AND not_found = 1

@@ -88,6 +88,12 @@ function status(over: Partial<Status> = {}): Status {
     paused: null,
     unfinishedApplies: [],
     notifications: { queued: 0, oldestAt: null },
+    products: {
+      created: 0,
+      undecided: 0,
+      declined: { count: 0, recent: [] },
+      catalogueReadAt: null,
+    },
     reconcile: {
       minIntervalMs: 900_000,
       lastFullRead: { factory: null, dc: null },
