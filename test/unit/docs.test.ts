@@ -74,6 +74,26 @@ describe('the documents', () => {
     }
   });
 
+  it('name in docs/logs.md every event the code logs', () => {
+    const logs = readFileSync(`${root}docs/logs.md`, 'utf8');
+    // The notifications' events (src/domain/notification.ts) are docs/notifications.md's.
+    const code = sourceFiles(root)
+      .filter((f) => f.startsWith('src/') && f !== 'src/domain/notification.ts')
+      .map((f) => readFileSync(`${root}${f}`, 'utf8'))
+      .join('\n');
+    const events = new Set([...code.matchAll(/event: '([a-z_]+\.[a-z_.]+)'/g)].map((m) => m[1]));
+    expect(events.size).toBeGreaterThan(150);
+    expect([...events].filter((event) => !logs.includes(`\`${event}\``))).toEqual([]);
+  });
+
+  it('describe in docs/commands.md every command', async () => {
+    const { commands } = await import('../../src/cli/commands/index.ts');
+    const text = readFileSync(`${root}docs/commands.md`, 'utf8');
+    const rows = text.split('\n').filter((line) => line.startsWith('| `'));
+    const missing = commands.filter((c) => !rows.some((row) => row.startsWith(`| \`${c.name}`)));
+    expect(missing.map((c) => c.name)).toEqual([]);
+  });
+
   it('keep the README short enough to read (about 250 lines)', () => {
     expect(readFileSync(`${root}README.md`, 'utf8').split('\n').length).toBeLessThanOrEqual(260);
   });
