@@ -12,6 +12,7 @@ import {
   slug,
   sourceFiles,
   unknownFileNames,
+  unprovenPromises,
   withContents,
 } from '../../scripts/lib/markdownDocs.ts';
 
@@ -44,6 +45,10 @@ describe('the documents', () => {
     expect(docs.flatMap((doc) => unknownFileNames(root, doc, files))).toEqual(known);
   });
 
+  it('give each promise of docs/reliability.md a test file, and only test names its files hold', () => {
+    expect(unprovenPromises(root, 'docs/reliability.md')).toEqual([]);
+  });
+
   it('find a missing file however it is named', () => {
     const probe = mkdtempSync(join(tmpdir(), 'docs-probe-'));
     try {
@@ -69,6 +74,22 @@ describe('the documents', () => {
         `${doc}: gone.ts`,
       ]);
       expect(brokenLinks(probe, doc)).toEqual([`${doc}: ../src/none/ (no such file)`]);
+      writeFileSync(join(probe, files[1] ?? ''), "it('starts it without its flags', …)");
+      const promises = 'docs/promises.md';
+      writeFileSync(
+        join(probe, promises),
+        [
+          '| promise | test | through |',
+          '| --- | --- | --- |',
+          '| flags | `test/e2e/launchFlags.test.ts` ("starts it without its flags") | a process |',
+          '| gone | `test/e2e/launchFlags.test.ts` ("starts it twice") | a process |',
+          '| none | a benchmark | — |',
+        ].join('\n'),
+      );
+      expect(unprovenPromises(probe, promises)).toEqual([
+        `${promises}: test/e2e/launchFlags.test.ts has no test "starts it twice"`,
+        `${promises}: no test named for: | none | a benchmark | — |`,
+      ]);
     } finally {
       rmSync(probe, { recursive: true });
     }
