@@ -13,7 +13,7 @@ export const notifySettings = {
   notifyWebhookUrl: optional(
     'NOTIFY_WEBHOOK_URL',
     webhookUrl,
-    'URL that receives a JSON POST for each notification: a file failed, held, or processed with rejected rows; shipments.overdue; the status verdict turning to NEEDS A PERSON and back; api.foreign_login; rules.invalid; profiles.invalid (docs/notifications.md). Unset: no notifications. Never printed (a chat tool’s webhook URL is a credential).',
+    'URL that receives a JSON POST for each notification: a file failed, held, or processed with rejected rows; shipments.overdue; the status verdict turning to NEEDS A PERSON and back; api.foreign_login; rules.invalid; profiles.invalid; product.declined; a full disk (docs/notifications.md). Unset: no notifications. Never printed (a chat tool’s webhook URL is a credential).',
     true,
   ),
   notifyWebhookSecretFile: optional(

@@ -114,10 +114,17 @@ it('notices a decision within CATALOGUE_REVIEW_INTERVAL_MS and shows a declined 
   ]);
   const text = await h.cli(['products']);
   expect(text.code).toBe(0);
+  expect(text.stdout).toMatch(/^2 products created by the daemon\n/);
   expect(text.stdout).toMatch(/NEW-2 .*DECLINED/);
   expect(text.stdout).toMatch(/declined: The description has 6 characters/);
   expect(text.stdout).toMatch(/NEW-1 .*active/);
   expect(text.stdout).toMatch(/times in Europe\/Berlin/);
+  expect((await h.cli(['products', '--status', 'declined'])).stdout).toMatch(
+    /^1 product created by the daemon with platform status declined\n/,
+  );
+  expect((await h.cli(['products', '--status', 'pending'])).stdout).toMatch(
+    /^no product created by the daemon with platform status pending\n/,
+  );
   expect((await h.cli(['products', '--status', 'gone'])).code).toBe(2);
 
   // outbox/: one file for the ERP, written once.

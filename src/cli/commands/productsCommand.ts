@@ -51,13 +51,14 @@ export const productsCommand: Command = {
         println(ctx.stdout, JSON.stringify(products, null, 2));
         return ExitCode.ok;
       }
-      const what = `${values.all ? 'product known' : 'product created by the daemon'}${status === undefined ? '' : ` with platform status ${status}`}`;
+      const what = (n: number) =>
+        `product${n === 1 ? '' : 's'} ${values.all ? 'known' : 'created by the daemon'}${status === undefined ? '' : ` with platform status ${status}`}`;
       if (products.length === 0) {
-        printText(ctx.stdout, `no ${what}`);
+        printText(ctx.stdout, `no ${what(1)}`);
         return ExitCode.ok;
       }
       const now = Date.now();
-      printText(ctx.stdout, `${products.length} ${what}${products.length === 1 ? '' : 's'}`);
+      printText(ctx.stdout, `${products.length} ${what(products.length)}`);
       for (const p of products)
         for (const line of productLines(p, now, config.timezone)) printText(ctx.stdout, line);
       printText(ctx.stdout, timesLine(config.timezone, now));
