@@ -1,8 +1,9 @@
 // Screenshots of each console page into docs/console/ (npm run screenshots): a daemon and a
 // simulator in this process, a few files that show each state (applied, rejected rows, failed,
-// held, a failure, shipments overdue), the system's Chromium. Redis: REDIS_URL, else a private
+// held, a failure, shipments overdue, new products: one activated, one declined), the system's
+// Chromium. Redis: REDIS_URL, else a private
 // redis-server as the demo starts one.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { demoRedis } from '../src/demo/redis.ts';
 import {
@@ -18,6 +19,7 @@ import {
 } from '../test/console/scene.ts';
 
 const OUT = new URL('../docs/console/', import.meta.url).pathname;
+const PRODUCTS = new URL('../examples/products.csv', import.meta.url).pathname;
 
 async function stage(scene: Scene): Promise<void> {
   const portal = (i: number) => scene.sim.store.factoryStock(seededSku(i))?.stock_quantity;
@@ -53,6 +55,13 @@ async function stage(scene: Scene): Promise<void> {
     'the unknown SKU refused',
   );
   await waitFor(() => scene.lines().some((l) => l.event === 'shipments.exported'), 'shipments');
+  // The ERP's new products (examples/products.csv): the lamp's short description is declined by
+  // the platform's review, the rest activated.
+  scene.drop('new-products.csv', readFileSync(PRODUCTS, 'utf8'));
+  await waitFor(
+    () => scene.lines().some((l) => l.event === 'product.declined'),
+    'a product declined',
+  );
 }
 
 async function main(): Promise<void> {
@@ -65,7 +74,12 @@ async function main(): Promise<void> {
     redisUrl: redis.url,
     prefix: `screenshots-${process.pid}`,
     password: true,
-    env: { GUARD_MIN_KEYS: '50', SHIPMENTS_DEADLINE: '00:00' },
+    // The review is looked at every second while a created product is undecided.
+    env: {
+      GUARD_MIN_KEYS: '50',
+      SHIPMENTS_DEADLINE: '00:00',
+      CATALOGUE_REVIEW_INTERVAL_MS: '1000',
+    },
   });
   const browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS, headless: true });
   try {
@@ -86,6 +100,7 @@ async function main(): Promise<void> {
       ['/held', 'held'],
       ['/failures', 'failures'],
       ['/shipments', 'shipments'],
+      ['/products', 'products'],
       [`/explain?key=${encodeURIComponent(`factory:${seededSku(2)}`)}`, 'explain'],
     ] as const) {
       await page.goto(`${scene.url}${path}`);
