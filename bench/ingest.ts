@@ -6,6 +6,8 @@
  * transaction (per row, for a case of another size). Wall time and CPU time (every thread of
  * the process) of both: on a machine shared with other work the wall times follow the load, and
  * a floor measured next to its case follows it the most closely; the CPU times follow it less.
+ * The shuffled and DC cases also have their own rows' floor: the same bare INSERT of the keys the
+ * case stores, in the file's order (random keys cost a B-tree more than sorted ones).
  *
  * Cases: a factory stock CSV of --rows rows (time against the floor, peak RSS, event loop); the
  * same with --big-rows rows (peak RSS must not grow with the file); the --rows rows with their
@@ -79,7 +81,16 @@ interface CaseResult {
   outcome: string;
   /** Its floor, measured right before it. */
   floor: Floor;
+  /**
+   * The same bare INSERT of the case's own rows in the file's order (a shuffled file's keys in
+   * random order, a DC file's three centres), where they differ from the factory floor's.
+   */
+  ownFloor?: Floor | undefined;
 }
+
+/** A floor row: the key and quantity the ingest ends up storing for row i of the file. */
+type FloorRow = (i: number) => readonly [kind: string, dc: string, sku: string, quantity: number];
+const factoryRow: FloorRow = (i) => ['factory', '', sku(i), qty(i)];
 
 const dir = mkdtempSync(join(tmpdir(), 'supplier-sync-bench-'));
 // Also when interrupted (bench/lib/cleanup.ts handles SIGINT and SIGTERM).
@@ -102,8 +113,14 @@ async function writeCsv(path: string, header: string, n: number, row: (i: number
   return statSync(path).size;
 }
 
-function runCase(mode: 'file' | 'snapshot', dataDir: string, target: string): CaseResult {
+function runCase(
+  mode: 'file' | 'snapshot',
+  dataDir: string,
+  target: string,
+  ownRow?: FloorRow,
+): CaseResult {
   const floorOfCase = floor(rows);
+  const ownFloor = ownRow === undefined ? undefined : floor(rows, ownRow);
   // With the daemon's own Node flags: the young generation's size decides much of the peak RSS.
   const out = execFileSync(NODE, [...DAEMON_NODE_FLAGS, CASE, mode, dataDir, target, sync], {
     encoding: 'utf8',
@@ -114,7 +131,7 @@ function runCase(mode: 'file' | 'snapshot', dataDir: string, target: string): Ca
   if (!['processed', 'read'].includes(result.outcome)) {
     throw new Error(`unexpected outcome: ${out}`);
   }
-  return { ...result, floor: floorOfCase };
+  return { ...result, floor: floorOfCase, ownFloor };
 }
 
 /** 0 … n-1 in a random order (Fisher–Yates), for a file whose SKUs are not sorted. */
@@ -148,7 +165,12 @@ async function fileCase(name: string, n: number, dc: boolean, shuffle = false) {
         n,
         (i) => `${sku(at(i))},${qty(at(i))}`,
       );
-  const r = runCase('file', paths.dataDir, file);
+  const ownRow: FloorRow | undefined = dc
+    ? (i) => ['dc', DCS[i % 3]!, sku(Math.floor(i / 3)), qty(i)]
+    : shuffle
+      ? (i) => factoryRow(at(i))
+      : undefined;
+  const r = runCase('file', paths.dataDir, file, ownRow);
   if (r.rowsAccepted !== n) throw new Error(`${name}: ${r.rowsAccepted} of ${n} rows accepted`);
   rmSync(paths.dataDir, { recursive: true, force: true });
   return { ...r, bytes };
@@ -162,18 +184,18 @@ function snapshotCase(n: number) {
   return r;
 }
 
-function floor(n: number): Floor {
+function floor(n: number, row: FloorRow = factoryRow): Floor {
   const floorDb = new Database(join(dir, 'floor.db'));
   floorDb.pragma('journal_mode = WAL');
   floorDb.pragma('synchronous = NORMAL');
   floorDb.exec(
     'CREATE TABLE t (kind TEXT NOT NULL, dc TEXT NOT NULL, sku TEXT NOT NULL, quantity INTEGER NOT NULL, PRIMARY KEY (kind, dc, sku)) WITHOUT ROWID',
   );
-  const insert = floorDb.prepare("INSERT INTO t VALUES ('factory', '', ?, ?)");
+  const insert = floorDb.prepare('INSERT INTO t VALUES (?, ?, ?, ?)');
   const t = performance.now();
   const cpu = process.cpuUsage();
   floorDb.transaction(() => {
-    for (let i = 0; i < n; i++) insert.run(sku(i), qty(i));
+    for (let i = 0; i < n; i++) insert.run(...row(i));
   })();
   const seconds = (performance.now() - t) / 1000;
   const used = process.cpuUsage(cpu);
@@ -245,17 +267,17 @@ try {
   const floors = cases.map(([, , r]) => r.floor.seconds);
   console.log('');
   console.log(
-    '| case | seconds (CPU) | rows/s | its floor | ingest / floor | CPU / floor CPU | peak RSS | longest event-loop block (its CPU) | p99 block |',
+    '| case | seconds (CPU) | rows/s | its floor | ingest / floor | CPU / floor CPU | its own rows’ floor, ratio | peak RSS | longest event-loop block (its CPU) | p99 block |',
   );
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const [name, n, r] of cases) {
     const top = r.blocks[0];
     console.log(
-      `| ${name} | ${r.seconds.toFixed(2)} (${r.cpuS.toFixed(2)}) | ${fmtInt(n / r.seconds)} | ${r.floor.seconds.toFixed(2)} s (${r.floor.cpuS.toFixed(2)}) | ${ratio(n, r).toFixed(2)}× | ${cpuRatio(n, r).toFixed(2)}× | ${r.peakRssMiB.toFixed(0)} MiB | ${r.loopMaxMs.toFixed(0)} ms${top === undefined ? '' : ` (${top.cpuMs.toFixed(0)} ms)`} | ${r.loopP99Ms.toFixed(0)} ms |`,
+      `| ${name} | ${r.seconds.toFixed(2)} (${r.cpuS.toFixed(2)}) | ${fmtInt(n / r.seconds)} | ${r.floor.seconds.toFixed(2)} s (${r.floor.cpuS.toFixed(2)}) | ${ratio(n, r).toFixed(2)}× | ${cpuRatio(n, r).toFixed(2)}× | ${r.ownFloor === undefined ? '—' : `${r.ownFloor.seconds.toFixed(2)} s, ${(r.seconds / r.ownFloor.seconds).toFixed(2)}×`} | ${r.peakRssMiB.toFixed(0)} MiB | ${r.loopMaxMs.toFixed(0)} ms${top === undefined ? '' : ` (${top.cpuMs.toFixed(0)} ms)`} | ${r.loopP99Ms.toFixed(0)} ms |`,
     );
   }
   console.log(
-    `floor: bare INSERT of ${fmtInt(rows)} factory rows, one transaction, right before each case: ${Math.min(...floors).toFixed(2)}–${Math.max(...floors).toFixed(2)} s`,
+    `floor: bare INSERT of ${fmtInt(rows)} factory rows, one transaction, right before each case: ${Math.min(...floors).toFixed(2)}–${Math.max(...floors).toFixed(2)} s; its own rows' floor: the same INSERT of the case's own keys in the file's order (shuffled; three centres)`,
   );
   console.log('');
   console.log(
@@ -270,7 +292,7 @@ try {
     const rowsOut: BenchRow[] = cases.map(([name, n, r]) => ({
       measure: `${name} → parsed, validated, staged, applied`,
       result: `${r.seconds.toFixed(2)} s, ${fmtInt(n / r.seconds)} rows/s; RSS ${r.peakRssMiB.toFixed(0)} MiB; loop block ≤ ${r.loopMaxMs.toFixed(0)} ms`,
-      reference: `its floor (bare INSERT, 1 tx) ${r.floor.seconds.toFixed(2)} s, ${fmtInt(rows / r.floor.seconds)} rows/s; CPU ${cpuRatio(n, r).toFixed(2)}×`,
+      reference: `its floor (bare INSERT, 1 tx) ${r.floor.seconds.toFixed(2)} s, ${fmtInt(rows / r.floor.seconds)} rows/s; CPU ${cpuRatio(n, r).toFixed(2)}×${r.ownFloor === undefined ? '' : `; its own rows in the file's order ${r.ownFloor.seconds.toFixed(2)} s (${(r.seconds / r.ownFloor.seconds).toFixed(2)}×)`}`,
       ratio: `${ratio(n, r).toFixed(2)}×`,
     }));
     rowsOut.push({
