@@ -1,4 +1,11 @@
 import type { Clock } from '../domain/clock.ts';
+import {
+  afterAnswer,
+  afterNoAnswer,
+  type CallRules,
+  type Resend,
+  type ResendStep,
+} from '../failures/callRetry.ts';
 import type { Logger } from '../log/logger.ts';
 import type { Session } from './auth/session.ts';
 import { backoffDelay, parseRetryAfter } from './backoff.ts';
@@ -13,14 +20,8 @@ import {
   RateLimitedError,
 } from './portalErrors.ts';
 
-/**
- * When a request may be sent again within one call:
- * - 'always': reads, PUT/DELETE, absolute stock writes: after a 5xx, a timeout or a reset;
- * - 'unanswered': shipment actions: only when no answer came at all (timeout, reset);
- * - 'never': creations (a resend could create twice).
- * A 429 is always retried: the portal refused the request without doing it.
- */
-export type Resend = 'always' | 'unanswered' | 'never';
+/** When a request may be sent again within one call: failures/callRetry.ts. */
+export type { Resend };
 
 export interface CallSpec extends Omit<RawRequest, 'token' | 'signal'> {
   readonly resend: Resend;
@@ -59,13 +60,11 @@ export interface RequestDeps {
   readonly signal: AbortSignal;
 }
 
-/** Share of a 5xx/network back-off that is random. */
-const ERROR_JITTER = 0.5;
-
 /**
  * One call with everything around it: token, budget slot per attempt, retries with back-off.
  * Resolves with any 2xx and with final 4xx answers (the caller decides); throws for what stays
- * unanswered, rate-limited or 5xx after the allowed retries.
+ * unanswered, rate-limited or 5xx after the allowed retries. What follows each attempt is
+ * decided by the failure layer (failures/callRetry.ts); this loop only carries it out.
  */
 export async function sendCall(
   deps: RequestDeps,
@@ -76,6 +75,14 @@ export async function sendCall(
   const signal =
     options.signal === undefined ? deps.signal : AbortSignal.any([deps.signal, options.signal]);
   const where = `${spec.method} /${spec.path}`;
+  const rules = (retries: number): CallRules => ({
+    method: spec.method,
+    resend: spec.resend,
+    retries,
+    retryLimit: deps.retryLimit,
+    backoffMaxMs: deps.backoffMaxMs,
+    delay: (attempt, jitter, retryAfter) => backoff(deps, attempt, jitter, retryAfter),
+  });
   let retries = 0;
   let unanswered = false;
   let after429 = false;
@@ -92,71 +99,60 @@ export async function sendCall(
       response = await deps.transport.send({ ...spec, token, signal });
     } catch (err) {
       unanswered = true;
-      if (deps.signal.aborted) throw closed(err);
-      if (!(err instanceof PortalError) || !err.retryable || signal.aborted) throw err;
-      if (spec.resend === 'never' || retries >= deps.retryLimit) throw err;
-      retries++;
-      const waitMs = backoff(deps, retries, ERROR_JITTER);
-      deps.logger.warn(
-        { event: 'api.retry', route: where, reason: err.code, attempt: retries, waitMs },
-        'no answer from the portal; retrying',
+      const step = afterNoAnswer(
+        {
+          error:
+            err instanceof PortalError ? { code: err.code, retryable: err.retryable } : undefined,
+          clientClosed: deps.signal.aborted,
+          callAborted: signal.aborted,
+        },
+        rules(retries),
       );
-      await sleep(deps, waitMs, signal);
+      if (step.kind === 'throw-closed') throw closed(err);
+      if (step.kind === 'throw-as-is') throw err;
+      retries = step.attempt;
+      await resend(deps, step, where, signal);
       continue;
     }
     noteServer(deps, response);
-    const { status } = response;
     after429 = false;
-
-    if (status >= 200 && status < 300) {
-      deps.session.noteSuccess(token);
-      return answer(response, unanswered);
-    }
-    if (status === 401) {
-      // A newer token, or one login (at most: a token refused right after its own login is
-      // answered by the spacing of re-logins with TokenRefusedError), then the call goes again.
-      await deps.session.afterRefusal(token);
-      continue;
-    }
-    if (status === 429) {
-      const retryAfter = parseRetryAfter(response.headers['retry-after'], deps.clock.now());
-      const waitMs = backoff(deps, retries + 1, 0, retryAfter);
-      // A Retry-After beyond our own longest back-off is honoured, not cut short: the call ends
-      // and its job waits until then instead of holding a worker (the failure policy's retry).
-      if (retries >= deps.retryLimit || (retryAfter ?? 0) > deps.backoffMaxMs) {
-        const why =
-          retries >= deps.retryLimit
-            ? `after ${retries} retries`
-            : `asking to wait ${Math.round(waitMs / 1000)} s`;
-        throw new RateLimitedError(`${where}: rate-limited by the portal ${why}`, {
-          status,
+    const now = deps.clock.now();
+    const retryAfter = parseRetryAfter(response.headers['retry-after'], now);
+    const step = afterAnswer({ status: response.status, retryAfter, now }, rules(retries));
+    switch (step.kind) {
+      case 'return':
+        if (step.success) deps.session.noteSuccess(token);
+        return answer(response, unanswered);
+      case 'login-again':
+        await deps.session.afterRefusal(token);
+        continue;
+      case 'resend':
+        retries = step.attempt;
+        // The resend after a 429 is the spec's own probe: it ignores the server's count.
+        if (step.event === 'api.rate_limited') after429 = true;
+        await resend(deps, step, where, signal);
+        continue;
+      case 'throw-http':
+        throw httpError(where, response, step.outcomeUnknown);
+      case 'throw-rate-limited':
+        throw new RateLimitedError(`${where}: rate-limited by the portal ${step.because}`, {
+          status: response.status,
           ...errorDetails(response),
-          retryAt: deps.clock.now() + waitMs,
+          retryAt: step.retryAt,
         });
-      }
-      retries++;
-      after429 = true;
-      deps.logger.warn(
-        { event: 'api.rate_limited', route: where, attempt: retries, waitMs, retryAfter },
-        'rate-limited by the portal; backing off',
-      );
-      await sleep(deps, waitMs, signal);
-      continue;
     }
-    if (status >= 500) {
-      const error = httpError(where, response, spec.method !== 'GET');
-      if (spec.resend !== 'always' || retries >= deps.retryLimit) throw error;
-      retries++;
-      const waitMs = backoff(deps, retries, ERROR_JITTER);
-      deps.logger.warn(
-        { event: 'api.retry', route: where, status, attempt: retries, waitMs },
-        'portal error; retrying',
-      );
-      await sleep(deps, waitMs, signal);
-      continue;
-    }
-    return answer(response, unanswered);
   }
+}
+
+/** Logs the resend the policy chose and waits for it. */
+async function resend(
+  deps: RequestDeps,
+  step: ResendStep,
+  where: string,
+  signal: AbortSignal,
+): Promise<void> {
+  deps.logger.warn({ event: step.event, route: where, ...step.fields }, step.message);
+  await sleep(deps, step.waitMs, signal);
 }
 
 /** Throws the typed error for any answer outside 2xx. */

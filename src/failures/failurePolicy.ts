@@ -3,7 +3,10 @@ import { type CodedError, isCodedError } from './codedError.ts';
 /**
  * What to do about a failure, decided once for every caller (the push, the confirmations, the job
  * workers), so that no caller compares error codes of its own. Every code of codedError.ts has
- * its decision below; docs/failures.md shows them with the retries around them.
+ * its decision below; docs/failures.md shows them with the retries around them. The level below
+ * this one is decided in this folder too: within one portal call, whether an attempt that met a
+ * 401, a 429, a 5xx or no answer is sent again, after how long, or ends the call with which error
+ * (callRetry.ts; src/api/request.ts only carries it out). The error that ends a call comes here.
  *
  * - `final`: this work cannot succeed as it stands. For an item or a confirmation the portal
  *   refused: store it with the portal's message and show it in `failures` (retried only with the
