@@ -6,6 +6,7 @@ import type { RedisWatch } from '../jobs/redisWatch.ts';
 import type { StateDb } from '../state/db.ts';
 import { FILE_OUTCOMES } from '../state/inbox/fileHistory.ts';
 import { notifyMetrics } from './notifyMetrics.ts';
+import { productMetrics } from './productMetrics.ts';
 import { type LiveFacts, readQueueDepths, readStatus, type StatusSettings } from './status.ts';
 
 export interface MetricsDeps {
@@ -186,6 +187,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     ['path'],
   );
   const notifications = notifyMetrics(registry);
+  const products = productMetrics(registry);
   const redisUp = queues
     ? gauge('redis_up', '1 when Redis answered the queue-depth query of this scrape.')
     : undefined;
@@ -266,6 +268,7 @@ export function createMetrics(deps: MetricsDeps): Metrics {
     rowsRejected.set(s.files.rowsRejected);
     fileProblems.set(s.files.problemCount);
     notifications(db, t);
+    products(s.products, t);
     refreshedAt.set(t / 1000);
 
     if (depths !== undefined && queueJobs && redisUp) {

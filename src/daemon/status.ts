@@ -30,6 +30,7 @@ import { type Heartbeat, type KvValue, kvKey, type ReconcilePass } from '../stat
 import { NotifyOutbox, type OutboxDepth } from '../state/notify/notifyOutbox.ts';
 import { Catalogue } from '../state/products/catalogueStore.ts';
 import { ProductDecisions, type RecentlyDeclined } from '../state/products/productDecisions.ts';
+import { ProductRequests } from '../state/products/productRequests.ts';
 import { ConfirmationSends } from '../state/shipments/confirmationSends.ts';
 import { ShipmentStore } from '../state/shipments/shipmentStore.ts';
 import { type UnfinishedApply, unfinishedApplies } from '../state/staging/stagedApplyTable.ts';
@@ -176,8 +177,15 @@ export interface ProductsStatus {
   readonly undecided: number;
   /** Declined in the last 7 days and declined still: how many, and the newest few. */
   readonly declined: { readonly count: number; readonly recent: readonly RecentlyDeclined[] };
+  /**
+   * Products that products files asked for and the daemon has still to create: queued, or sent
+   * with no answer recorded yet.
+   */
+  readonly toCreate: number;
   /** The last complete read of the portal's product list; null: never. */
   readonly catalogueReadAt: number | null;
+  /** The products that read found (the portal's catalogue as last read whole); null: never read. */
+  readonly catalogueProducts: number | null;
 }
 
 function productsStatus(db: StateDb, kv: KeyValueStore, now: number): ProductsStatus {
@@ -185,10 +193,14 @@ function productsStatus(db: StateDb, kv: KeyValueStore, now: number): ProductsSt
     now - DECLINED_SHOWN_MS,
     DECLINED_NAMED,
   );
+  const open = new ProductRequests(db).open();
+  const pass = kv.get('catalogue.pass');
   return {
     ...new Catalogue(db).createdCounts(),
     declined: { count, recent: products },
-    catalogueReadAt: kv.get('catalogue.pass')?.completedAt ?? null,
+    toCreate: open.queued + open.sending,
+    catalogueReadAt: pass?.completedAt ?? null,
+    catalogueProducts: pass?.rows ?? null,
   };
 }
 

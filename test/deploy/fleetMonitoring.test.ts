@@ -35,7 +35,7 @@ const panelsOf = (panels: readonly Panel[]): Panel[] =>
 
 /** Every `name{…}` or bare `name` of a supplier-sync metric in a PromQL expression. */
 const metricRefs = (expr: string) =>
-  [...expr.matchAll(/\b(supplier_sync_[a-z_]+)(\{[^}]*\})?/g)].map((m) => ({
+  [...expr.matchAll(/\b(supplier_sync_[a-z0-9_]+)(\{[^}]*\})?/g)].map((m) => ({
     name: m[1]!,
     selector: m[2] ?? '',
   }));

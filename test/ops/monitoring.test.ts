@@ -119,7 +119,7 @@ describe('deploy/: alert rules and dashboard over the running daemon', () => {
     expect(new Set(all.map((r) => r.alert)).size).toBe(all.length);
     const missing = [...names].filter((m) => !PROMETHEUS_SERIES.has(m) && !exposed.has(m));
     expect(missing).toEqual([]);
-    // The "alert on" list of docs/logs.md: failures, budget, logins, staleness, health.
+    // The "alert on" list of docs/logs.md: failures, budget, logins, staleness, health, products.
     for (const m of [
       'supplier_sync_stock_failures',
       'supplier_sync_api_budget_remaining',
@@ -128,6 +128,8 @@ describe('deploy/: alert rules and dashboard over the running daemon', () => {
       'supplier_sync_heartbeat_age_seconds',
       'supplier_sync_foreign_logins_last_hour',
       'supplier_sync_shipments',
+      'supplier_sync_products_declined_last_7d',
+      'supplier_sync_catalogue_read_age_seconds',
     ])
       expect(names).toContain(m);
   });
@@ -159,6 +161,12 @@ describe('deploy/: alert rules and dashboard over the running daemon', () => {
       'supplier_sync_drifted_keys_total',
       'supplier_sync_held',
       'supplier_sync_last_full_read_timestamp_seconds',
+      'supplier_sync_products_to_create',
+      'supplier_sync_products_under_review',
+      'supplier_sync_products_declined_last_7d',
+      'supplier_sync_products_created_total',
+      'supplier_sync_catalogue_read_age_seconds',
+      'supplier_sync_catalogue_products',
     ])
       expect(names).toContain(m);
   });

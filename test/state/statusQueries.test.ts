@@ -11,6 +11,9 @@ import { loadConfig } from '../../src/config/index.ts';
 import { createMetrics } from '../../src/daemon/metrics.ts';
 import { readStatus } from '../../src/daemon/status.ts';
 import { openStateDb, type StateDb } from '../../src/state/db.ts';
+import { Catalogue } from '../../src/state/products/catalogueStore.ts';
+import { ProductDecisions } from '../../src/state/products/productDecisions.ts';
+import { ProductRequests } from '../../src/state/products/productRequests.ts';
 import { storeConfirmations } from '../../src/state/shipments/confirmations.ts';
 import { ShipmentStore } from '../../src/state/shipments/shipmentStore.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
@@ -22,6 +25,9 @@ const GROWING = [
   'shipment_confirmations',
   'api_calls',
   'login_attempts',
+  'catalogue',
+  'product_requests',
+  'product_decisions',
 ];
 
 let box: Sandbox;
@@ -53,6 +59,32 @@ beforeEach(() => {
     })),
     { fileId: null, now },
   );
+  // The portal's catalogue as reads found it, a few hundred products the daemon created from
+  // products files, nearly all of them created and decided, a few still to create.
+  db.transaction(() => {
+    const catalogue = new Catalogue(db);
+    const decisions = new ProductDecisions(db);
+    for (let i = 0; i < 2000; i++)
+      catalogue.record({ sku: `P-${i}`, platformStatus: 'active' }, now);
+    const requests = new ProductRequests(db);
+    const asked = Array.from({ length: 300 }, (_, i) => ({
+      line: i + 2,
+      draft: { sku: `NEW-${i}`, name: 'Oak chair' },
+      stock: { dcs: {} },
+      shortDescription: false,
+    }));
+    requests.queue(asked, { id: 1, name: 'new.csv' }, now);
+    for (const r of requests.ofFile(1).slice(0, 290)) {
+      requests.settle(r.id, { state: 'created' }, now);
+      const platformStatus = r.id % 10 === 0 ? 'declined' : 'active';
+      catalogue.record({ sku: r.sku, platformStatus }, now, {
+        at: now,
+        fileId: 1,
+        fileName: 'new.csv',
+      });
+      decisions.record(r.sku, platformStatus, null, now);
+    }
+  })();
   db.exec('ANALYZE');
 });
 afterEach(async () => {

@@ -92,7 +92,9 @@ function status(over: Partial<Status> = {}): Status {
       created: 0,
       undecided: 0,
       declined: { count: 0, recent: [] },
+      toCreate: 0,
       catalogueReadAt: null,
+      catalogueProducts: null,
     },
     reconcile: {
       minIntervalMs: 900_000,

@@ -197,6 +197,13 @@ function statusWith(count: number, recent: any[]): any {
     held: { files: 0, snapshots: 0, oldestAt: null },
     paused: null,
     unfinishedApplies: [],
-    products: { created: count, undecided: 0, declined: { count, recent }, catalogueReadAt: null },
+    products: {
+      created: count,
+      undecided: 0,
+      declined: { count, recent },
+      toCreate: 0,
+      catalogueReadAt: null,
+      catalogueProducts: null,
+    },
   };
 }
