@@ -165,7 +165,15 @@ it('notices a decision within CATALOGUE_REVIEW_INTERVAL_MS and shows a declined 
       /^1 product\(s\) the daemon created were declined by the platform's review in the last 7 days: NEW-2 \(The description has 6 characters.*\): see `supplier-sync products --status declined`$/,
     ),
   );
-  expect(status.products).toMatchObject({ created: 2, undecided: 0, declined: { count: 1 } });
+  expect(status.products).toMatchObject({
+    toCreate: 0,
+    created: 2,
+    undecided: 0,
+    declined: { count: 1 },
+  });
+  expect((await h.cli(['status'])).output).toMatch(
+    /\nproducts +2 created, 0 under the platform's review, 1 declined in the last 7 days: `supplier-sync products`; /,
+  );
 
   // The console: the Products page, its JSON in the shape of `products --json`, the status link.
   const base = `http://127.0.0.1:${port}`;

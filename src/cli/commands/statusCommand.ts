@@ -192,10 +192,10 @@ function describe(s: Shown, health: Assessment, now: number, tz: string): string
       : `${s.held.files} file(s) and ${s.held.snapshots} snapshot read(s) held since ${at(s.held.oldestAt)}: \`supplier-sync held\``,
   );
   const pr = s.products;
-  if (pr.created > 0 || pr.catalogueReadAt !== null)
+  if (pr.created > 0 || pr.toCreate > 0 || pr.catalogueReadAt !== null)
     row(
       'products',
-      `${pr.created} created, ${pr.undecided} under the platform's review, ${pr.declined.count} declined in the last 7 days: \`supplier-sync products\`; ` +
+      `${pr.toCreate > 0 ? `${pr.toCreate} to create, ` : ''}${pr.created} created, ${pr.undecided} under the platform's review, ${pr.declined.count} declined in the last 7 days: \`supplier-sync products\`; ` +
         (pr.catalogueReadAt === null
           ? "the portal's product list never fully read"
           : `the portal's product list fully read ${at(pr.catalogueReadAt)}`),
