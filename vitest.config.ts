@@ -38,11 +38,12 @@ export default defineConfig({
     env: { NODE_COMPILE_CACHE },
     reporters: ['default', ['json', { outputFile: '.vitest-results.json' }]],
     projects: [
-      // unit and integration: a worker runs file after file without reloading every module for
-      // each (isolate: false), which saves about a third of their CPU. Tests there leave no
-      // state behind (each harness and sandbox is closed in afterEach/afterAll; fake timers are
-      // restored); module state they share is caches and the secret scrubber's list, which
-      // only grows.
+      // Every project: a worker runs file after file without reloading every module for each
+      // (isolate: false), which saves about a third of the CPU of unit and integration and a
+      // fifth of e2e's. Tests leave no state behind (each harness, sandbox and child process is
+      // closed in afterEach/afterAll; fake timers are restored; none sets process.env or adds
+      // process listeners); module state they share is caches and the secret scrubber's list,
+      // which only grows.
       { extends: true, test: { name: 'unit', include: UNIT, isolate: false } },
       {
         extends: true,
@@ -54,7 +55,10 @@ export default defineConfig({
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: REDIS } },
+      {
+        extends: true,
+        test: { name: 'e2e', include: E2E, globalSetup: REDIS, isolate: false },
+      },
     ],
   },
 });

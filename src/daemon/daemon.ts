@@ -149,6 +149,7 @@ async function startLocked(options: DaemonOptions, taken: TakenLock): Promise<Da
       else if (task === 'settings-files') await settingsFiles.check();
       else if (task === 'notifications') await notifications.runNow();
       else if (task === 'heartbeat') await background.heartbeat.beat();
+      else if (task === 'metrics') await http?.refreshMetrics();
       else await cron.run(task);
     },
     stop(reason) {

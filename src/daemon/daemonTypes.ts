@@ -24,7 +24,9 @@ export type DaemonTask =
   | 'settings-files'
   | 'notifications'
   /** A heartbeat now, with its look at the disk (free space, and the errors writes met). */
-  | 'heartbeat';
+  | 'heartbeat'
+  /** /metrics' figures read afresh now, as its timer would (nothing without HTTP_PORT). */
+  | 'metrics';
 
 export interface Daemon {
   /**

@@ -71,6 +71,8 @@ export interface HttpServerOptions {
 
 export interface HttpServer {
   readonly port: number;
+  /** Reads /metrics' figures afresh now, as its timer would next; resolves once they are read. */
+  refreshMetrics(): Promise<void>;
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
 }
@@ -217,6 +219,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   let closed: Promise<void> | undefined;
   return {
     port,
+    refreshMetrics: () => metrics.refresh(),
     close() {
       metrics.stop();
       closed ??= new Promise<void>((resolve) => {

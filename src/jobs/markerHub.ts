@@ -126,8 +126,9 @@ export class MarkerHub {
     const keys = [...this.#keys.keys()];
     while (!this.#closed) {
       // While Redis is away ioredis reconnects on its own: a wait sent now would only queue up.
+      // The connection coming up (at start, after an outage) ends the pause at once.
       if (this.#client.status !== 'ready') {
-        await this.#sleep(ERROR_PAUSE_MS);
+        await this.#readyOrAfter(ERROR_PAUSE_MS);
         continue;
       }
       // A marker is delivered whenever it comes, even after the watchdog gave its wait up.
@@ -149,6 +150,14 @@ export class MarkerHub {
       else if (outcome === 'stuck' && this.#client.status === 'ready')
         this.#client.disconnect(true);
     }
+  }
+
+  /** Resolves once the hub's connection is ready, after `ms` at the latest (or when it closes). */
+  #readyOrAfter(ms: number): Promise<void> {
+    const slept = this.#sleep(ms);
+    const ready = () => slept.cancel();
+    this.#client.once('ready', ready);
+    return slept.finally(() => this.#client.off('ready', ready));
   }
 
   /** Resolves after `ms`, at once when the hub closes, or when cancelled. */

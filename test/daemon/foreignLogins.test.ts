@@ -81,13 +81,17 @@ describe('foreign logins through the running daemon', () => {
     expect(text).toMatch(
       /token\s+obtained .*; invalidated by another client's login 2 time\(s\) in the last hour, last \d\d:\d\d/,
     );
-    // The metrics are read every 5 s: they show it by the next refresh.
+    // The metrics are read every 5 s: read now, as the next refresh would, they show it.
     await waitUntil(
-      async () =>
-        metric(
-          await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
-          'supplier_sync_foreign_logins_last_hour',
-        ) === 2,
+      async () => {
+        await h.runNow('metrics');
+        return (
+          metric(
+            await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
+            'supplier_sync_foreign_logins_last_hour',
+          ) === 2
+        );
+      },
       { timeoutMs: 15_000, message: 'the foreign logins in /metrics' },
     );
     // Each invalidation cost exactly one login, and nothing else was refused for good.

@@ -115,12 +115,14 @@ describe('guard rails in the running daemon', () => {
     expect((await h.cli(['status'])).output).toMatch(
       /held +1 file\(s\) and 0 snapshot read\(s\) held since/,
     );
-    // The metrics are read every 5 s: they show it by the next refresh.
+    // The metrics are read every 5 s: read now, as the next refresh would, they show it.
     await waitUntil(
-      async () =>
-        /supplier_sync_held\{source="file"\} 1/.test(
+      async () => {
+        await h.runNow('metrics');
+        return /supplier_sync_held\{source="file"\} 1/.test(
           await (await fetch(`http://127.0.0.1:${port}/metrics`)).text(),
-        ),
+        );
+      },
       { timeoutMs: 15_000, message: 'the held file in /metrics' },
     );
 

@@ -21,7 +21,11 @@ describe('pause and resume', () => {
   it('while paused nothing is written (files read, polls go on), across a restart; status, health and metrics say so; resume pushes what waited', async () => {
     const port = await freePort();
     h = await startHarness('pause', {}, { HTTP_PORT: String(port) });
-    const metrics = async () => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    // The figures are read every few seconds: read now, as the next refresh would.
+    const metrics = async () => {
+      await h.runNow('metrics');
+      return (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    };
     let d = await h.start();
     h.drop('first.csv', factoryCsv([[seededSku(1), 11]]));
     await waitUntil(() => portal(1) === 11, { message: 'the first file on the portal' });
@@ -57,7 +61,6 @@ describe('pause and resume', () => {
     expect(health.healthy).toBe(true);
     expect(health.paused).toEqual({ since: expect.any(String), reason: null });
     expect(health.paused.since).toBe(status.paused.since);
-    // (The figures are read every few seconds: polled.)
     await waitUntil(async () => /^supplier_sync_paused 1$/m.test(await metrics()), {
       message: 'supplier_sync_paused 1',
     });

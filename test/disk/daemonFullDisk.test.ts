@@ -160,7 +160,10 @@ describe.skipIf(!canMountSmallDisk)(
       expect(livez.status).toBe(200);
       expect(JSON.parse(livez.text)).toMatchObject({ live: true, disk: { full: true } });
       await waitUntil(
-        async () => /^supplier_sync_disk_full\{path=".*"\} 1$/m.test((await get('/metrics')).text),
+        async () => {
+          await d.runNow('metrics'); // read now, as its timer would next
+          return /^supplier_sync_disk_full\{path=".*"\} 1$/m.test((await get('/metrics')).text);
+        },
         {
           timeoutMs: 15_000,
           message: 'supplier_sync_disk_full 1 on /metrics',

@@ -20,7 +20,7 @@ const LIBFAKETIME = [
   '/usr/local/lib/faketime/libfaketimeMT.so.1',
 ].find((p) => existsSync(p));
 
-const POLL_EVERY_S = 10;
+const POLL_EVERY_S = 5;
 const DAY_MS = 86_400_000;
 
 let h: ProcessHarness | undefined;

@@ -42,7 +42,9 @@ function attemptsAt(dataDir: string, name: string): number {
 it('sends a file whose reading ended in a crash three times to failed/, unread, and goes on', {
   timeout: 120_000,
 }, async () => {
-  h = await startProcessHarness('crash-loop', { products: 50 });
+  // Each restart waits for the killed process's ingest job lock to lapse: 2 s, the shortest a
+  // lock is renewed safely (every second) while nothing here keeps the event loop busy long.
+  h = await startProcessHarness('crash-loop', { products: 50 }, { JOB_LOCK_MS: '2000' });
   const inbox = (name: string) => join(h!.box.dataDir, 'inbox', name);
   // 400,000 rows (~8 MB): reading it takes far longer than the few milliseconds to the kill.
   const rows = Array.from({ length: 400_000 }, (_, i) => [seededSku(i % 50), i % 97] as const);

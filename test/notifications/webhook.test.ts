@@ -149,6 +149,7 @@ describe('notifications by webhook', () => {
     expect((await h.statusJson()).notifications).toEqual({ queued: 0, oldestAt: null });
     await waitUntil(
       async () => {
+        await h!.runNow('metrics'); // read now, as its timer would next
         const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
         return (
           /supplier_sync_notifications_delivered_total\{event="file.failed"\} 2/.test(text) &&
@@ -213,6 +214,7 @@ describe('notifications by webhook', () => {
     expect((await h.statusJson()).notifications).toEqual({ queued: 0, oldestAt: null });
     await waitUntil(
       async () => {
+        await h!.runNow('metrics'); // read now, as its timer would next
         const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
         return (
           /supplier_sync_notifications_dropped_total\{event="file.failed"\} 2/.test(text) &&

@@ -343,6 +343,8 @@ describe("the login page's next", () => {
 });
 
 describe("wrong passwords slow the client that sends them, not everyone's", () => {
+  /** The delay after each wrong password here (the default, a second, is tested above). */
+  const DELAY_MS = 400;
   const basic = (password: string) => `Basic ${Buffer.from(`any:${password}`).toString('base64')}`;
   const answered = (all: { status: number }[], status: number) =>
     all.filter((a) => a.status === status).length;
@@ -366,11 +368,11 @@ describe("wrong passwords slow the client that sends them, not everyone's", () =
   }
 
   it('a stranger’s guesses keep neither the right password nor HTTP Basic of another client out; the stranger is slowed and refused', async () => {
-    const { from } = await start({ password: PASSWORD });
+    const { from } = await start({ password: PASSWORD, delayMs: DELAY_MS });
     const [stranger, operator] = ['127.0.0.2', '127.0.0.3'];
     const guesses = guessesFrom((i) => from(stranger, '/login', loginForm(`guess-${i}`)), 30);
-    // Ten wait their turn, a second each; the rest are refused at once (a few more wait when
-    // the thirty arrive over more than a second, as the first ones are answered meanwhile).
+    // Ten wait their turn, DELAY_MS each; the rest are refused at once (a few more wait when
+    // the thirty arrive over more than DELAY_MS, as the first ones are answered meanwhile).
     await waitUntil(() => refused() >= 15, {
       message: "the stranger's attempts beyond ten refused",
     });
@@ -381,12 +383,12 @@ describe("wrong passwords slow the client that sends them, not everyone's", () =
       headers: { authorization: basic(PASSWORD) },
     });
     expect(api.status).toBe(200);
-    // Both answered while the stranger's queue of ten seconds had hardly begun.
+    // Both answered while the stranger's queue of ten delays had hardly begun.
     expect(guesses.pending()).toBeGreaterThanOrEqual(5);
     // The operator's own typo is answered slowly, in the operator's own lane: never a 429.
     const typo = await from(operator, '/login', loginForm('operator-typo'));
     expect(typo.status).toBe(401);
-    expect(typo.ms).toBeGreaterThanOrEqual(900);
+    expect(typo.ms).toBeGreaterThanOrEqual(DELAY_MS * 0.9);
 
     const all = await guesses.all;
     expect(answered(all, 401) + answered(all, 429)).toBe(30);
@@ -400,7 +402,7 @@ describe("wrong passwords slow the client that sends them, not everyone's", () =
   it('behind a trusted proxy each client is the address X-Forwarded-For names; from anyone else that header is not read', async () => {
     const { from } = await start({
       password: PASSWORD,
-      delayMs: 500,
+      delayMs: DELAY_MS,
       settings: { CONSOLE_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8' },
     });
     const proxy = '127.0.0.1';

@@ -63,6 +63,28 @@ describe('staging a set', () => {
     worker.discard();
   });
 
+  it('names a key once however many rows one after another name it, each kind and centre its own', async () => {
+    const file = StagingFile.create(dir, { workerAfterRows: Number.POSITIVE_INFINITY });
+    const name = (kind: StockKind, dc: string, sku: string, times = 1) => {
+      for (let i = 0; i < times; i++) file.nameKey(kind, dc, sku);
+    };
+    name('factory', '', 'A', 50_000); // rejected rows of one key, more than a batch
+    file.flush();
+    name('factory', '', 'A');
+    name('dc', 'DC-1', 'A', 3);
+    name('dc', 'DC-2', 'A');
+    name('factory', '', 'B');
+    name('factory', '', 'A');
+    await file.finish();
+    expect(contents(file).named).toEqual([
+      { kind: 'dc', dc: 'DC-1', sku: 'A' },
+      { kind: 'dc', dc: 'DC-2', sku: 'A' },
+      { kind: 'factory', dc: '', sku: 'A' },
+      { kind: 'factory', dc: '', sku: 'B' },
+    ]);
+    file.discard();
+  });
+
   it('holds the reader back while the worker thread is more than a few batches behind', async () => {
     const file = StagingFile.create(dir, { workerAfterRows: 10 });
     // Ten batches handed over at once, before the new thread can have written them.

@@ -75,6 +75,7 @@ export class StagingFile {
   #factory: Array<string | number> = [];
   #dc: Array<string | number> = [];
   #named: NamedRow[] = [];
+  #lastNamed: NamedRow | undefined;
   readonly #sum: boolean;
   /** The replaced rows as the worker thread worked them out (finish()), with its limits. */
   #summary: { listed: DuplicatesListed; summary: DuplicateSummary } | undefined;
@@ -130,7 +131,13 @@ export class StagingFile {
    * profile keeps as it is): a full export does not zero it.
    */
   nameKey(kind: StockKind, dc: string, sku: string): void {
-    this.#named.push([kind, dc, sku]);
+    // The key of the row before, named already (rows rejected one after another for one key):
+    // kept once, as the set of named keys would keep it.
+    const last = this.#lastNamed;
+    if (last !== undefined && last[2] === sku && last[1] === dc && last[0] === kind) return;
+    const key: NamedRow = [kind, dc, sku];
+    this.#lastNamed = key;
+    this.#named.push(key);
     if (this.#named.length >= BATCH) this.#flushNamed();
   }
 

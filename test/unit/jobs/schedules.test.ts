@@ -1,19 +1,46 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ClockWatch } from '../../../src/domain/clockWatch.ts';
 import { type Schedules, slotOf, startSchedules } from '../../../src/jobs/schedules.ts';
 import { createLogger } from '../../../src/log/logger.ts';
 import { LineWatch } from '../../helpers/logLines.ts';
-import { waitUntil } from '../../helpers/sandbox.ts';
 
 const DAY = 86_400_000;
 
 /**
- * A planner over a wall clock the test sets (the system's plus an offset) and the process's
- * monotonic clock, looking every 20 ms; its ticks are kept with the wall clock when they came.
+ * The planner's timers and clocks are vitest's fake ones: time passes only as the test moves it
+ * on (advanceUntil), in steps of 20 ms, so that a second of the planner's time costs next to
+ * nothing. The fake Date.now() stands for the monotonic clock (it moves only as time passes).
+ */
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The most fake time a test waits for what it expects: more than any slot here is apart. */
+const PATIENCE_MS = 15_000;
+
+/**
+ * Moves fake time on, 20 ms at a time, until `done()` holds; fails once PATIENCE_MS of it have
+ * passed without.
+ */
+async function advanceUntil(done: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !done(); waited += 20) {
+    if (waited >= PATIENCE_MS) throw new Error(`${PATIENCE_MS} ms passed waiting for ${what}`);
+    await vi.advanceTimersByTimeAsync(20);
+  }
+}
+
+/**
+ * A planner over a wall clock the test sets (the fake clock plus an offset) and a monotonic clock
+ * that only time passing moves, looking every 20 ms; its ticks are kept with the wall clock when
+ * they came.
  */
 function planner(expression: string, onTick?: (slot: string | undefined) => Promise<unknown>) {
   let offset = 0;
   const wall = { now: () => Date.now() + offset };
+  const monotonic = () => Date.now();
   const lines = new LineWatch();
   const log = createLogger({
     level: 'debug',
@@ -34,7 +61,7 @@ function planner(expression: string, onTick?: (slot: string | undefined) => Prom
         },
       },
     ],
-    { timezone: 'UTC', log, watch: new ClockWatch(wall), stepMs: 20 },
+    { timezone: 'UTC', log, watch: new ClockWatch(wall, monotonic), stepMs: 20 },
   );
   running.push(schedules);
   return {
@@ -48,8 +75,13 @@ function planner(expression: string, onTick?: (slot: string | undefined) => Prom
     },
     async nextTicks(n: number) {
       const seen = ticks.length;
-      await waitUntil(() => ticks.length >= seen + n, { message: `${n} more tick(s)` });
+      await advanceUntil(() => ticks.length >= seen + n, `${n} more tick(s)`);
       return ticks.slice(seen, seen + n);
+    },
+    /** The first log line with this event, already logged or coming, as fake time passes. */
+    async event(event: string) {
+      await advanceUntil(() => lines.lines.some((l) => l.event === event), event);
+      return lines.waitForEvent(event);
     },
   };
 }
@@ -80,7 +112,7 @@ describe('the planner', () => {
     expect(slotMs(after!.slot)).toBeGreaterThan(setAt - 1000);
     expect(slotMs(after!.slot)).toBeLessThanOrEqual(setAt + 2000);
     expect(slotMs(before!.slot) - slotMs(after!.slot)).toBeGreaterThan(DAY - 4000);
-    const replanned = await p.lines.waitForEvent('schedule.replanned');
+    const replanned = await p.event('schedule.replanned');
     expect(slotMs(replanned.was as string)).toBeGreaterThan(slotMs(replanned.next as string));
   });
 
@@ -112,11 +144,11 @@ describe('the planner', () => {
       if (calls === 2) return Promise.reject(new Error('Redis away'));
       return Promise.resolve(slot);
     });
-    const skipped = await p.lines.waitForEvent('schedule.skipped');
+    const skipped = await p.event('schedule.skipped');
     expect(p.ticks).toHaveLength(1);
     expect(skipped.level).toBe('debug');
     release();
-    const failed = await p.lines.waitForEvent('schedule.failed');
+    const failed = await p.event('schedule.failed');
     expect(failed.schedule).toBe('poll');
     await p.nextTicks(1);
   });
