@@ -84,8 +84,10 @@ describe('the clock moved back a day under a running daemon', () => {
       message: 'the portal to hold what after.csv says',
     });
 
-    h.drop('newer.csv', factoryCsv([[seededSku(1), 2]]), new Date(now + 2000));
-    h.drop('older.csv', factoryCsv([[seededSku(1), 1]]), new Date(now + 1000));
+    // Two files of another key, both written after the jump and before they are seen (a time
+    // ahead of the clock would count as when each was seen: the order they were seen in).
+    h.drop('newer.csv', factoryCsv([[seededSku(1), 2]]), new Date(now - 1000));
+    h.drop('older.csv', factoryCsv([[seededSku(1), 1]]), new Date(now - 2000));
     await processed(d, 'newer.csv');
     await processed(d, 'older.csv');
     await h.waitForIdle();
