@@ -39,13 +39,25 @@ export interface CompactionState {
   readonly heapAfterLast: number | undefined;
   /** When the last compaction ran; undefined before the first. */
   readonly lastAt: number | undefined;
+  /**
+   * Whether a look since the last compaction found the loop busy (a file read, a sync, a
+   * catalogue page): what that work left behind is given back once the loop is idle again, even
+   * when the heap's own size hardly grew (the young generation, buffers outside the heap).
+   */
+  readonly workedSinceLast?: boolean;
 }
 
-/** Whether to compact now: idle, grown since the last time, and not too soon after it. */
+/**
+ * Whether to compact now: idle, after work or growth of the heap since the last time, and not
+ * too soon after it. (A compaction while the daemon waited for its inbox to settle at the start
+ * would otherwise be the last one after a first sync that grew the heap by less than
+ * `minGrowthBytes`: its idle memory then stayed some MiB above what it gives back.)
+ */
 export function compactionDue(s: CompactionState, p: CompactionPolicy = COMPACTION): boolean {
   if (s.utilisation >= p.idleUtilisation) return false;
   if (s.lastAt !== undefined && s.now - s.lastAt < p.minGapMs) return false;
-  return s.heapAfterLast === undefined || s.heapBytes - s.heapAfterLast >= p.minGrowthBytes;
+  if (s.heapAfterLast === undefined || s.workedSinceLast === true) return true;
+  return s.heapBytes - s.heapAfterLast >= p.minGrowthBytes;
 }
 
 type Gc = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
@@ -62,6 +74,7 @@ export function startIdleCompaction(opts: {
   let elu = performance.eventLoopUtilization();
   let heapAfterLast: number | undefined;
   let lastAt: number | undefined;
+  let workedSinceLast = false;
   const timer = setInterval(() => {
     const since = performance.eventLoopUtilization(elu);
     elu = performance.eventLoopUtilization();
@@ -72,7 +85,9 @@ export function startIdleCompaction(opts: {
       heapBytes: before.heapTotal,
       heapAfterLast,
       lastAt,
+      workedSinceLast,
     };
+    if (since.utilization >= policy.idleUtilisation) workedSinceLast = true;
     if (!compactionDue(state, policy)) return;
     const t = performance.now();
     // Several full collections that shrink every space to what is live (V8's "last resort").
@@ -81,6 +96,7 @@ export function startIdleCompaction(opts: {
     const after = process.memoryUsage();
     heapAfterLast = after.heapTotal;
     lastAt = opts.now();
+    workedSinceLast = false;
     // The look after this one measures from here: the collection itself is not work.
     elu = performance.eventLoopUtilization();
     const mib = (n: number) => Math.round((n / 1048576) * 10) / 10;

@@ -31,4 +31,20 @@ describe('compactionDue', () => {
       compactionDue({ ...after, heapBytes: 90 * MiB, lastAt: idle.now - COMPACTION.minGapMs + 1 }),
     ).toBe(false);
   });
+
+  it('again after work since the last, once the loop is idle, however little the heap grew', () => {
+    const after = { ...idle, heapAfterLast: 30 * MiB, lastAt: idle.now - COMPACTION.minGapMs };
+    expect(compactionDue({ ...after, heapBytes: 31 * MiB, workedSinceLast: true })).toBe(true);
+    expect(compactionDue({ ...after, heapBytes: 31 * MiB, workedSinceLast: false })).toBe(false);
+    expect(
+      compactionDue({ ...after, workedSinceLast: true, utilisation: COMPACTION.idleUtilisation }),
+    ).toBe(false);
+    expect(
+      compactionDue({
+        ...after,
+        workedSinceLast: true,
+        lastAt: idle.now - COMPACTION.minGapMs + 1,
+      }),
+    ).toBe(false);
+  });
 });
