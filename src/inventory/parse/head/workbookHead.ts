@@ -1,6 +1,5 @@
 import { DEFAULT_MAX_RECORD_BYTES, FileFormatError } from '../records.ts';
-import { locateParts, MAX_LISTED, readPart, readRelationships } from '../workbook/book.ts';
-import { isType, PACKAGE_RELS, relationshipIdOf, relsPartOf } from '../workbook/opc.ts';
+import { locateParts } from '../workbook/book.ts';
 import { prepareSheetScans } from '../workbook/scanSetup.ts';
 import { DEFAULT_SHARED_STRINGS, SharedStrings, type StringSpill } from '../workbook/strings.ts';
 import { parseXml, type XmlLimits } from '../workbook/xml.ts';
@@ -35,14 +34,13 @@ export async function readWorkbookHead(
   try {
     pkg = await Package.open(path, DEFAULT_PACKAGE_LIMITS);
     const parts = await locateParts(pkg, limits);
-    const sheets = await listWorksheets(pkg, limits);
     strings = new SharedStrings({
       ...DEFAULT_SHARED_STRINGS,
       ...(options.spillStrings === undefined ? {} : { spill: options.spillStrings }),
     });
     const newScanner = await prepareSheetScans(pkg, parts, strings, maxChars, limits);
     const tables = [];
-    for (const sheet of sheets.slice(0, HEAD_SHEETS)) {
+    for (const sheet of parts.worksheets.slice(0, HEAD_SHEETS)) {
       const scanner = newScanner();
       const rows: HeadRow[] = [];
       let more = false;
@@ -73,7 +71,7 @@ export async function readWorkbookHead(
     return {
       format: 'xlsx',
       tables,
-      sheetsNotRead: Math.max(0, sheets.length - HEAD_SHEETS),
+      sheetsNotRead: Math.max(0, parts.worksheets.length - HEAD_SHEETS),
     };
   } catch (err) {
     if (err instanceof FileFormatError) {
@@ -84,47 +82,4 @@ export async function readWorkbookHead(
     strings?.discard();
     pkg?.close();
   }
-}
-
-/**
- * The worksheets of a workbook in tab order, each with its name and part: the workbook part is
- * the package's office document (or `/xl/workbook.xml`), its `<sheet>` elements give the order
- * and names, its relationships the parts; chart and dialog sheets are left out.
- */
-async function listWorksheets(
-  pkg: Package,
-  limits: XmlLimits,
-): Promise<Array<{ name: string; part: string }>> {
-  const office = pkg.has(PACKAGE_RELS)
-    ? (await readRelationships(pkg, PACKAGE_RELS, '/', limits)).find(
-        (r) => isType(r.type, 'officeDocument') && r.target !== undefined && pkg.has(r.target),
-      )?.target
-    : undefined;
-  const book = office ?? '/xl/workbook.xml';
-  const rels = pkg.has(relsPartOf(book))
-    ? await readRelationships(pkg, relsPartOf(book), book, limits)
-    : [];
-  const listed: Array<{ id: string; name: string }> = [];
-  await readPart(
-    pkg,
-    book,
-    {
-      open(name, a) {
-        if (name !== 'sheet' || listed.length >= MAX_LISTED) return;
-        const id = relationshipIdOf(a);
-        if (id !== undefined) listed.push({ id, name: a.name ?? '' });
-      },
-      text() {},
-      close() {},
-    },
-    limits,
-  );
-  const out: Array<{ name: string; part: string }> = [];
-  for (const s of listed) {
-    const rel = rels.find((r) => r.id === s.id);
-    if (rel?.target !== undefined && isType(rel.type, 'worksheet') && pkg.has(rel.target)) {
-      out.push({ name: s.name, part: rel.target });
-    }
-  }
-  return out;
 }

@@ -22,6 +22,8 @@ export interface BookParts {
   readonly styles: string | undefined;
   /** Dates count from 1904 (`workbookPr date1904`), not 1900. */
   readonly date1904: boolean;
+  /** Every worksheet in the tab order, with its name (chart and dialog sheets left out). */
+  readonly worksheets: ReadonlyArray<{ readonly name: string; readonly part: string }>;
 }
 
 /** Most sheets, relationships or cell styles a workbook part may list (Excel's own bounds are lower). */
@@ -69,11 +71,16 @@ export async function locateParts(
   const part = (kind: string, usual: string) =>
     rels.find((r) => isType(r.type, kind) && r.target !== undefined && pkg.has(r.target))?.target ??
     (pkg.has(usual) ? usual : undefined);
+  const worksheets = book.sheets.flatMap((s) => {
+    const target = worksheet(s.id);
+    return target === undefined ? [] : [{ name: s.name, part: target }];
+  });
   return {
     sheet,
     sharedStrings: part('sharedStrings', '/xl/sharedStrings.xml'),
     styles: part('styles', '/xl/styles.xml'),
     date1904: book.date1904,
+    worksheets,
   };
 }
 
