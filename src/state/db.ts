@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { type Migration, migrations } from './migrations/index.ts';
@@ -94,6 +95,51 @@ export function checkpointWal(db: StateDb): { readonly log: number; readonly cop
     checkpointed: number;
   }>;
   return { log: r?.log ?? 0, copied: r?.checkpointed ?? 0 };
+}
+
+const SYNCHRONOUS_NORMAL = 1;
+
+/**
+ * Runs `commits` (synchronous: nothing else may commit on this connection meanwhile) with
+ * `synchronous = NORMAL`: each commit is written to the WAL without waiting for the disk to have
+ * it, and stays consistent — a power cut takes back, at the worst, the last of them whole. For a
+ * long series of commits that is resumed from its own cursor anyway (a merge's chunks, rows kept
+ * aside): on the event loop, a flush waits behind whatever the device is busy with (a checkpoint
+ * thread's pages), for up to a second on a slow disk. What must be durable before an act that
+ * cannot be taken back (a file moved out of inbox/) is made so by `flushWal`, or by the next
+ * commit of the connection's own FULL, which flushes the WAL and every frame before its own.
+ */
+export function withoutFlush<T>(db: StateDb, commits: () => T): T {
+  const level = db.pragma('synchronous', { simple: true }) as number;
+  db.pragma(`synchronous = ${SYNCHRONOUS_NORMAL}`);
+  try {
+    return commits();
+  } finally {
+    db.pragma(`synchronous = ${level}`);
+  }
+}
+
+/**
+ * Makes every commit so far durable without holding the event loop: the WAL's file flushed on
+ * libuv's thread pool (an `fdatasync` reaches every write to the file, whichever descriptor made
+ * it). Frames a checkpoint already copied are durable already: a checkpoint flushes the WAL
+ * before it copies and the database file after.
+ */
+export async function flushWal(db: StateDb): Promise<void> {
+  if (db.memory) return;
+  let wal: Awaited<ReturnType<typeof open>>;
+  try {
+    wal = await open(`${db.name}-wal`, 'r');
+  } catch (e) {
+    // No log (never written, or removed by the last connection's close): nothing to flush.
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw e;
+  }
+  try {
+    await wal.datasync();
+  } finally {
+    await wal.close();
+  }
 }
 
 export function schemaVersion(db: StateDb): number {

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { applyRows, type BeforeApplyCheck } from '../../src/inventory/apply/applyStaged.ts';
 import { MAX_REJECTED_LISTED } from '../../src/inventory/ingest/collector.ts';
 import { readSnapshot } from '../../src/inventory/snapshot/read.ts';
@@ -153,6 +153,32 @@ describe('staged apply of a stock file', () => {
     expect(seen.at(-1)).toBe(0);
     expect(autocheckpoint()).toBe(1000);
     expect(env.capture.events('ingest.checkpoints_inline')).toEqual([]);
+  });
+
+  it('merges its chunks without a flush on the event loop, the connection FULL again between them', async () => {
+    // A flush on the loop waited behind the checkpoint thread's for up to a second on a slow
+    // disk (docs/benchmarks.md, issue #40 point 5); a chunk a power cut takes back is merged again
+    // from the cursor before it, and the apply's end is flushed off the loop (flushWal).
+    const levels: unknown[] = [];
+    const pragma = vi.spyOn(env.db, 'pragma');
+    const rows = Array.from({ length: 450 }, (_, i) => [`K${i}`, i] as [string, number]);
+    env.drop('n.csv', csv(rows));
+    const out = await env.process('n.csv', {
+      chunkRows: 100,
+      hooks: {
+        afterChunk: () => {
+          levels.push(env.db.pragma('synchronous', { simple: true }));
+        },
+      },
+    });
+    expect(out.status).toBe('processed');
+    expect(env.desired()).toHaveLength(450);
+    // Five chunks (the fifth finds nothing more and ends the apply), each committed under NORMAL.
+    const set = pragma.mock.calls.map(([p]) => p).filter((p) => /^synchronous = \d$/.test(p));
+    expect(set.filter((p) => p === 'synchronous = 1')).toHaveLength(levels.length);
+    expect(levels).toEqual(Array(levels.length).fill(2));
+    expect(levels.length).toBeGreaterThanOrEqual(5);
+    expect(env.db.pragma('synchronous', { simple: true })).toBe(2);
   });
 
   it('a newer file applied first wins over an older one merged later, key by key', async () => {

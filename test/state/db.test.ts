@@ -3,9 +3,11 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   checkpointWal,
+  flushWal,
   openStateDb,
   schemaVersion,
   WAL_SIZE_LIMIT_BYTES,
+  withoutFlush,
 } from '../../src/state/db.ts';
 import { migrations } from '../../src/state/migrations/index.ts';
 import { makeSandbox, type Sandbox } from '../helpers/sandbox.ts';
@@ -28,6 +30,41 @@ describe('state.db', () => {
     const again = openStateDb(path);
     expect(schemaVersion(again)).toBe(migrations.at(-1)!.version);
     again.close();
+  });
+
+  it('commits without a flush inside withoutFlush only, FULL again after it (even when it throws); flushWal flushes a log that exists', async () => {
+    box = makeSandbox('statedb-flush');
+    const path = join(box.dataDir, 'state.db');
+    const db = openStateDb(path);
+    try {
+      const level = () => db.pragma('synchronous', { simple: true });
+      expect(level()).toBe(2);
+      db.exec('CREATE TABLE t (x INTEGER)');
+      expect(
+        withoutFlush(db, () => [level(), db.prepare('INSERT INTO t VALUES (1)').run().changes]),
+      ).toEqual([1, 1]);
+      expect(level()).toBe(2);
+      expect(() =>
+        withoutFlush(db, () => {
+          throw new Error('in the middle');
+        }),
+      ).toThrow('in the middle');
+      expect(level()).toBe(2);
+      await flushWal(db);
+      // What was committed without a flush is there for the next connection.
+      const other = openStateDb(path);
+      expect(other.prepare('SELECT COUNT(*) AS n FROM t').get()).toEqual({ n: 1 });
+      other.close();
+    } finally {
+      db.close();
+    }
+    // No log left once the last connection closed, and an in-memory database: nothing to flush.
+    const again = openStateDb(path);
+    again.close();
+    await flushWal(again).catch((e: unknown) => {
+      throw e;
+    });
+    await flushWal(openStateDb(':memory:'));
   });
 
   it('keeps its write-ahead log bounded: grown while a reader held it, cut back once checkpointed', () => {

@@ -25,7 +25,8 @@
  *    in `staged_applies` together with the source's own record (the file's ledger row; the
  *    snapshot's time). Before it nothing is visible; from it on the apply will finish.
  * 5. **Merge.** The set is merged into desired_stock in key order, `chunkRows` keys per short
- *    transaction, yielding to the event loop between them; each writes desired_stock
+ *    transaction, yielding to the event loop between them, committed without a flush on the
+ *    loop and the WAL flushed off it once the last is (state/db.ts, `withoutFlush`, `flushWal`); each writes desired_stock
  *    (`source_file_id`, `source_line`), pending keys and failure clean-up, and moves the apply's
  *    cursor. The last transaction deletes the `staged_applies` row and completes the source's
  *    record (the file's report gets its `stock` counts). A crash in between is resumed at start
@@ -41,7 +42,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { StockKind } from '../../domain/stock.ts';
 import type { Logger } from '../../log/logger.ts';
-import type { StateDb } from '../../state/db.ts';
+import { flushWal, type StateDb, withoutFlush } from '../../state/db.ts';
 import { InboxLedger } from '../../state/inbox/inboxLedger.ts';
 import {
   removeOrphanStagingFiles,
@@ -292,13 +293,19 @@ async function mergeToEnd(deps: ApplyDeps, applyId: number): Promise<ApplyResult
   let chunks = 0;
   try {
     for (;;) {
-      const r = mergeStagedChunk(db, applyId, limit, (totals) => {
-        if (apply?.fileId != null)
-          ledger.setReportField(apply.fileId, 'stock', stockSummary(totals));
-      });
+      // Without a flush on the loop (a flush there waited up to a second behind the checkpoint
+      // thread's): a chunk a power cut takes back is merged again from the cursor before it.
+      const r = withoutFlush(db, () =>
+        mergeStagedChunk(db, applyId, limit, (totals) => {
+          if (apply?.fileId != null)
+            ledger.setReportField(apply.fileId, 'stock', stockSummary(totals));
+        }),
+      );
       await deps.afterChunk?.(applyId);
       if (r.done) {
         await checkpoints?.finish();
+        // The apply's end is durable before its source moves on (a file out of inbox/).
+        await flushWal(db);
         return r.totals;
       }
       if (++chunks >= CHECKPOINT_THREAD_AFTER_CHUNKS) checkpoints ??= WalCheckpoints.start(db);

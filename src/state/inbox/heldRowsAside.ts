@@ -1,4 +1,4 @@
-import { perConnection, type StateDb } from '../db.ts';
+import { perConnection, type StateDb, withoutFlush } from '../db.ts';
 import { IN_RANGE, keyRanges } from '../staging/stagedRanges.ts';
 import type { BackgroundCheckpoints } from '../walCheckpointer.ts';
 
@@ -13,8 +13,8 @@ import type { BackgroundCheckpoints } from '../walCheckpointer.ts';
  * does not exist. Rows a crash left without their entry (always above every entry's id, since an
  * entry is only ever recorded after its rows) are removed first, the same way.
  *
- * Each step commits with `synchronous = NORMAL` (no flush: the entry's own commit flushes the
- * WAL, and every step before it with it); a large copy has the WAL checkpointed by a thread of
+ * Each step commits without a flush (`withoutFlush`: the entry's own commit flushes the WAL, and
+ * every step before it with it); a large copy has the WAL checkpointed by a thread of
  * its own, as a merge does.
  */
 export interface RowsAside {
@@ -24,12 +24,9 @@ export interface RowsAside {
 
 const STEP_ROWS = 5000;
 const CHECKPOINT_THREAD_AFTER_STEPS = 4;
-const SYNCHRONOUS_NORMAL = 1;
 
 const statements = perConnection((db: StateDb) => ({
   lastId: db.prepare<[], number>('SELECT COALESCE(MAX(id), 0) FROM held').pluck(true),
-  synchronous: db.prepare<[], number>('PRAGMA synchronous').pluck(true),
-  setSynchronous: (level: number) => db.prepare(`PRAGMA synchronous = ${Number(level)}`),
   dropLeft: db.prepare<[{ after: number; limit: number }]>(
     `DELETE FROM held_rows WHERE (held_id, kind, dc, sku) IN (
        SELECT held_id, kind, dc, sku FROM held_rows WHERE held_id > @after LIMIT @limit)`,
@@ -64,15 +61,7 @@ export async function keepRowsAside(
 ): Promise<RowsAside> {
   const s = statements(db);
   const heldId = s.lastId.get()! + 1;
-  const step = (run: () => number): number => {
-    const level = s.synchronous.get()!;
-    s.setSynchronous(SYNCHRONOUS_NORMAL).run();
-    try {
-      return run();
-    } finally {
-      s.setSynchronous(level).run();
-    }
-  };
+  const step = (run: () => number): number => withoutFlush(db, run);
   let checkpoints: BackgroundCheckpoints | undefined;
   let steps = 0;
   try {
