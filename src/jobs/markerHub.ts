@@ -1,4 +1,5 @@
-import { type BackendFactory, createRedisBackend, type RedisQueueBackend } from 'bullmq';
+import type { BackendFactory, RedisQueueBackend } from 'bullmq';
+import { createRedisBackend } from './bullmqParts.ts';
 import type { RedisClient } from './connection.ts';
 import type { QueueName } from './queues.ts';
 

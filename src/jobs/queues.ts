@@ -1,6 +1,7 @@
-import { type JobsOptions, Queue } from 'bullmq';
+import type { JobsOptions, Queue } from 'bullmq';
 import { z } from 'zod';
 import { fileNameProblem } from '../config/dataPaths.ts';
+import { Queue as QueueClass } from './bullmqParts.ts';
 import { queueKeyPrefix, type RedisClient } from './connection.ts';
 import type { RedisErrorSink } from './redisWatch.ts';
 
@@ -93,7 +94,7 @@ export function createQueues(
   onError: RedisErrorSink,
 ): Queues {
   const make = <N extends QueueName>(name: N) => {
-    const queue = new Queue<JobPayloads[N]>(name, {
+    const queue = new QueueClass<JobPayloads[N]>(name, {
       connection,
       prefix: queueKeyPrefix(prefix, connection),
       defaultJobOptions: DEFAULT_JOB_OPTIONS,

@@ -1,13 +1,13 @@
+import type { Job, Worker } from 'bullmq';
+import { failurePolicy } from '../failures/failurePolicy.ts';
+import type { Logger } from '../log/logger.ts';
 import {
   DelayedError,
   ErrorCode,
-  type Job,
   RateLimitError,
   UnrecoverableError,
-  Worker,
-} from 'bullmq';
-import { failurePolicy } from '../failures/failurePolicy.ts';
-import type { Logger } from '../log/logger.ts';
+  Worker as WorkerClass,
+} from './bullmqParts.ts';
 import {
   connectionName,
   queueKeyPrefix,
@@ -168,7 +168,7 @@ export interface WorkerSet {
  * while such a job ran waited up to 30 s (BullMQ's longest single wait; the daemon's stop gave up
  * after its 8 s grace, the call in flight long done). Once closing, there is nothing to wait for.
  */
-class QueueWorker<T> extends Worker<T> {
+class QueueWorker<T> extends WorkerClass<T> {
   override async delay(...args: Parameters<Worker['delay']>): Promise<void> {
     if (this.closing !== undefined) return;
     await super.delay(...args);
