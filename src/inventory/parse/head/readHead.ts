@@ -5,7 +5,6 @@ import type { InboxFormat } from '../records.ts';
 import type { StringSpill } from '../workbook/strings.ts';
 import { readDelimitedHead } from './delimitedHead.ts';
 import { type FileHead, HEAD_ROWS, type HeadCell, type HeadRow } from './fileHead.ts';
-import { readWorkbookHead } from './workbookHead.ts';
 
 export interface HeadOptions {
   readonly maxRows?: number;
@@ -28,7 +27,12 @@ export async function readFileHead(
 ): Promise<FileHead> {
   const maxRows = options.maxRows ?? HEAD_ROWS;
   if (format === 'csv') return readDelimitedHead(path, maxRows);
-  if (format === 'xlsx') return readWorkbookHead(path, { ...options, maxRows });
+  if (format === 'xlsx') {
+    // The workbook reader's modules (its zip and XML readers) are loaded when a workbook comes,
+    // as parse/index.ts loads readXlsx: a daemon that never meets one does not hold them.
+    const { readWorkbookHead } = await import('./workbookHead.ts');
+    return readWorkbookHead(path, { ...options, maxRows });
+  }
   return readObjectsHead(path, format, maxRows, options.maxRecordBytes);
 }
 
