@@ -26,9 +26,12 @@ RUN apt-get update \
 
 # HTTP_HOST: the /healthz and /metrics endpoint (when HTTP_PORT is set) listens on every interface
 # of the container, so that a published port reaches it; outside a container it defaults to 127.0.0.1.
+# MALLOC_ARENA_MAX=1: one malloc arena for the daemon's threads (src/cli/nodeFlags.ts,
+# DAEMON_NODE_ENV, says why); the installed command's first line sets it too.
 ENV NODE_ENV=production \
     SYNC_DATA_DIR=/data \
-    HTTP_HOST=0.0.0.0
+    HTTP_HOST=0.0.0.0 \
+    MALLOC_ARENA_MAX=1
 WORKDIR /app
 # No install scripts needed: better-sqlite3 loads its prebuilt binary from prebuilds/ (glibc
 # x64/arm64 both ship), and nothing else in the production tree builds anything.
@@ -38,8 +41,8 @@ RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
 COPY --from=build /app/dist ./dist
 COPY config ./config
 # `supplier-sync` on the PATH for every command (`docker compose exec daemon supplier-sync status`);
-# dist/cli/main.js starts with `#!/usr/bin/env -S node --max-semi-space-size=16 --expose-gc --max-old-space-size=128`, so the daemon's
-# Node flags (src/cli/nodeFlags.ts says why) hold however it is started.
+# dist/cli/main.js starts with `#!/usr/bin/env -S MALLOC_ARENA_MAX=1 node --max-semi-space-size=16 --expose-gc --max-old-space-size=128`, so the daemon's
+# Node flags and environment (src/cli/nodeFlags.ts says why) hold however it is started.
 RUN chmod 755 dist/cli/main.js \
  && ln -s /app/dist/cli/main.js /usr/local/bin/supplier-sync
 

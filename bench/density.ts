@@ -34,7 +34,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
+import { DAEMON_NODE_ENV, DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { startRedisServer } from '../src/demo/redisServer.ts';
 import { type Simulator, startSimulator } from '../src/simulator/index.ts';
 import { seededSku } from '../src/simulator/seed.ts';
@@ -136,7 +136,7 @@ async function startFloor(bare: boolean): Promise<ChildProcess> {
       join(import.meta.dirname, 'lib', 'libraryFloor.mjs'),
       ...(bare ? ['bare'] : []),
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    { env: { ...process.env, ...DAEMON_NODE_ENV }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   onCleanup(() => {
     child.kill('SIGKILL');
@@ -163,6 +163,7 @@ async function startDaemon(s: Supplier): Promise<void> {
       SYNC_QUEUE_PREFIX: s.prefix,
       SYNC_DATA_DIR: s.dataDir,
       LOG_LEVEL: 'info',
+      ...(s.withFlags ? DAEMON_NODE_ENV : {}),
       ...httpEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

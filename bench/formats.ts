@@ -33,7 +33,7 @@ import { once } from 'node:events';
 import { createWriteStream, mkdirSync, mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
+import { DAEMON_NODE_ENV, DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
 import { profilesFileSchema } from '../src/config/profiles.ts';
 import { processInboxFile } from '../src/inventory/ingest/process.ts';
@@ -207,6 +207,7 @@ function child(extra: readonly string[]): ChildResult {
   // is built in memory by its writer, above the daemon's old-generation ceiling).
   const flags = extra[0] === '--write' ? [] : DAEMON_NODE_FLAGS;
   const r = spawnSync(process.execPath, [...flags, import.meta.filename, ...extra], {
+    env: { ...process.env, ...(extra[0] === '--write' ? {} : DAEMON_NODE_ENV) },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,

@@ -14,7 +14,7 @@
  *   node bench/hostile.ts [--only hostile-rows.csv,…] [--quick | --scale S] [--json]
  */
 import { join } from 'node:path';
-import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
+import { DAEMON_NODE_ENV, DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { hostileFiles } from '../test/helpers/hostileFiles.ts';
 import { benchArgs } from './lib/args.ts';
 import { cleanupAll } from './lib/cleanup.ts';
@@ -33,6 +33,7 @@ const bench = await startBenchDaemon(
     INBOX_STABILITY_MS: '200',
     RECONCILE_CRON: '0 0 1 1 *',
     NODE_OPTIONS: DAEMON_NODE_FLAGS.join(' '),
+    ...DAEMON_NODE_ENV,
   },
 );
 

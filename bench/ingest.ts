@@ -31,7 +31,7 @@ import { createWriteStream, mkdtempSync, rmSync, statSync, writeFileSync } from 
 import { availableParallelism, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
+import { DAEMON_NODE_ENV, DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
 import { processInboxFile } from '../src/inventory/ingest/process.ts';
 import { createDcDirectory } from '../src/inventory/validate/dcDirectory.ts';
@@ -121,8 +121,10 @@ function runCase(
 ): CaseResult {
   const floorOfCase = floor(rows);
   const ownFloor = ownRow === undefined ? undefined : floor(rows, ownRow);
-  // With the daemon's own Node flags: the young generation's size decides much of the peak RSS.
+  // With the daemon's own Node flags and environment: the young generation's size and the malloc
+  // arenas decide much of the peak RSS.
   const out = execFileSync(NODE, [...DAEMON_NODE_FLAGS, CASE, mode, dataDir, target, sync], {
+    env: { ...process.env, ...DAEMON_NODE_ENV },
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
     maxBuffer: 1 << 20,

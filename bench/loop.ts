@@ -23,7 +23,7 @@ import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
+import { DAEMON_NODE_ENV, DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
 import { profilesFileSchema } from '../src/config/profiles.ts';
 import { type IngestDeps, processInboxFile } from '../src/inventory/ingest/process.ts';
@@ -105,7 +105,12 @@ async function main(): Promise<void> {
           String(rows),
           ...(values.where === true ? ['--where'] : []),
         ],
-        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 },
+        {
+          env: { ...process.env, ...DAEMON_NODE_ENV },
+          encoding: 'utf8',
+          stdio: ['ignore', 'pipe', 'inherit'],
+          maxBuffer: 1 << 20,
+        },
       );
       const line = r.stdout.split('\n').find((l) => l.startsWith(CHILD_MARKER));
       if (r.status !== 0 || line === undefined) throw new Error(`${c} failed: ${r.stdout}`);

@@ -18,7 +18,7 @@ import { once } from 'node:events';
 import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
+import { DAEMON_NODE_ENV, DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { ensureDataDirs } from '../src/config/dataPaths.ts';
 import { openStateDb } from '../src/state/db.ts';
 import { benchArgs, sized } from './lib/args.ts';
@@ -54,7 +54,11 @@ function step(name: string, dataDir: string, arg?: string): Step {
       dataDir,
       ...(arg === undefined ? [] : [arg]),
     ],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+    {
+      env: { ...process.env, ...DAEMON_NODE_ENV },
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
   );
   return JSON.parse(out.trim().split('\n').at(-1)!) as Step;
 }

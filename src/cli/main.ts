@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=16 --expose-gc --max-old-space-size=128
+#!/usr/bin/env -S MALLOC_ARENA_MAX=1 node --max-semi-space-size=16 --expose-gc --max-old-space-size=128
 import { realpathSync } from 'node:fs';
 import { endQuietlyOnClosedPipe } from './closedPipe.ts';
 import { type CommandContext, ExitCode } from './command.ts';

@@ -33,6 +33,33 @@ export const DAEMON_NODE_FLAGS: readonly string[] = [
 ];
 
 /**
+ * The environment the daemon's process starts with, beside its flags: read by the C library when
+ * the process starts, so given where the flags are (the first line of src/cli/main.ts, the npm
+ * scripts, the image's `ENV`) and added by a relaunch when missing (src/cli/relaunch.ts).
+ *
+ * `MALLOC_ARENA_MAX=1`: one malloc arena for every thread of the process. The threads that read a
+ * large file beside the event loop (the staging worker, the checkpoint worker, SQLite's sorter)
+ * each got an arena of their own, and what they freed stayed in it: after a 1,000-product sync an
+ * idle daemon held 57–59 MiB of its own memory, 52–54 with one arena; a 1M-row ingest peaked at
+ * 159–172 MiB instead of 182–202, as fast (docs/benchmarks.md, "However it was started").
+ * Ignored where the C library is not glibc. A value given in the environment is kept.
+ */
+export const DAEMON_NODE_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '1' };
+
+/** The daemon's environment settings `env` lacks (a value of its own counts as given). */
+export function missingNodeEnv(
+  env: NodeJS.ProcessEnv,
+  wanted: Readonly<Record<string, string>> = DAEMON_NODE_ENV,
+): Record<string, string> {
+  return Object.fromEntries(Object.entries(wanted).filter(([name]) => env[name] === undefined));
+}
+
+/** The environment settings as a command line's prefix: `MALLOC_ARENA_MAX=1`. */
+export const DAEMON_NODE_ENV_PREFIX = Object.entries(DAEMON_NODE_ENV)
+  .map(([k, v]) => `${k}=${v}`)
+  .join(' ');
+
+/**
  * A flag's name as Node reads it, without its value: `--max_old_space_size=64` names
  * `--max-old-space-size` (V8 takes `_` and `-` alike).
  */

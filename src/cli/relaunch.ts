@@ -1,7 +1,8 @@
-import { missingNodeFlags } from './nodeFlags.ts';
+import { missingNodeEnv, missingNodeFlags } from './nodeFlags.ts';
 
 /**
- * The daemon's Node flags however it is started (product contract, "However it is started").
+ * The daemon's Node flags however it is started (product contract, "However it is started"),
+ * and the environment the C library reads at the start (DAEMON_NODE_ENV, nodeFlags.ts).
  *
  * The image, the `supplier-sync` command (its first line) and `npm start` give Node the flags of
  * nodeFlags.ts. A daemon started another way — `node dist/cli/main.js run` in a unit file or a
@@ -27,6 +28,8 @@ export interface Launch {
     | 'still-missing'; // re-executed once and lacks them still: not again
   /** The flags the process runs without. */
   readonly missing: readonly string[];
+  /** The environment settings it runs without (DAEMON_NODE_ENV's names). */
+  readonly missingEnv: readonly string[];
   /** Why it could not re-execute. */
   readonly error?: string;
 }
@@ -76,11 +79,19 @@ export function relaunchIfNeeded(proc: Proc): Launch | undefined {
   const args = proc.argv.slice(2);
   if (!startsDaemon(args)) return undefined;
   const missing = missingNodeFlags(proc.execArgv, proc.env.NODE_OPTIONS);
-  if (missing.length === 0) return { outcome: marked ? 'relaunched' : 'given', missing };
-  if (marked) return { outcome: 'still-missing', missing };
+  const addEnv = missingNodeEnv(proc.env);
+  const missingEnv = Object.keys(addEnv);
+  if (missing.length === 0 && missingEnv.length === 0)
+    return { outcome: marked ? 'relaunched' : 'given', missing, missingEnv };
+  if (marked) return { outcome: 'still-missing', missing, missingEnv };
   const script = proc.argv[1];
   if (typeof proc.execve !== 'function' || script === undefined)
-    return { outcome: 'unavailable', missing, error: 'process.execve is not available here' };
+    return {
+      outcome: 'unavailable',
+      missing,
+      missingEnv,
+      error: 'process.execve is not available here',
+    };
   const argv = relaunchArgv({
     execPath: proc.execPath,
     missing,
@@ -89,9 +100,9 @@ export function relaunchIfNeeded(proc: Proc): Launch | undefined {
     args,
   });
   try {
-    proc.execve(proc.execPath, argv, { ...proc.env, [RELAUNCH_MARK]: '1' });
+    proc.execve(proc.execPath, argv, { ...addEnv, ...proc.env, [RELAUNCH_MARK]: '1' });
   } catch (err) {
-    return { outcome: 'unavailable', missing, error: (err as Error).message };
+    return { outcome: 'unavailable', missing, missingEnv, error: (err as Error).message };
   }
   // Only a stand-in execve returns.
   return undefined;

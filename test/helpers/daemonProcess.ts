@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { DAEMON_NODE_FLAGS } from '../../src/cli/nodeFlags.ts';
+import { DAEMON_NODE_ENV, DAEMON_NODE_FLAGS } from '../../src/cli/nodeFlags.ts';
 import { LineWatch, type LogLine, type LogView } from './logLines.ts';
 
 export type { LogLine } from './logLines.ts';
@@ -23,11 +23,12 @@ export interface CliProcess extends LogView {
 
 /**
  * Runs `node <the daemon's flags> src/cli/main.ts ARGS` with the given environment (added to a
- * clean PATH/HOME): the flags the installed command and the image give every command
- * (src/cli/nodeFlags.ts), so that a child runs as in production, old-generation ceiling included.
+ * clean PATH/HOME and the daemon's own, DAEMON_NODE_ENV): the flags and environment the installed
+ * command and the image give every command (src/cli/nodeFlags.ts), so that a child runs as in
+ * production, old-generation ceiling included.
  */
 export function runCli(args: readonly string[], env: Record<string, string>): CliProcess {
-  return runNode([...DAEMON_NODE_FLAGS, CLI, ...args], env);
+  return runNode([...DAEMON_NODE_FLAGS, CLI, ...args], { ...DAEMON_NODE_ENV, ...env });
 }
 
 /**

@@ -4,7 +4,7 @@ import { startDaemon } from '../../daemon/daemon.ts';
 import { createLogger } from '../../log/logger.ts';
 import { commandConfig, parseCommand } from '../args.ts';
 import { type Command, ExitCode } from '../command.ts';
-import { missingNodeFlags } from '../nodeFlags.ts';
+import { DAEMON_NODE_ENV, missingNodeEnv, missingNodeFlags } from '../nodeFlags.ts';
 import { launchOf } from '../relaunch.ts';
 
 const usage = `Usage: supplier-sync run [--config FILE] [--setting-name VALUE ...]
@@ -48,18 +48,21 @@ export const runCommand: Command = {
 function logNodeFlags(log: ReturnType<typeof createLogger>, env: NodeJS.ProcessEnv): void {
   const launch = launchOf();
   const missing = missingNodeFlags(process.execArgv, env.NODE_OPTIONS);
+  const missingEnv = Object.keys(missingNodeEnv(env));
   const fields = {
     event: 'daemon.node_flags',
     pid: process.pid,
     execArgv: process.execArgv,
     relaunched: launch?.outcome === 'relaunched',
     missing,
+    env: Object.fromEntries(Object.keys(DAEMON_NODE_ENV).map((k) => [k, env[k] ?? null])),
+    missingEnv,
     heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 1048576),
   };
-  if (missing.length > 0 && launch !== undefined)
+  if (missing.length + missingEnv.length > 0 && launch !== undefined)
     log.warn(
       { ...fields, error: launch.error },
-      `Node runs the daemon without ${missing.join(' ')}: memory is not bounded as documented (start it with them: docs/deployment.md)`,
+      `Node runs the daemon without ${[...missingEnv.map((k) => `${k}=${DAEMON_NODE_ENV[k]}`), ...missing].join(' ')}: memory is not bounded as documented (start it with them: docs/deployment.md)`,
     );
   else log.info(fields, `Node flags: ${process.execArgv.join(' ') || 'none on the command line'}`);
 }

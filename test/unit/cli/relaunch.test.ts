@@ -4,10 +4,18 @@
  * test/e2e/launchFlags.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { DAEMON_NODE_FLAGS, missingNodeFlags } from '../../../src/cli/nodeFlags.ts';
+import {
+  DAEMON_NODE_ENV,
+  DAEMON_NODE_FLAGS,
+  missingNodeEnv,
+  missingNodeFlags,
+} from '../../../src/cli/nodeFlags.ts';
 import { RELAUNCH_MARK, relaunchIfNeeded, startsDaemon } from '../../../src/cli/relaunch.ts';
 
 const ALL = [...DAEMON_NODE_FLAGS];
+/** The environment the daemon starts with, as a process that has it. */
+const ENV = { ...DAEMON_NODE_ENV };
+const ENV_NAMES = Object.keys(DAEMON_NODE_ENV);
 
 /** A process as relaunchIfNeeded sees it, whose execve records its call (and returns). */
 function proc(argv: string[], execArgv: string[] = [], env: NodeJS.ProcessEnv = {}) {
@@ -66,25 +74,49 @@ describe("the daemon's Node flags", () => {
       '--log-level',
       'info',
     ]);
-    expect(calls[0]!.env).toEqual({ PATH: '/usr/bin', [RELAUNCH_MARK]: '1' });
+    expect(calls[0]!.env).toEqual({
+      PATH: '/usr/bin',
+      MALLOC_ARENA_MAX: '1',
+      [RELAUNCH_MARK]: '1',
+    });
+  });
+
+  it('`run` with every flag but without the environment re-executes for it; a value of its own is kept', () => {
+    expect(missingNodeEnv({})).toEqual({ MALLOC_ARENA_MAX: '1' });
+    expect(missingNodeEnv({ MALLOC_ARENA_MAX: '4' })).toEqual({});
+    const bare = proc(['run'], ALL);
+    expect(relaunchIfNeeded(bare.p)).toBeUndefined();
+    expect(bare.calls[0]!.args).toEqual(['/usr/bin/node', ...ALL, '/app/dist/cli/main.js', 'run']);
+    expect(bare.calls[0]!.env).toMatchObject({ MALLOC_ARENA_MAX: '1' });
+    const own = proc(['run'], [], { MALLOC_ARENA_MAX: '4' });
+    relaunchIfNeeded(own.p);
+    expect(own.calls[0]!.env).toMatchObject({ MALLOC_ARENA_MAX: '4' });
   });
 
   it('the re-executed process never re-executes again, and takes the mark out of its environment', () => {
-    const done = proc(['run'], ALL, { [RELAUNCH_MARK]: '1' });
-    expect(relaunchIfNeeded(done.p)).toEqual({ outcome: 'relaunched', missing: [] });
+    const done = proc(['run'], ALL, { ...ENV, [RELAUNCH_MARK]: '1' });
+    expect(relaunchIfNeeded(done.p)).toEqual({
+      outcome: 'relaunched',
+      missing: [],
+      missingEnv: [],
+    });
     expect(done.p.env[RELAUNCH_MARK]).toBeUndefined();
 
     // Something between dropped the flags again: no loop, and the daemon says which are missing.
     const dropped = proc(['run'], [], { [RELAUNCH_MARK]: '1' });
-    expect(relaunchIfNeeded(dropped.p)).toEqual({ outcome: 'still-missing', missing: ALL });
+    expect(relaunchIfNeeded(dropped.p)).toEqual({
+      outcome: 'still-missing',
+      missing: ALL,
+      missingEnv: ENV_NAMES,
+    });
     expect(dropped.calls).toHaveLength(0);
   });
 
   it('nothing is done for other commands or a process that has them; a platform without execve is said', () => {
     const status = proc(['status']);
     expect(relaunchIfNeeded(status.p)).toBeUndefined();
-    const given = proc(['run'], ALL);
-    expect(relaunchIfNeeded(given.p)).toEqual({ outcome: 'given', missing: [] });
+    const given = proc(['run'], ALL, ENV);
+    expect(relaunchIfNeeded(given.p)).toEqual({ outcome: 'given', missing: [], missingEnv: [] });
     expect([...status.calls, ...given.calls]).toHaveLength(0);
 
     const windows = proc(['run']);
@@ -100,6 +132,7 @@ describe("the daemon's Node flags", () => {
     expect(relaunchIfNeeded(failing.p)).toEqual({
       outcome: 'unavailable',
       missing: ALL,
+      missingEnv: ENV_NAMES,
       error: 'EACCES',
     });
   });
