@@ -47,7 +47,13 @@ export function startBackground(parts: {
     }
   }, CHECKPOINT_EVERY_MS);
   checkpoint.unref();
-  const compaction = startIdleCompaction({ log, now: clock.now });
+  const compaction = startIdleCompaction({
+    log,
+    now: clock.now,
+    // SQLite's page cache of the daemon's connection, filled by the last sync: read again from
+    // the file (or the OS's cache of it) when next needed.
+    alsoRelease: () => db.pragma('shrink_memory'),
+  });
   const staleWatch = startStaleWatch({
     db,
     log,

@@ -1,5 +1,11 @@
-import { describe, expect, it } from 'vitest';
-import { COMPACTION, type CompactionState, compactionDue } from '../../src/daemon/compaction.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  COMPACTION,
+  type CompactionState,
+  compactionDue,
+  startIdleCompaction,
+} from '../../src/daemon/compaction.ts';
+import { createLogger } from '../../src/log/logger.ts';
 
 /** When an idle daemon gives memory back (src/daemon/compaction.ts): a pure decision. */
 const MiB = 1024 * 1024;
@@ -46,5 +52,30 @@ describe('compactionDue', () => {
         lastAt: idle.now - COMPACTION.minGapMs + 1,
       }),
     ).toBe(false);
+  });
+});
+
+describe('startIdleCompaction', () => {
+  const g = globalThis as { gc?: unknown };
+  const had = g.gc;
+  afterEach(() => {
+    g.gc = had;
+  });
+
+  it('gives back what lies outside V8 too (state.db’s page cache), right after the collection', async () => {
+    const calls: string[] = [];
+    g.gc = () => calls.push('gc');
+    const running = startIdleCompaction({
+      log: createLogger({ level: 'silent', pretty: false }),
+      now: Date.now,
+      policy: { ...COMPACTION, everyMs: 5, idleUtilisation: 1.01, minGapMs: 0 },
+      alsoRelease: () => calls.push('release'),
+    });
+    try {
+      await expect.poll(() => calls.length, { timeout: 2000 }).toBeGreaterThanOrEqual(2);
+      expect(calls.slice(0, 2)).toEqual(['gc', 'release']);
+    } finally {
+      running.stop();
+    }
   });
 });
