@@ -121,8 +121,8 @@ export function withoutFlush<T>(db: StateDb, commits: () => T): T {
 
 /**
  * Makes every commit so far durable without holding the event loop: the WAL's file flushed on
- * libuv's thread pool (an `fdatasync` reaches every write to the file, whichever descriptor made
- * it). Frames a checkpoint already copied are durable already: a checkpoint flushes the WAL
+ * libuv's thread pool (an `fsync`, as SQLite's own, reaches every write to the file, whichever
+ * descriptor made it). Frames a checkpoint already copied are durable already: a checkpoint flushes the WAL
  * before it copies and the database file after.
  */
 export async function flushWal(db: StateDb): Promise<void> {
@@ -136,7 +136,7 @@ export async function flushWal(db: StateDb): Promise<void> {
     throw e;
   }
   try {
-    await wal.datasync();
+    await wal.sync();
   } finally {
     await wal.close();
   }
