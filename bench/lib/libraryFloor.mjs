@@ -13,11 +13,15 @@
 const bare = process.argv[2] === 'bare';
 
 if (!bare) {
-  // The packages an idle daemon has loaded (its module list, read with a load hook, 2026-11-25):
+  // The packages an idle daemon has loaded (its module list, read with a load hook, 2026-11-29):
   // the portal client, the queues, the state, the schedules, the watcher, the logs, the config's
   // schemas and the CSV reader. Not loaded until used: prom-client (HTTP), yauzl, htmlparser2
-  // and entities (workbooks), pino-pretty.
-  await import('bullmq');
+  // and entities (workbooks), pino-pretty. BullMQ by the parts the daemon takes
+  // (src/jobs/bullmqParts.ts), not its entry point.
+  const { createRequire } = await import('node:module');
+  const require = createRequire(import.meta.url);
+  for (const part of ['classes/queue.js', 'classes/worker.js', 'utils/create-backend.js'])
+    require(`bullmq/dist/cjs/${part}`);
   await import('ioredis');
   await import('got');
   await import('pino');
