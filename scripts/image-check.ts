@@ -29,7 +29,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
+import { DAEMON_NODE_ENV, DAEMON_NODE_FLAGS } from '../src/cli/nodeFlags.ts';
 import { pingRedisUrl } from '../src/daemon/healthCheck.ts';
 import { freePort, startRedisServer } from '../src/demo/redisServer.ts';
 import { startSimulator } from '../src/simulator/index.ts';
@@ -252,10 +252,22 @@ async function main(): Promise<void> {
         const status = fs.readFileSync('/proc/' + pid + '/status', 'utf8');
         const cmd = fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8').split('\\0').join(' ').replace(/\\s+/g, ' ').trim().slice(0, 100);
         console.log(status.match(/^Uid:\\s+(\\d+)/m)[1] + ' ' + cmd);
+        if (cmd.endsWith('supplier-sync run')) {
+          const env = fs.readFileSync('/proc/' + pid + '/environ', 'utf8').split('\\0');
+          console.log('environ ' + env.filter((e) => e.startsWith('MALLOC_ARENA_MAX=')).join(' '));
+        }
       } catch {}
     }`,
   ]);
-  const processes = uids.trim().split('\n');
+  const psLines = uids.trim().split('\n');
+  const processes = psLines.filter((l) => !l.startsWith('environ '));
+  const daemonEnv = psLines.filter((l) => l.startsWith('environ '));
+  const wantedEnv = Object.entries(DAEMON_NODE_ENV).map(([k, v]) => `${k}=${v}`);
+  check(
+    daemonEnv.length > 0 &&
+      daemonEnv.every((l) => wantedEnv.every((e) => l.split(' ').includes(e))),
+    `the daemon's environment lacks ${wantedEnv.join(' ')}: ${daemonEnv.join('; ') || 'no daemon found'}`,
+  );
   check(
     processes.some((p) =>
       p.endsWith(` node ${DAEMON_NODE_FLAGS.join(' ')} /usr/local/bin/supplier-sync run`),
