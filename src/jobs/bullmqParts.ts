@@ -1,9 +1,9 @@
 /**
  * BullMQ's classes from their own modules rather than its entry point. The entry point loads every
- * backend BullMQ ships — PostgreSQL (its SQL scripts alone are 250 kB of source), Valkey GLIDE,
- * node-redis, Bun, the relays — and the daemon uses the Redis one: an idle daemon held their
- * sources and code all its life, about 2 MiB of its own memory (docs/benchmarks.md, "However it was
- * started"). The modules are BullMQ's CommonJS build (its ES build is not loadable by Node: it
+ * backend BullMQ ships — PostgreSQL (its SQL scripts alone are 250 kB of source), Valkey GLIDE, the
+ * relays — and the daemon uses the Redis one: an idle daemon held their sources and code all its
+ * life, about 2 MiB of its own memory (docs/benchmarks.md, "However it was started"). (Its Redis
+ * connection still loads the small node-redis and Bun adapters, and its job scheduler luxon.) The modules are BullMQ's CommonJS build (its ES build is not loadable by Node: it
  * imports directories); the types are the package's own. test/jobs/bullmqParts.test.ts holds each
  * to the entry point's export of the same name, so that an upgrade that moves one fails there.
  */
