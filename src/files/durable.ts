@@ -49,10 +49,15 @@ export async function renameDurably(from: string, to: string): Promise<void> {
 /**
  * Puts an entry in place at `path` atomically: `make` creates it under a hidden temporary name
  * beside it (and must flush what it writes), then it is renamed over `path` and the folder
- * flushed. The temporary entry is removed when anything fails.
+ * flushed. The temporary entry is removed when anything fails (a full disk leaves no partial
+ * file). `tmp` names it where a folder's own clean-up must recognise its temporary files (the
+ * outbox's hand-overs); tempPathFor(path) otherwise.
  */
-export async function intoPlace(path: string, make: (tmp: string) => Promise<void>): Promise<void> {
-  const tmp = tempPathFor(path);
+export async function intoPlace(
+  path: string,
+  make: (tmp: string) => Promise<void>,
+  tmp = tempPathFor(path),
+): Promise<void> {
   try {
     await make(tmp);
     await renameDurably(tmp, path);

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { readdir, rm, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../domain/clock.ts';
-import { renameDurably, writeDurably } from '../files/durable.ts';
+import { intoPlace, writeDurably } from '../files/durable.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import type { CatalogueEntry } from '../state/products/catalogueStore.ts';
@@ -67,16 +67,13 @@ export interface DeclinedOutboxDeps {
 /** Puts one committed file in view (a file already in place is left as it is), then records so. */
 async function putInPlace(f: DeclinedFile, deps: DeclinedOutboxDeps): Promise<void> {
   const final = join(deps.outboxDir, f.name);
+  // A full disk leaves no partial file; the hand-over stays in state.db for the next look.
   if (!existsSync(final)) {
-    const temp = join(deps.outboxDir, tempName(f.name));
-    try {
-      await writeDurably(temp, f.content);
-    } catch (err) {
-      // A full disk: no partial file is left; the hand-over stays in state.db for the next look.
-      await rm(temp, { force: true });
-      throw err;
-    }
-    await renameDurably(temp, final);
+    await intoPlace(
+      final,
+      (tmp) => writeDurably(tmp, f.content),
+      join(deps.outboxDir, tempName(f.name)),
+    );
   }
   new ProductDecisions(deps.db).fileWritten(f.name, deps.clock.now());
   deps.log.info(

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
-import { readdir, rm, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Clock } from '../domain/clock.ts';
-import { renameDurably, writeDurably } from '../files/durable.ts';
+import { intoPlace, renameDurably, writeDurably } from '../files/durable.ts';
 import type { Logger } from '../log/logger.ts';
 import type { StateDb } from '../state/db.ts';
 import { KeyValueStore } from '../state/kv.ts';
@@ -79,17 +79,16 @@ export function recordPollAndHandOver(
  */
 export async function putInPlace(h: Handover, deps: OutboxDeps): Promise<void> {
   const final = join(deps.outboxDir, h.name);
+  // A full disk leaves no empty or partial file; the hand-over stays in state.db.
   if (!existsSync(final)) {
-    const temp = join(deps.outboxDir, tempName(h.name));
-    try {
-      await writeDurably(temp, h.content);
-    } catch (err) {
-      // A full disk: no empty or partial file is left; the hand-over stays in state.db.
-      await rm(temp, { force: true });
-      throw err;
-    }
-    deps.hooks?.afterTempWrite?.();
-    await renameDurably(temp, final);
+    await intoPlace(
+      final,
+      async (tmp) => {
+        await writeDurably(tmp, h.content);
+        deps.hooks?.afterTempWrite?.();
+      },
+      join(deps.outboxDir, tempName(h.name)),
+    );
   }
   new OutboxHandovers(deps.db).finished(h.name);
 }
