@@ -119,16 +119,7 @@ export function afterNoAnswer(attempt: Unanswered, rules: CallRules): NoAnswerSt
   const { error } = attempt;
   if (error === undefined || !error.retryable || attempt.callAborted) return THROW_AS_IS;
   if (rules.resend === 'never' || spent(rules)) return THROW_AS_IS;
-  const next = rules.retries + 1;
-  const waitMs = rules.delay(next, ERROR_JITTER);
-  return {
-    kind: 'resend',
-    attempt: next,
-    waitMs,
-    event: 'api.retry',
-    fields: { reason: error.code, attempt: next, waitMs },
-    message: 'no answer from the portal; retrying',
-  };
+  return retryAfterError(rules, { reason: error.code }, 'no answer from the portal; retrying');
 }
 
 /**
@@ -164,6 +155,15 @@ function afterServerError(status: number, rules: CallRules): AnswerStep {
   if (rules.resend !== 'always' || spent(rules)) {
     return { kind: 'throw-http', outcomeUnknown: rules.method !== 'GET' };
   }
+  return retryAfterError(rules, { status }, 'portal error; retrying');
+}
+
+/** The next attempt after an error (no answer, a 5xx): `api.retry`, its back-off jittered. */
+function retryAfterError(
+  rules: CallRules,
+  why: { readonly reason: string } | { readonly status: number },
+  message: string,
+): ResendStep {
   const next = rules.retries + 1;
   const waitMs = rules.delay(next, ERROR_JITTER);
   return {
@@ -171,8 +171,8 @@ function afterServerError(status: number, rules: CallRules): AnswerStep {
     attempt: next,
     waitMs,
     event: 'api.retry',
-    fields: { status, attempt: next, waitMs },
-    message: 'portal error; retrying',
+    fields: { ...why, attempt: next, waitMs },
+    message,
   };
 }
 
