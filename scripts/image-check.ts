@@ -254,7 +254,7 @@ async function main(): Promise<void> {
         console.log(status.match(/^Uid:\\s+(\\d+)/m)[1] + ' ' + cmd);
         if (cmd.endsWith('supplier-sync run')) {
           const env = fs.readFileSync('/proc/' + pid + '/environ', 'utf8').split('\\0');
-          console.log('environ ' + env.filter((e) => e.startsWith('MALLOC_ARENA_MAX=')).join(' '));
+          console.log('environ ' + env.filter((e) => ${JSON.stringify(Object.keys(DAEMON_NODE_ENV))}.includes(e.split('=')[0])).join(' '));
         }
       } catch {}
     }`,
